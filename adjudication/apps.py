@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AdjudicationConfig(AppConfig):
+    name = "adjudication"
+    verbose_name = "Adjudication, references and MCQs"

@@ -1,0 +1,17 @@
+"""The test suite: real PostgreSQL and Redis started by scripts/test-services.sh."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-not-secret")
+os.environ.setdefault("DATABASE_URL", "postgres://heartbench@127.0.0.1:55432/heartbench")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:56379/0")
+
+from .base import *  # noqa: E402,F403
+from .base import DATABASES  # noqa: E402
+
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
