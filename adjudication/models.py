@@ -87,3 +87,6 @@ class McqOption(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["item", "label"], name="mcq_option_label_unique")
         ]
+
+    def __str__(self):
+        return f"{self.item.question_id} {self.label}"

@@ -1,1 +1,15 @@
-urlpatterns = []
+from django.urls import path
+
+from . import api
+
+app_name = "corpus-api"
+urlpatterns = [
+    path("characters/", api.CharacterListApi.as_view(), name="character-list"),
+    path("characters/<str:key>/", api.CharacterDetailApi.as_view(), name="character-detail"),
+    path("memories/", api.MemoryListApi.as_view(), name="memory-list"),
+    path("memories/<str:memory_id>/", api.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("scenarios/", api.ScenarioListApi.as_view(), name="scenario-list"),
+    path("scenarios/<str:scenario_id>/", api.ScenarioDetailApi.as_view(), name="scenario-detail"),
+    path("imports/", api.ImportJobListApi.as_view(), name="import-list"),
+    path("imports/<int:job_id>/", api.ImportJobDetailApi.as_view(), name="import-detail"),
+]

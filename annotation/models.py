@@ -98,6 +98,22 @@ class ProfileVersion(models.Model):
     def __str__(self):
         return f"{self.character.key} v{self.number}"
 
+    def save(self, *args, **kwargs):
+        # Immutability is an integrity rule of the record itself, not workflow logic:
+        # no code path may rewrite a frozen specification.
+        if self.pk is not None:
+            stored = type(self).objects.filter(pk=self.pk).values_list("frozen_at", flat=True)
+            if stored and stored[0] is not None:
+                raise FrozenVersionError(
+                    f"{self} is frozen and cannot change; create a new version."
+                )
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        if self.is_frozen:
+            raise FrozenVersionError(f"{self} is frozen and cannot be deleted.")
+        return super().delete(*args, **kwargs)
+
     @property
     def is_frozen(self) -> bool:
         return self.frozen_at is not None
@@ -125,20 +141,6 @@ class ProfileVersion(models.Model):
             return "neutral (all 0.50)"
         return "none"
 
-    def save(self, *args, **kwargs):
-        # Immutability is an integrity rule of the record itself, not workflow logic:
-        # no code path may rewrite a frozen specification.
-        if self.pk is not None:
-            stored = type(self).objects.filter(pk=self.pk).values_list("frozen_at", flat=True)
-            if stored and stored[0] is not None:
-                raise FrozenVersionError(f"{self} is frozen and cannot change; create a new version.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        if self.is_frozen:
-            raise FrozenVersionError(f"{self} is frozen and cannot be deleted.")
-        return super().delete(*args, **kwargs)
-
 
 class Memory(models.Model):
     """One autobiographical memory with the ten-field schema of App. B.7 Table 8."""
@@ -149,7 +151,9 @@ class Memory(models.Model):
     )
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="memories")
     sequence = models.PositiveIntegerField()
-    timeline = models.CharField(max_length=120, help_text='Timeline label, e.g. "childhood (age 6)".')
+    timeline = models.CharField(
+        max_length=120, help_text='Timeline label, e.g. "childhood (age 6)".'
+    )
     event_age = models.PositiveSmallIntegerField()
     life_stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES, db_index=True)
     context = models.TextField()
@@ -170,7 +174,9 @@ class Memory(models.Model):
         ordering = ["character__key", "sequence"]
         indexes = [models.Index(fields=["character", "event_age"])]
         constraints = [
-            models.UniqueConstraint(fields=["character", "sequence"], name="memory_sequence_unique"),
+            models.UniqueConstraint(
+                fields=["character", "sequence"], name="memory_sequence_unique"
+            ),
             models.CheckConstraint(
                 condition=models.Q(emotion_intensity__gte=0.0, emotion_intensity__lte=1.0),
                 name="memory_intensity_in_unit_interval",
@@ -252,6 +258,11 @@ class ActivationSet(models.Model):
             )
         ]
 
+    def __str__(self):
+        return (
+            f"{self.character.key} × {self.scenario.scenario_id} step {self.step} ({self.origin})"
+        )
+
 
 class ImportJob(models.Model):
     """An admin upload, imported by a Celery worker; the files travel in the database so
@@ -274,9 +285,15 @@ class ImportJob(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
+    def __str__(self):
+        return f"import job {self.pk} ({self.status})"
+
 
 class ImportJobFile(models.Model):
     job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
     name = models.CharField(max_length=300)
     content = models.BinaryField()
     size = models.PositiveBigIntegerField()
+
+    def __str__(self):
+        return self.name

@@ -1,6 +1,12 @@
-from .roles import user_roles
+from .roles import CORPUS_ADMINS, CORPUS_READERS, has_any_role, ordered_roles, user_roles
 
 
 def roles(request):
-    held = user_roles(request.user) if hasattr(request, "user") else frozenset()
-    return {"user_roles": sorted(held, key=lambda r: list(type(r)).index(r)) if held else []}
+    """The signed-in person's roles, and which navigation sections those roles open."""
+    user = getattr(request, "user", None)
+    held = user_roles(user) if user is not None else frozenset()
+    return {
+        "user_roles": ordered_roles(held),
+        "nav_corpus": has_any_role(user, CORPUS_READERS) if held else False,
+        "nav_import": has_any_role(user, CORPUS_ADMINS) if held else False,
+    }

@@ -1,6 +1,6 @@
 """The platform's roles (DESIGN.md) as Django groups, and the checks views use.
 
-A person may hold several roles. Superusers hold every role. Each view names the
+A person may hold several roles. Superusers hold the admin role. Each view names the
 roles allowed to reach it; everyone else gets 403.
 """
 
@@ -42,16 +42,26 @@ ROLE_LABELS = {
 # participants never see profiles or psychological annotations (App. J).
 CORPUS_READERS = frozenset(Role) - {Role.BASELINE_PARTICIPANT}
 
+# Who may import corpus files and run the pipeline's jobs.
+CORPUS_ADMINS = frozenset({Role.ADMIN})
+
+
+def ordered_roles(roles) -> list[Role]:
+    """``roles`` in the order the Role enum lists them (the pipeline's order)."""
+    return [r for r in Role if r in roles]
+
 
 def user_roles(user) -> frozenset[Role]:
     if not user.is_authenticated:
         return frozenset()
-    if user.is_superuser:
-        return frozenset(Role)
     cached = getattr(user, "_heartbench_roles", None)
     if cached is None:
         names = set(user.groups.values_list("name", flat=True))
         cached = frozenset(r for r in Role if r.value in names)
+        if user.is_superuser:
+            # A superuser administers; working roles (annotating, auditing, taking the
+            # baseline) still come from groups, so their queues stay their own.
+            cached |= {Role.ADMIN}
         user._heartbench_roles = cached
     return cached
 

@@ -1,9 +1,136 @@
+"""Site-wide pages: the per-role home, the caller's identity in the API, and the API docs.
+
+The home shows one card per role the person holds and nothing else: a role's card is
+built only when the role is held, so no queue, count or link of another role reaches
+the page (DESIGN.md, "what each must never see").
+"""
+
+from dataclasses import dataclass
+
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework import serializers
+from rest_framework.decorators import api_view
+from rest_framework.response import Response
 
-from .roles import user_roles
+from annotation.selectors import corpus_overview, import_job_list
+
+from .roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
+
+# Seed 000 App. J: each baseline participant answers the same 150-item subset.
+HUMAN_BASELINE_ITEM_COUNT = 150
+RECENT_IMPORT_JOBS_ON_HOME = 5
+
+
+@dataclass(frozen=True)
+class Queue:
+    title: str
+    purpose: str
+    empty_state: str
+
+
+ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
+    Role.PRIMARY_ANNOTATOR: (
+        Queue(
+            "Profile review",
+            "Review character profiles against their memories before they are frozen.",
+            "No profiles assigned yet",
+        ),
+        Queue(
+            "Blinded three-candidate comparison",
+            "Pick the candidate response that best fits the character; model families stay hidden.",
+            "No items assigned yet",
+        ),
+    ),
+    Role.ARBITRATOR: (
+        Queue(
+            "Escalated cases",
+            "Profile reviews and comparisons on which the annotators did not agree.",
+            "No escalated cases yet",
+        ),
+    ),
+    Role.SCENARIO_REVIEWER: (
+        Queue(
+            "Scenario review",
+            "Two-pass DIAMONDS review of the shared decision scenarios.",
+            "No scenarios assigned yet",
+        ),
+    ),
+    Role.MEMORY_REVIEWER: (
+        Queue(
+            "Memory quality audit",
+            "Confirm or override the six-criterion audit flags on memories.",
+            "No flagged memories yet",
+        ),
+    ),
+    Role.AUDIT_EXPERT: (
+        Queue(
+            "Reference-label audit",
+            "Blind selection of the best-fitting option on a stratified sample of items.",
+            "No items assigned yet",
+        ),
+    ),
+    Role.AUDIT_ADJUDICATOR: (
+        Queue(
+            "Audit disagreements",
+            "Items on which the audit experts' selections disagree.",
+            "No disagreements yet",
+        ),
+    ),
+    Role.BASELINE_PARTICIPANT: (
+        Queue(
+            f"Human baseline — your {HUMAN_BASELINE_ITEM_COUNT} items",
+            "Consent, a short briefing, then the study items in your own order.",
+            "Your study session has not been opened yet",
+        ),
+    ),
+}
 
 
 @login_required
 def home(request):
-    return render(request, "home.html", {"roles": user_roles(request.user)})
+    held = user_roles(request.user)
+    cards = [(role, ROLE_QUEUES[role]) for role in ordered_roles(held) if role in ROLE_QUEUES]
+    context = {"cards": cards, "is_admin": Role.ADMIN in held}
+    if Role.ADMIN in held:
+        context["overview"] = corpus_overview()
+        context["recent_jobs"] = import_job_list(limit=RECENT_IMPORT_JOBS_ON_HOME)
+    return render(request, "home.html", context)
+
+
+@extend_schema(
+    summary="The signed-in user and their roles",
+    responses=inline_serializer(
+        "Me",
+        fields={
+            "username": serializers.CharField(),
+            "roles": serializers.ListField(
+                child=serializers.ChoiceField(choices=[r.value for r in Role])
+            ),
+        },
+    ),
+)
+@api_view(["GET"])
+def api_me(request):
+    return Response(
+        {
+            "username": request.user.get_username(),
+            "roles": [r.value for r in ordered_roles(user_roles(request.user))],
+        }
+    )
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI schema, for the roles that have an API to call."""
+
+    permission_classes = [HasRole]
+    allowed_roles = CORPUS_READERS
+
+
+class SwaggerView(SpectacularSwaggerView):
+    """Swagger UI from the sidecar package's static files (lab machines may be offline)."""
+
+    permission_classes = [HasRole]
+    allowed_roles = CORPUS_READERS

@@ -1,4 +1,4 @@
-"""Shared fixtures: a real Celery worker process and Playwright in Debian's Chromium."""
+"""Shared fixtures: the release folder and a real Celery worker process (browser: tests/browser)."""
 
 import os
 import subprocess
@@ -46,15 +46,33 @@ def celery_worker_process(transactional_db, settings):
     log_path = TEST_OUTPUT / f"celery-worker-{os.getpid()}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "heartbench_site", "worker",
-         "--pool=solo", "--concurrency=1", "--loglevel=INFO", "--without-heartbeat",
-         "--without-gossip", "--without-mingle", "-n", f"test-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "heartbench_site",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "--loglevel=INFO",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"celery worker exited early; see {log_path}:\n{log_path.read_text()}")
+            raise RuntimeError(
+                f"celery worker exited early; see {log_path}:\n{log_path.read_text()}"
+            )
         if "ready." in log_path.read_text():
             break
         time.sleep(0.2)
@@ -68,31 +86,6 @@ def celery_worker_process(transactional_db, settings):
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, request):
-    """A fresh browser context per test; a screenshot is kept under test-output/ on failure."""
-    context = browser.new_context()
-    pg = context.new_page()
-    pg.set_default_timeout(15_000)
-    yield pg
-    failed = getattr(request.node, "rep_call", None)
-    if failed is not None and failed.failed:
-        TEST_OUTPUT.mkdir(exist_ok=True)
-        pg.screenshot(path=str(TEST_OUTPUT / f"{request.node.name}.png"), full_page=True)
-    context.close()
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

@@ -52,7 +52,9 @@ class ProfileVersionFactory(factory.django.DjangoModelFactory):
     neuroticism = 0.95
     description = "A careful person who reads every situation for what could go wrong."
     self_value_logic = "If I anticipate every failure, nobody can blame me for it."
-    core_patterns = factory.LazyFunction(lambda: [f"pattern {i}: observable habit {i}" for i in range(1, 9)])
+    core_patterns = factory.LazyFunction(
+        lambda: [f"pattern {i}: observable habit {i}" for i in range(1, 9)]
+    )
 
 
 class ScenarioFactory(factory.django.DjangoModelFactory):
@@ -89,7 +91,9 @@ class MemoryFactory(factory.django.DjangoModelFactory):
     life_stage = factory.LazyAttribute(lambda m: life_stage_for_age(m.event_age).key)
     context = "A rainy afternoon in the school library, waiting for a parent to arrive late."
     content_summary = "I waited alone in the library and worried that nobody would come for me."
-    content_full = factory.LazyAttribute(lambda m: f"I remember the rain on the window. ({m.sequence})" * 40)
+    content_full = factory.LazyAttribute(
+        lambda m: f"I remember the rain on the window. ({m.sequence})" * 40
+    )
     triggers = factory.LazyFunction(lambda: ["rain", "waiting", "library", "lateness"])
     psych_conclusion = "Abandonment fears surface when caregivers are late."
     behavior_policy = "Arrive early and plan for others' lateness."

@@ -1,0 +1,21 @@
+# One image for the web process and the Celery workers (docker-compose.yml).
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    DJANGO_SETTINGS_MODULE=heartbench_site.settings.production \
+    STATIC_ROOT=/srv/heartbench/staticfiles
+
+WORKDIR /srv/heartbench
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+# collectstatic needs settings to import; the values are placeholders for the build only.
+RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
+    python manage.py collectstatic --noinput \
+ && useradd --system --uid 10001 heartbench \
+ && mkdir -p /srv/heartbench/media \
+ && chown -R heartbench /srv/heartbench/media
+USER heartbench
+EXPOSE 8000
+CMD ["gunicorn", "heartbench_site.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]

@@ -1,0 +1,97 @@
+"""Loads the one-command demo: release data, stand-in profiles/memories, one account per role.
+
+Idempotent: run it again and nothing changes (the importer is idempotent and the accounts
+are reset to their printed passwords).
+"""
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from annotation.importers import ImportRejected, import_files
+from annotation.models import Memory, ProfileVersion
+from heartbench_site.demo import ARCHETYPES, standin_characters
+from heartbench_site.roles import ROLE_LABELS, Role
+
+RELEASE_FILES = (
+    "scenarios.json",
+    "ground_truth.json",
+    "mcq.json",
+    "activated_memories_step1.json",
+    "activated_memories_step2.json",
+)
+
+# username, role, password: printed at the end of `make demo`.
+DEMO_ACCOUNTS = (
+    ("annotator", Role.PRIMARY_ANNOTATOR, "annotator-demo-pass"),
+    ("arbitrator", Role.ARBITRATOR, "arbitrator-demo-pass"),
+    ("scenario", Role.SCENARIO_REVIEWER, "scenario-demo-pass"),
+    ("memory", Role.MEMORY_REVIEWER, "memory-demo-pass"),
+    ("auditor", Role.AUDIT_EXPERT, "auditor-demo-pass"),
+    ("adjudicator", Role.AUDIT_ADJUDICATOR, "adjudicator-demo-pass"),
+    ("participant", Role.BASELINE_PARTICIPANT, "participant-demo-pass"),
+    ("admin", Role.ADMIN, "admin-demo-pass"),
+)
+
+
+def default_release_dir() -> Path:
+    return Path(settings.BASE_DIR).parent / "shared" / "heartbench-release"
+
+
+class Command(BaseCommand):
+    help = "Load the demo corpus and create one demo account per role."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--release",
+            type=Path,
+            default=None,
+            help="HEART-Bench public release folder (default: ../shared/heartbench-release).",
+        )
+
+    def handle(self, *args, release=None, **options):
+        release = release or default_release_dir()
+        missing = [name for name in RELEASE_FILES if not (release / name).is_file()]
+        if missing:
+            raise CommandError(f"Release folder {release} lacks: {', '.join(missing)}")
+
+        files = [(name, (release / name).read_bytes()) for name in RELEASE_FILES]
+        standins = json.dumps(standin_characters(release), ensure_ascii=False, indent=1)
+        files.append(("demo_standin_characters.json", standins.encode()))
+        try:
+            summary = import_files(files, source="demo")
+        except ImportRejected as rejected:
+            raise CommandError("\n".join(str(problem) for problem in rejected.errors)) from None
+
+        with transaction.atomic():
+            keys = list(ARCHETYPES)
+            ProfileVersion.objects.filter(character__key__in=keys).update(is_demo_standin=True)
+            Memory.objects.filter(character__key__in=keys).update(is_demo_standin=True)
+            accounts = self._accounts()
+
+        self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
+        for line in summary.lines():
+            self.stdout.write(f"  {line}")
+        self.stdout.write("")
+        self.stdout.write(self.style.SUCCESS("Demo accounts (one per role):"))
+        width = max(len(name) for name, _, _ in accounts)
+        for username, role, password in accounts:
+            self.stdout.write(
+                f"  {username.ljust(width)}  password {password:<24} {ROLE_LABELS[role]}"
+            )
+
+    def _accounts(self):
+        users = get_user_model()
+        for username, role, password in DEMO_ACCOUNTS:
+            user, _ = users.objects.get_or_create(username=username)
+            user.set_password(password)
+            user.is_staff = role is Role.ADMIN
+            user.is_superuser = role is Role.ADMIN
+            user.save()
+            user.groups.set([Group.objects.get(name=role.value)])
+        return DEMO_ACCOUNTS

@@ -1,0 +1,80 @@
+"""`make demo`'s loader: release data + labelled stand-ins + one account per role."""
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from adjudication.models import McqItem, ReferenceResponse
+from annotation.models import Character, Memory, ProfileVersion, Scenario
+from heartbench_site.demo import STANDIN
+from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
+from heartbench_site.roles import Role, user_roles
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(release_dir):
+    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+
+
+def counts():
+    return (
+        Scenario.objects.count(),
+        ReferenceResponse.objects.count(),
+        McqItem.objects.count(),
+        Character.objects.count(),
+        ProfileVersion.objects.count(),
+        Memory.objects.count(),
+    )
+
+
+def test_demo_loads_the_release_and_labelled_standins(demo):
+    assert Scenario.objects.count() == 64
+    assert ReferenceResponse.objects.count() == 673
+    assert McqItem.objects.count() == 673
+    assert Character.objects.count() == 11
+    for version in ProfileVersion.objects.all():
+        assert version.is_demo_standin
+        assert STANDIN in version.description
+        assert len(version.core_patterns) == 8
+    memories = Memory.objects.all()
+    assert memories.count() == 11 * 24
+    assert all(m.is_demo_standin and m.content_full.startswith(STANDIN) for m in memories)
+
+
+def test_demo_memories_respect_the_scenario_age_eligibility(demo):
+    from annotation.models import ActivationSet
+
+    ages = dict(Memory.objects.values_list("memory_id", "event_age"))
+    checked = 0
+    for activation in ActivationSet.objects.filter(step=2):
+        for memory_id in activation.memory_ids:
+            if memory_id in ages:
+                assert ages[memory_id] <= activation.scenario_age
+                checked += 1
+    assert checked > 0
+
+
+def test_running_the_demo_twice_changes_nothing(demo, release_dir):
+    before = counts()
+    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+    assert counts() == before
+
+
+@pytest.mark.parametrize(("username", "role", "password"), DEMO_ACCOUNTS)
+def test_each_demo_account_logs_in_and_sees_its_role_home(demo, username, role, password):
+    client = Client()
+    response = client.post("/accounts/login/", {"username": username, "password": password})
+    assert response.status_code == 302, f"{username} could not log in with {password}"
+    home = client.get("/")
+    assert home.status_code == 200
+    assert role in user_roles(home.wsgi_request.user)
+    assert role.label in home.content.decode()
+
+
+def test_the_demo_participant_holds_only_the_baseline_role(demo):
+    from django.contrib.auth import get_user_model
+
+    participant = get_user_model().objects.get(username="participant")
+    assert user_roles(participant) == {Role.BASELINE_PARTICIPANT}

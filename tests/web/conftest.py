@@ -1,0 +1,129 @@
+"""Fixtures of the web tests: one signed-in client per role, and a small corpus whose
+secret fields carry distinctive strings, so a scan of any response can find a leak."""
+
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+
+from annotation.models import ImportJob, ImportJobFile
+from heartbench_site.roles import Role
+from tests.factories import (
+    CharacterFactory,
+    MemoryFactory,
+    ProfileVersionFactory,
+    ScenarioFactory,
+    UserFactory,
+)
+
+# What a baseline participant must never see (DESIGN.md; seed 000 App. J): profiles,
+# keys, memories' psychological annotations. Each string occurs nowhere else.
+SECRET_KEY = "CHAR_87"
+SECRETS = {
+    "character key": SECRET_KEY,
+    "construction label": "Zqx-construction-label-7731",
+    "occupation": "zqx-occupation-lighthouse-keeper",
+    "profile description": "Zqx profile description: quivering lanterns at dusk",
+    "self-value logic": "Zqx self-value logic: worth is measured in vigilance",
+    "core pattern": "Zqx core pattern 5: rehearses every apology twice",
+    "Big Five value": "0.8731",
+    "memory id": f"MEM_{SECRET_KEY}_N_HIGH_0001",
+    "memory content_full": "Zqx memory content: the tin lantern went out in the orchard",
+    "psych_conclusion": "Zqx psych conclusion: darkness means abandonment",
+    "behavior_policy": "Zqx behavior policy: always carry a spare light",
+}
+
+
+def fresh_character():
+    """A character with an unused key. The factory's key sequence wraps after CHAR_99 and
+    then returns an existing row (get_or_create), so tests that grow the corpus pick
+    free keys themselves."""
+    from annotation.models import Character
+
+    taken = set(Character.objects.values_list("key", flat=True))
+    key = next(f"CHAR_{n:02d}" for n in range(1, 100) if f"CHAR_{n:02d}" not in taken)
+    return CharacterFactory(key=key)
+
+
+@pytest.fixture(autouse=True)
+def role_groups(db):
+    """The role groups come from a data migration; a transactional test elsewhere in the
+    session may have flushed them, so make sure they exist."""
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+
+
+@pytest.fixture
+def make_user(db):
+    def make(*roles, **kwargs):
+        return UserFactory(roles=list(roles), **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def client_for(db, make_user):
+    """client_for(Role.ARBITRATOR) -> a Client signed in as a user holding that role."""
+
+    def make(*roles, **kwargs):
+        client = Client()
+        client.force_login(make_user(*roles, **kwargs))
+        return client
+
+    return make
+
+
+@pytest.fixture
+def secret_corpus(db):
+    """One character with a frozen and a draft version, two memories, two scenarios and
+    an import job: every secret string above is stored somewhere in it."""
+    character = CharacterFactory(key=SECRET_KEY)
+    frozen = ProfileVersionFactory(character=character, number=1)
+    frozen.frozen_at = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    frozen.save()
+    current = ProfileVersionFactory(
+        character=character,
+        number=2,
+        construction_label=SECRETS["construction label"],
+        occupation=SECRETS["occupation"],
+        openness=float(SECRETS["Big Five value"]),
+        description=SECRETS["profile description"],
+        self_value_logic=SECRETS["self-value logic"],
+        core_patterns=[
+            SECRETS["core pattern"] if i == 5 else f"zqx pattern {i}" for i in range(1, 9)
+        ],
+    )
+    memory = MemoryFactory(
+        character=character,
+        sequence=1,
+        memory_id=SECRETS["memory id"],
+        content_full=SECRETS["memory content_full"],
+        psych_conclusion=SECRETS["psych_conclusion"],
+        behavior_policy=SECRETS["behavior_policy"],
+    )
+    MemoryFactory(character=character, sequence=2, event_age=16)
+    # Number 0: the factory numbers its scenarios from 1, so this id never collides.
+    scenario = ScenarioFactory(scenario_id="SCN_SCHOOL_AGE_0")
+    ScenarioFactory(scenario_id="SCN_ADOLESCENCE_1", stage="adolescence", age=15)
+    job = ImportJob.objects.create(
+        created_by=UserFactory(username="importing-admin", roles=[Role.ADMIN]),
+        status=ImportJob.Status.FAILED,
+        errors=[
+            {
+                "file": "characters.json",
+                "record": SECRET_KEY,
+                "field": "big_five.O",
+                "message": f"{SECRETS['Big Five value']} is fine but the label is not",
+            }
+        ],
+    )
+    ImportJobFile.objects.create(job=job, name="characters.json", content=b"{}", size=2)
+    return {
+        "character": character,
+        "frozen": frozen,
+        "current": current,
+        "memory": memory,
+        "scenario": scenario,
+        "job": job,
+    }

@@ -1,0 +1,103 @@
+"""The Django admin lists every corpus and adjudication model; frozen versions are
+view-only there."""
+
+import pytest
+from django.urls import reverse
+
+from adjudication.models import McqItem, McqOption, ReferenceResponse
+from annotation.models import ActivationSet
+
+
+@pytest.fixture
+def admin_client_with_corpus(admin_client, secret_corpus):
+    character, scenario = secret_corpus["character"], secret_corpus["scenario"]
+    ActivationSet.objects.create(
+        character=character, scenario=scenario, step=1, scenario_age=9, memory_ids=["A", "B"]
+    )
+    ReferenceResponse.objects.create(
+        character=character,
+        scenario=scenario,
+        summary="I would water the plants.",
+        final_decision="I stay and water the plants. I text my mother an apology.",
+        decision_type=ReferenceResponse.DecisionType.IMPORTED,
+    )
+    item = McqItem.objects.create(
+        question_id="Q_1",
+        character=character,
+        scenario=scenario,
+        stage="school_age",
+        correct_answer="A",
+    )
+    McqOption.objects.create(
+        item=item, label="A", content="stay", is_correct=True, source_character=character.key
+    )
+    return admin_client
+
+
+MODELS = [
+    "annotation_character",
+    "annotation_profileversion",
+    "annotation_memory",
+    "annotation_scenario",
+    "annotation_activationset",
+    "annotation_importjob",
+    "adjudication_referenceresponse",
+    "adjudication_mcqitem",
+]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_changelists_and_searches_load(model, admin_client_with_corpus):
+    url = reverse(f"admin:{model}_changelist")
+    assert admin_client_with_corpus.get(url).status_code == 200
+    assert admin_client_with_corpus.get(url, {"q": "CHAR"}).status_code == 200
+
+
+def test_change_pages_load(admin_client_with_corpus, secret_corpus):
+    for model, obj in [
+        ("annotation_character", secret_corpus["character"]),
+        ("annotation_profileversion", secret_corpus["current"]),
+        ("annotation_memory", secret_corpus["memory"]),
+        ("annotation_scenario", secret_corpus["scenario"]),
+        ("annotation_importjob", secret_corpus["job"]),
+        ("adjudication_mcqitem", McqItem.objects.get()),
+    ]:
+        url = reverse(f"admin:{model}_change", args=[obj.pk])
+        assert admin_client_with_corpus.get(url).status_code == 200, model
+
+
+def test_a_frozen_profile_version_is_view_only(admin_client_with_corpus, secret_corpus):
+    frozen, draft = secret_corpus["frozen"], secret_corpus["current"]
+    frozen_url = reverse("admin:annotation_profileversion_change", args=[frozen.pk])
+    body = admin_client_with_corpus.get(frozen_url).content.decode()
+    assert 'name="description"' not in body  # no editable field
+    assert "View profile version" in body
+    before = frozen.description
+    response = admin_client_with_corpus.post(frozen_url, {"description": "rewritten"})
+    assert response.status_code == 403
+    frozen.refresh_from_db()
+    assert frozen.description == before
+    delete_url = reverse("admin:annotation_profileversion_delete", args=[frozen.pk])
+    assert admin_client_with_corpus.post(delete_url, {"post": "yes"}).status_code == 403
+
+    draft_url = reverse("admin:annotation_profileversion_change", args=[draft.pk])
+    assert 'name="description"' in admin_client_with_corpus.get(draft_url).content.decode()
+
+
+def test_the_frozen_filter(admin_client_with_corpus, secret_corpus):
+    url = reverse("admin:annotation_profileversion_changelist")
+    frozen = admin_client_with_corpus.get(url, {"frozen": "yes"}).content.decode()
+    assert "CHAR_87 v1" in frozen and "CHAR_87 v2" not in frozen
+
+
+def test_import_jobs_are_read_only_and_never_load_the_bytes(
+    admin_client_with_corpus, secret_corpus
+):
+    job = secret_corpus["job"]
+    assert (
+        admin_client_with_corpus.get(reverse("admin:annotation_importjob_add")).status_code == 403
+    )
+    body = admin_client_with_corpus.get(
+        reverse("admin:annotation_importjob_change", args=[job.pk])
+    ).content.decode()
+    assert "characters.json" in body

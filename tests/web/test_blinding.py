@@ -1,0 +1,156 @@
+"""Blinding (DESIGN.md): a baseline participant never receives a profile, a key, a memory
+or its psychological annotations, in any page, fragment or API response they can request.
+
+The test walks the whole URLconf, so a URL added later is scanned without anyone
+remembering to list it; a URL whose parameter the walk cannot fill fails the test.
+"""
+
+from urllib.parse import quote
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from annotation.models import Character
+from heartbench_site.roles import CORPUS_READERS, Role
+
+from .conftest import SECRET_KEY, SECRETS
+
+# The Django admin's unnamed redirect and catch-all patterns: they only redirect.
+UNNAMED_ALLOWED = {"admin"}
+
+# What a baseline participant may open today; a new page for them must be added here,
+# on purpose, after checking what it shows.
+BASELINE_REACHABLE = {"home", "login", "api-me", "healthz", "admin:login"}
+
+
+def named_patterns(resolvers=None, namespace=None, params=()):
+    """(view name, parameter names) for every URL in the URLconf."""
+    resolver = resolvers or get_resolver()
+    for entry in resolver.url_patterns:
+        names = tuple(entry.pattern.regex.groupindex)
+        if isinstance(entry, URLResolver):
+            ns = entry.namespace
+            full_ns = f"{namespace}:{ns}" if namespace and ns else (ns or namespace)
+            yield from named_patterns(entry, full_ns, params + names)
+        elif isinstance(entry, URLPattern):
+            if entry.name is None:
+                assert namespace in UNNAMED_ALLOWED, f"unnamed URL pattern {entry.pattern}"
+                continue
+            name = f"{namespace}:{entry.name}" if namespace else entry.name
+            yield name, params + names
+
+
+def url_arguments(corpus, user):
+    character = corpus["character"]
+    return {
+        "key": SECRET_KEY,
+        "memory_id": corpus["memory"].memory_id,
+        "scenario_id": corpus["scenario"].scenario_id,
+        "job_id": corpus["job"].pk,
+        # Django admin
+        "app_label": "annotation",
+        "object_id": str(character.pk),
+        "content_type_id": ContentType.objects.get_for_model(Character).pk,
+        "id": user.pk,
+    }
+
+
+def every_url(corpus, user):
+    arguments = url_arguments(corpus, user)
+    urls = {}
+    for name, params in named_patterns():
+        missing = [p for p in params if p not in arguments]
+        assert not missing, f"add a value for {missing} of {name} to the blinding test"
+        urls[reverse(name, kwargs={p: arguments[p] for p in params})] = name
+    return urls
+
+
+QUERY_VARIANTS = [
+    "",
+    f"?character={SECRET_KEY}",
+    "?life_stage=school_age",
+    "?stage=school_age",
+    "?page=1",
+    "?format=json",
+]
+HEADER_VARIANTS = [
+    {},
+    {"HTTP_ACCEPT": "application/json"},
+    {"HTTP_ACCEPT": "text/html"},
+    {"HTTP_HX_REQUEST": "true"},
+]
+
+
+def leaks(body: str, requested: str) -> list[str]:
+    """The secrets in ``body``. A page may echo the address the person typed (DRF's
+    browsable API shows it in its breadcrumb and format links): that is their own
+    input, not a disclosure, so the echo is cut out first, longest form first."""
+    path = requested.split("?")[0]
+    for echo in (requested, requested.replace("&", "&amp;"), quote(requested, safe="/?=&"), path):
+        body = body.replace(echo, "")
+    return [what for what, secret in SECRETS.items() if secret in body]
+
+
+def fetch_everything(client, urls):
+    responses = {}
+    for path, name in urls.items():
+        # The admin ignores these parameters; sparing it keeps the walk quick.
+        queries = QUERY_VARIANTS[:1] if name.startswith("admin:") else QUERY_VARIANTS
+        for query in queries:
+            for headers in HEADER_VARIANTS:
+                response = client.get(path + query, **headers)
+                responses[(path + query, str(headers))] = (name, response)
+    return responses
+
+
+def test_baseline_participant_never_receives_a_corpus_secret(client_for, make_user, secret_corpus):
+    participant = make_user(Role.BASELINE_PARTICIPANT)
+    client = client_for()
+    client.force_login(participant)
+    urls = every_url(secret_corpus, participant)
+    assert len(urls) > 40, "the URL walk found too few URLs"
+
+    reachable = set()
+    for (requested, headers), (name, response) in fetch_everything(client, urls).items():
+        body = response.content.decode(errors="replace")
+        found = leaks(body, requested)
+        assert not found, f"{requested} {headers} ({response.status_code}) leaks {found}"
+        if response.status_code == 200:
+            reachable.add(name)
+    assert reachable == BASELINE_REACHABLE
+
+
+def test_the_scan_finds_the_secrets_where_readers_may_see_them(client_for, secret_corpus):
+    """The control: the same scan, as a corpus reader, finds every secret, so the test
+    above can fail."""
+    reader_role = sorted(CORPUS_READERS)[0]
+    reader = client_for(reader_role, Role.ADMIN, is_staff=True)
+    seen = set()
+    urls = every_url(secret_corpus, secret_corpus["job"].created_by)
+    for (requested, _), (_, response) in fetch_everything(reader, urls).items():
+        if response.status_code == 200:
+            seen.update(leaks(response.content.decode(errors="replace"), requested))
+    assert seen == set(SECRETS)
+
+
+def test_a_participant_also_gets_nothing_through_a_token(make_user, secret_corpus):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    participant = make_user(Role.BASELINE_PARTICIPANT)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=participant).key}")
+    for path, name in every_url(secret_corpus, participant).items():
+        if not path.startswith("/api/"):
+            continue
+        response = client.get(path, {"character": SECRET_KEY})
+        assert not leaks(response.content.decode(), path), name
+        if name != "api-me":
+            assert response.status_code == 403, name
+
+
+@pytest.mark.parametrize("role", [Role.BASELINE_PARTICIPANT])
+def test_api_me_shows_only_the_participants_own_identity(role, client_for):
+    body = client_for(role, username="participant-3").get(reverse("api-me")).json()
+    assert body == {"username": "participant-3", "roles": ["baseline_participant"]}
