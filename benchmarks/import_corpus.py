@@ -26,7 +26,6 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-RELEASE_DIR = ROOT.parent / "shared" / "heartbench-release"
 RELEASE_FILES = (
     "scenarios.json",
     "ground_truth.json",
@@ -97,6 +96,9 @@ def main() -> None:
     from django.db import connection
 
     from annotation.importers import import_files
+    from heartbench_site.release import find_release_dir
+
+    release_dir = find_release_dir()
     from annotation.importers.synthetic import synthetic_characters
     from annotation.models import Memory
 
@@ -104,7 +106,7 @@ def main() -> None:
 
     gen_seconds, characters = timed(synthetic_characters)
     characters_json = json.dumps({"characters": characters}, ensure_ascii=False).encode()
-    release = [(name, (RELEASE_DIR / name).read_bytes()) for name in RELEASE_FILES]
+    release = [(name, (release_dir / name).read_bytes()) for name in RELEASE_FILES]
     memories = [m for c in characters for m in c["episodic_memory_set"]]
     mean_chars = statistics.fmean(len(m["content_full"]) for m in memories)
     release_mb = sum(len(data) for _, data in release) / 1e6

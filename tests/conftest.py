@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from heartbench_site.release import find_release_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-RELEASE_DIR = ROOT.parent / "shared" / "heartbench-release"
+RELEASE_DIR = find_release_dir()
 TEST_OUTPUT = ROOT / "test-output"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

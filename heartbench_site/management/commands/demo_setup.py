@@ -7,7 +7,6 @@ are reset to their printed passwords).
 import json
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
@@ -16,6 +15,7 @@ from django.db import transaction
 from annotation.importers import ImportRejected, import_files
 from annotation.models import Memory, ProfileVersion
 from heartbench_site.demo import ARCHETYPES, standin_characters
+from heartbench_site.release import find_release_dir
 from heartbench_site.roles import ROLE_LABELS, Role
 
 RELEASE_FILES = (
@@ -39,10 +39,6 @@ DEMO_ACCOUNTS = (
 )
 
 
-def default_release_dir() -> Path:
-    return Path(settings.BASE_DIR).parent / "shared" / "heartbench-release"
-
-
 class Command(BaseCommand):
     help = "Load the demo corpus and create one demo account per role."
 
@@ -55,7 +51,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, release=None, **options):
-        release = release or default_release_dir()
+        release = release or find_release_dir()
         missing = [name for name in RELEASE_FILES if not (release / name).is_file()]
         if missing:
             raise CommandError(f"Release folder {release} lacks: {', '.join(missing)}")
