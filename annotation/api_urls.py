@@ -13,3 +13,12 @@ urlpatterns = [
     path("imports/", api.ImportJobListApi.as_view(), name="import-list"),
     path("imports/<int:job_id>/", api.ImportJobDetailApi.as_view(), name="import-detail"),
 ]
+
+# Candidate generation, admin only: included under /api/generation/ as "generation-api".
+generation_urlpatterns = [
+    path("runs/", api.GenerationRunListApi.as_view(), name="run-list"),
+    path("runs/<int:run_id>/", api.GenerationRunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/cancel/", api.GenerationRunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/retry/", api.GenerationRunRetryApi.as_view(), name="run-retry"),
+    path("runs/<int:run_id>/units/", api.GenerationUnitListApi.as_view(), name="unit-list"),
+]

@@ -297,3 +297,7 @@ class ImportJobFile(models.Model):
 
     def __str__(self):
         return self.name
+
+
+from .generation_models import *  # noqa: E402,F401,F403  (registers the generation models)
+from .review_models import *  # noqa: E402,F401,F403  (registers the review models)

@@ -4,15 +4,19 @@ import upload. Thin: parse, call a selector or service, render."""
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db import transaction
+from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from heartbench_site.roles import CORPUS_ADMINS, CORPUS_READERS, role_required
 
-from . import selectors, services
+from . import generation_services, generation_ui_selectors, selectors, services
 from .celery_tasks import run_import_job
-from .forms import CorpusImportForm
+from .forms import CorpusImportForm, GenerationRunForm, PromptVersionForm
+from .generation_models import GenerationRun, GenerationStage, ModelFamily
+from .generation_prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
+from .generation_services import GenerationError
 from .importers.summary import KINDS as SUMMARY_KINDS
 from .models import ImportJob
 
@@ -20,6 +24,15 @@ CHARACTERS_PER_PAGE = 50
 MEMORIES_PER_PAGE = 50
 RECENT_IMPORT_JOBS = 20
 SUMMARY_LABELS = {"mcq_items": "MCQ items"}
+RUNS_PER_PAGE = 25
+FAILED_UNITS_PER_PAGE = 25
+# What the buttons offer; the services guard the same rules and have the last word.
+CANCELLABLE_RUN_STATUSES = (GenerationRun.Status.PENDING, GenerationRun.Status.RUNNING)
+RETRYABLE_RUN_STATUSES = (
+    GenerationRun.Status.RUNNING,
+    GenerationRun.Status.FINISHED_WITH_FAILURES,
+    GenerationRun.Status.FINISHED,
+)
 
 corpus_reader_required = role_required(*CORPUS_READERS)
 corpus_admin_required = role_required(*CORPUS_ADMINS)
@@ -144,5 +157,203 @@ def import_job_detail(request, job_id):
                 (kind, SUMMARY_LABELS.get(kind, kind.replace("_", " ").capitalize()), counts[kind])
                 for kind in kinds
             ],
+        },
+    )
+
+
+# --- Candidate generation (admin only) ------------------------------------------------
+# !!! BLINDING !!!  These pages show model families and model names; they stay behind
+# corpus_admin_required, and nothing here may be reused by an annotator-facing view.
+
+
+@corpus_admin_required
+def generation_run_list(request):
+    page = Paginator(generation_ui_selectors.generation_run_list(), RUNS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "annotation/generation/run_list.html", {"page": page})
+
+
+@corpus_admin_required
+@require_http_methods(["GET", "POST"])
+def generation_run_new(request):
+    """The launch form. A POST with ``estimate`` (the "Count units" button, or htmx on
+    every change) only counts the units the choices would create."""
+    configured = list(generation_services.generation_family_configs())
+    counting = request.method == "POST" and "estimate" in request.POST
+    if request.method == "POST":
+        form = GenerationRunForm(request.POST, configured=configured)
+    else:
+        form = GenerationRunForm(configured=configured)
+    if request.method == "POST" and not counting and form.is_valid():
+        try:
+            run = generation_services.generation_run_create(
+                user=request.user,
+                families=form.cleaned_data["families"],
+                note=form.cleaned_data["note"],
+                **form.pair_filter(),
+            )
+        except GenerationError as error:
+            form.add_error(None, str(error))
+        else:
+            _start_run(request, run.pk)
+            return redirect("corpus:generation-detail", run_id=run.pk)
+    template = "annotation/generation/run_new.html"
+    if request.htmx and counting:
+        template += "#unit-estimate"
+    choices = form.choices_for_estimate()
+    estimate = (
+        generation_ui_selectors.generation_unit_estimate(**choices, configured=configured)
+        if choices
+        else None
+    )
+    return render(request, template, {"form": form, "estimate": estimate})
+
+
+def _start_run(request, run_id: int) -> None:
+    try:
+        generation_services.generation_run_start(run_id=run_id)
+    except BrokerUnavailable:
+        messages.error(
+            request,
+            f"Run {run_id} is saved but its units could not be queued: the task broker is "
+            "not reachable. Start Redis and a Celery worker, then launch the run again.",
+        )
+
+
+@corpus_admin_required
+def generation_run_detail(request, run_id):
+    return _render_run_detail(request, run_id)
+
+
+def _render_run_detail(request, run_id, *, action_error: str = ""):
+    """The whole run page, or for htmx only its progress fragment (which holds the
+    actions and the failed units, so a swap keeps them all consistent)."""
+    run = generation_ui_selectors.generation_run_get(run_id=run_id)
+    progress = generation_ui_selectors.generation_run_progress_table(run=run)
+    template = "annotation/generation/run_detail.html"
+    if request.htmx:
+        template += "#run-progress"
+    return render(
+        request,
+        template,
+        {
+            "run": run,
+            "progress": progress,
+            "failed_units": generation_ui_selectors.generation_failed_units_page(
+                run_id=run.pk, page_number=request.GET.get("page"), per_page=FAILED_UNITS_PER_PAGE
+            ),
+            "run_models": [
+                (family, (run.models or {}).get(family.value, ""))
+                for family in ModelFamily
+                if family.value in (run.families or [])
+            ],
+            "polling": run.status in generation_ui_selectors.ACTIVE_RUN_STATUSES,
+            "can_cancel": run.status in CANCELLABLE_RUN_STATUSES,
+            "can_retry": progress["failed"] > 0 and run.status in RETRYABLE_RUN_STATUSES,
+            "action_error": action_error,
+        },
+    )
+
+
+def _run_action(request, run_id, action, done_message: str):
+    try:
+        action(run_id=run_id)
+    except GenerationError as error:
+        if request.htmx:
+            return _render_run_detail(request, run_id, action_error=str(error))
+        messages.error(request, str(error))
+    except BrokerUnavailable:
+        error = "The task broker is not reachable. Start Redis and a Celery worker, then retry."
+        if request.htmx:
+            return _render_run_detail(request, run_id, action_error=error)
+        messages.error(request, error)
+    else:
+        if request.htmx:
+            return _render_run_detail(request, run_id)
+        messages.success(request, done_message)
+    return redirect("corpus:generation-detail", run_id=run_id)
+
+
+@corpus_admin_required
+@require_POST
+def generation_run_cancel(request, run_id):
+    generation_ui_selectors.generation_run_get(run_id=run_id)  # 404 before any write
+    return _run_action(
+        request,
+        run_id,
+        generation_services.generation_run_cancel,
+        f"Run {run_id} is cancelling: units in flight finish their current call, the rest stop.",
+    )
+
+
+@corpus_admin_required
+@require_POST
+def generation_run_retry(request, run_id):
+    generation_ui_selectors.generation_run_get(run_id=run_id)
+    return _run_action(
+        request,
+        run_id,
+        generation_services.generation_run_retry_failed,
+        f"Run {run_id}: the failed units are queued again.",
+    )
+
+
+@corpus_admin_required
+def generation_unit_detail(request, run_id, unit_id):
+    return render(
+        request,
+        "annotation/generation/unit_detail.html",
+        {"unit": generation_ui_selectors.generation_unit_get(run_id=run_id, unit_id=unit_id)},
+    )
+
+
+@corpus_admin_required
+def prompt_list(request):
+    return render(
+        request,
+        "annotation/generation/prompt_list.html",
+        {
+            "stages": [
+                (stage, versions, sorted(PROMPT_PLACEHOLDERS[stage.value]))
+                for stage, versions in generation_ui_selectors.prompt_versions_by_stage()
+            ]
+        },
+    )
+
+
+@corpus_admin_required
+@require_http_methods(["GET", "POST"])
+def prompt_new(request, stage):
+    if stage not in GenerationStage.values:
+        raise Http404("No such generation stage.")
+    latest = generation_ui_selectors.prompt_version_latest(stage=stage)
+    if request.method == "POST":
+        form = PromptVersionForm(request.POST, stage=stage)
+    else:
+        initial = (
+            {"system_template": latest.system_template, "user_template": latest.user_template}
+            if latest
+            else {}
+        )
+        form = PromptVersionForm(initial=initial, stage=stage)
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = generation_services.prompt_version_create(
+                user=request.user, stage=stage, **form.cleaned_data
+            )
+        except GenerationError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Saved {version}.")
+            return redirect("corpus:prompt-list")
+    return render(
+        request,
+        "annotation/generation/prompt_new.html",
+        {
+            "form": form,
+            "stage": GenerationStage(stage),
+            "latest": latest,
+            "placeholders": sorted(PROMPT_PLACEHOLDERS[stage]),
         },
     )

@@ -1,8 +1,12 @@
 from django.urls import include, path
 
+from annotation.api_urls import generation_urlpatterns
+
 from . import views
 
 urlpatterns = [
     path("me/", views.api_me, name="api-me"),
     path("corpus/", include("annotation.api_urls")),
+    path("generation/", include((generation_urlpatterns, "generation-api"))),
+    path("review/", include("annotation.review_api_urls")),
 ]

@@ -9,3 +9,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.local"
 app = Celery("heartbench")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(related_name="celery_tasks")
+app.autodiscover_tasks(related_name="review_celery_tasks")

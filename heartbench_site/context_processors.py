@@ -1,4 +1,7 @@
-from .roles import CORPUS_ADMINS, CORPUS_READERS, has_any_role, ordered_roles, user_roles
+from .roles import CORPUS_ADMINS, CORPUS_READERS, Role, has_any_role, ordered_roles, user_roles
+
+PROFILE_REVIEW_ROLES = (Role.PRIMARY_ANNOTATOR, Role.ARBITRATOR, Role.ADMIN)
+SCENARIO_REVIEW_ROLES = (Role.SCENARIO_REVIEWER, Role.ADMIN)
 
 
 def roles(request):
@@ -9,4 +12,6 @@ def roles(request):
         "user_roles": ordered_roles(held),
         "nav_corpus": has_any_role(user, CORPUS_READERS) if held else False,
         "nav_import": has_any_role(user, CORPUS_ADMINS) if held else False,
+        "nav_profile_review": bool(held & set(PROFILE_REVIEW_ROLES)),
+        "nav_scenario_review": bool(held & set(SCENARIO_REVIEW_ROLES)),
     }

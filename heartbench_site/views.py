@@ -15,6 +15,8 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from annotation.generation_ui_selectors import generation_running_count
+from annotation.review_selectors import review_home_queues
 from annotation.selectors import corpus_overview, import_job_list
 
 from .roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
@@ -29,6 +31,8 @@ class Queue:
     title: str
     purpose: str
     empty_state: str
+    # Key of the live count in review_home_queues(); "" while the workflow is not built.
+    live: str = ""
 
 
 ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
@@ -37,6 +41,7 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "Profile review",
             "Review character profiles against their memories before they are frozen.",
             "No profiles assigned yet",
+            live="profile_review",
         ),
         Queue(
             "Blinded three-candidate comparison",
@@ -45,6 +50,12 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
         ),
     ),
     Role.ARBITRATOR: (
+        Queue(
+            "Profile adjudication",
+            "Weigh the three reviews, apply field-level edits and freeze the profile version.",
+            "No profiles awaiting adjudication",
+            live="profile_adjudication",
+        ),
         Queue(
             "Escalated cases",
             "Profile reviews and comparisons on which the annotators did not agree.",
@@ -56,6 +67,7 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "Scenario review",
             "Two-pass DIAMONDS review of the shared decision scenarios.",
             "No scenarios assigned yet",
+            live="scenario_review",
         ),
     ),
     Role.MEMORY_REVIEWER: (
@@ -92,11 +104,17 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
 @login_required
 def home(request):
     held = user_roles(request.user)
-    cards = [(role, ROLE_QUEUES[role]) for role in ordered_roles(held) if role in ROLE_QUEUES]
+    live = review_home_queues(user=request.user)
+    cards = [
+        (role, [(queue, live.get(queue.live)) for queue in ROLE_QUEUES[role]])
+        for role in ordered_roles(held)
+        if role in ROLE_QUEUES
+    ]
     context = {"cards": cards, "is_admin": Role.ADMIN in held}
     if Role.ADMIN in held:
         context["overview"] = corpus_overview()
         context["recent_jobs"] = import_job_list(limit=RECENT_IMPORT_JOBS_ON_HOME)
+        context["running_generation_runs"] = generation_running_count()
     return render(request, "home.html", context)
 
 
@@ -123,10 +141,13 @@ def api_me(request):
 
 
 class SchemaView(SpectacularAPIView):
-    """The OpenAPI schema, for the roles that have an API to call."""
+    """The OpenAPI schema, for the roles that have an API to call. Each caller's schema
+    lists only the endpoints their roles may call, so the admin-only generation API (and
+    its model-family vocabulary) stays out of an annotator's copy."""
 
     permission_classes = [HasRole]
     allowed_roles = CORPUS_READERS
+    serve_public = False
 
 
 class SwaggerView(SpectacularSwaggerView):

@@ -32,11 +32,13 @@ def release_dir() -> Path:
     return RELEASE_DIR
 
 
-@pytest.fixture
-def celery_worker_process(transactional_db, settings):
-    """Start `celery worker` as a separate process against the test database.
+def _start_celery_worker(
+    *, extra_env=None, pool="solo", concurrency=1, name="test"
+) -> tuple[subprocess.Popen, Path]:
+    """A `celery worker` process against the test database, ready to take tasks.
 
-    The test must commit its data (transactional_db) for the worker to see it.
+    It runs in its own session (process group) so a test can SIGKILL it and whatever
+    pool children it has at once: ``os.killpg(proc.pid, signal.SIGKILL)``.
     """
     from django.db import connection
 
@@ -44,8 +46,9 @@ def celery_worker_process(transactional_db, settings):
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="heartbench_site.settings.test")
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    env.update(extra_env or {})
     TEST_OUTPUT.mkdir(exist_ok=True)
-    log_path = TEST_OUTPUT / f"celery-worker-{os.getpid()}.log"
+    log_path = TEST_OUTPUT / f"celery-worker-{name}-{os.getpid()}-{time.monotonic_ns()}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [
@@ -55,20 +58,22 @@ def celery_worker_process(transactional_db, settings):
             "-A",
             "heartbench_site",
             "worker",
-            "--pool=solo",
-            "--concurrency=1",
+            f"--pool={pool}",
+            f"--concurrency={concurrency}",
             "--loglevel=INFO",
             "--without-heartbeat",
             "--without-gossip",
             "--without-mingle",
             "-n",
-            f"test-{os.getpid()}@%h",
+            f"{name}-{os.getpid()}-{time.monotonic_ns()}@%h",
         ],
         cwd=ROOT,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
+    log.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -81,13 +86,48 @@ def celery_worker_process(transactional_db, settings):
     else:
         proc.kill()
         raise RuntimeError(f"celery worker did not become ready; see {log_path}")
-    yield proc
+    return proc, log_path
+
+
+def _stop_celery_worker(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
     proc.terminate()
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
-    log.close()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db, settings):
+    """Start `celery worker` as a separate process against the test database.
+
+    The test must commit its data (transactional_db) for the worker to see it.
+    """
+    proc, _ = _start_celery_worker()
+    yield proc
+    _stop_celery_worker(proc)
+
+
+@pytest.fixture
+def celery_worker_factory(transactional_db, settings):
+    """``start(extra_env={...}, pool="threads", concurrency=4)`` starts a worker with
+    extra environment (provider settings, say: the worker is a separate process and
+    reads its own environment); every worker started is stopped at teardown."""
+    started = []
+
+    def start(*, extra_env=None, pool="solo", concurrency=1, name="test"):
+        proc, _ = _start_celery_worker(
+            extra_env=extra_env, pool=pool, concurrency=concurrency, name=name
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        _stop_celery_worker(proc)
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -95,3 +135,19 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, f"rep_{rep.when}", rep)
+
+
+@pytest.fixture
+def demo_providers(settings):
+    """Every generation family on the offline demo provider, Celery eager: the demo's setup."""
+    from heartbench_site.celery import app
+    from llm import ProviderConfig
+
+    demo = ProviderConfig(kind="offline_demo", model="offline-demo")
+    settings.HEARTBENCH_GENERATION_FAMILIES = {
+        f: {"response": demo, "activation": demo} for f in ("claude", "gpt", "gemini")
+    }
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

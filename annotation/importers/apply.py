@@ -16,6 +16,10 @@ change nothing, not even ``source``):
   missing from a later file stays.
 * references set by adjudication (decision type other than "imported") are never
   replaced by an import; the file's text is left out with a notice.
+* imported candidates (the first release's three families' decisions,
+  ``pairwise_analysis.decisions_by_model``): matched by character, scenario and family
+  among candidates with no run, updated in place when the model name or decision
+  differs. Generated candidates are never touched.
 * MCQ items: matched by question id; a change of any field or option bumps ``version``
   and replaces the options.
 * activation lists naming a scenario that is neither stored nor imported (the
@@ -28,7 +32,14 @@ from collections import defaultdict
 from django.db import connection, transaction
 
 from adjudication.models import McqItem, McqOption, ReferenceResponse
-from annotation.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
+from annotation.models import (
+    ActivationSet,
+    Candidate,
+    Character,
+    Memory,
+    ProfileVersion,
+    Scenario,
+)
 
 from .bulk import insert_rows, update_rows
 from .corpus import ParsedCorpus
@@ -94,6 +105,7 @@ REFERENCE_FIELDS = [
 MCQ_FIELDS = ["character_id", "scenario_id", "stage", "correct_answer"]
 OPTION_FIELDS = ["label", "content", "is_correct", "is_generated", "source_character"]
 ACTIVATION_FIELDS = ["scenario_age", "memory_ids", "memory_types", "details"]
+CANDIDATE_FIELDS = ["model_name", "final_decision"]
 RELEASE_ORIGIN = "release"
 # Any constant works; it only has to be the same for every importer process.
 _ADVISORY_LOCK = 0x4842_494D  # "HBIM"
@@ -203,6 +215,18 @@ class _Stored:
                 .values("item_id", *OPTION_FIELDS)
             ):
                 by_id[option.pop("item_id")]["options"].append(option)
+
+        self.candidates = {}
+        if corpus.candidates:
+            keys = list(corpus.candidates)
+            for row in Candidate.objects.filter(
+                run__isnull=True,
+                origin=Candidate.Origin.IMPORTED,
+                character__key__in={k[0] for k in keys},
+                scenario__scenario_id__in={k[1] for k in keys},
+            ).values("id", "character__key", "scenario__scenario_id", "family", *CANDIDATE_FIELDS):
+                key = (row["character__key"], row["scenario__scenario_id"], row["family"])
+                self.candidates[key] = row
 
         self.activations = {}
         if corpus.activations:
@@ -399,6 +423,7 @@ class _Writer:
         self.references()
         self.mcq_items()
         self.activation_sets()
+        self.candidates()
 
     def src(self, origin) -> str:
         return _source(self.source, origin.file)
@@ -596,3 +621,28 @@ class _Writer:
         update_rows(ActivationSet, update, ACTIVATION_FIELDS)
         self.summary.add("activation_sets", "created", len(create))
         self.summary.add("activation_sets", "updated", len(update))
+
+    def candidates(self) -> None:
+        # Family and model name are provenance: never shown to annotators.
+        def build(fields, origin):
+            return {
+                "character_id": self.stored.character_ids[fields["character_key"]],
+                "scenario_id": self.scenario_id(fields["scenario_key"]),
+                "family": fields["family"],
+                "origin": Candidate.Origin.IMPORTED,
+                "summary": "",
+                "emotional_tone": "",
+                "core_reasoning": "",
+                "activated_memory_ids": [],
+                "source": self.src(origin),
+                **{f: fields[f] for f in CANDIDATE_FIELDS},
+            }
+
+        self._upsert(
+            "candidates",
+            Candidate,
+            self.corpus.candidates,
+            self.stored.candidates,
+            CANDIDATE_FIELDS,
+            build,
+        )

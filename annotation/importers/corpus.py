@@ -46,6 +46,8 @@ class ParsedCorpus:
     references: dict = field(default_factory=dict)
     mcq_items: dict = field(default_factory=dict)
     activations: dict = field(default_factory=dict)
+    # (character, scenario, family) -> an imported candidate's fields
+    candidates: dict = field(default_factory=dict)
     # Storage-format memories whose header omits the trait label; resolved against the
     # character's other memories or its profile before they join ``memories``.
     unlabelled_memories: list = field(default_factory=list)

@@ -18,6 +18,7 @@ from .problems import Problems, describe
 from .vocabulary import (
     CHARACTER_KEY,
     DIAMONDS_DIMENSIONS,
+    IMPORTED_MODEL_FAMILIES,
     MAX_REFINED_ACTIVATIONS,
     MCQ_OPTION_LABELS,
     MEMORY_ID,
@@ -205,20 +206,20 @@ def parse_references(name: str, doc, corpus: ParsedCorpus) -> int:
     if pairs is None:
         return 0
     analysed = 0
+    empty: list[str] = []
     for i, rec in enumerate(pairs):
         label = f"#{i + 1}"
         if isinstance(rec, dict) and isinstance(rec.get("character_id"), str):
             label = f"{rec.get('character_id')} / {rec.get('scenario_id')}"
         before = p.count
         f = Fields(p, label, rec)
-        # pairwise_analysis: the first release's three-model agreement record (history/);
-        # the comparison records it summarises arrive with candidate generation.
+        # pairwise_analysis: the first release's three-model record (history/d81be18);
+        # its decisions_by_model import as candidates, its agreement flags are derived.
         if not f.expect_keys(
             ["character_id", "scenario_id", "inner_consciousness", "final_decision", "stage"],
-            ignored=["pairwise_analysis"],
+            ["pairwise_analysis"],
         ):
             continue
-        analysed += "pairwise_analysis" in rec
         fields = {
             "character_key": _character_key(f, "character_id"),
             "scenario_key": _scenario_id(f, "scenario_id"),
@@ -232,15 +233,86 @@ def parse_references(name: str, doc, corpus: ParsedCorpus) -> int:
             fields["summary"] = inner.text("summary")
             for key in ("emotional_tone", "core_reasoning", "value_orientation"):
                 fields[key] = inner.text(key, allow_empty=True)
+        decisions = _model_decisions(f, empty)
         if p.count == before:
             key = (fields["character_key"], fields["scenario_key"])
             corpus.add("references", key, fields, Origin(name, label), "scenario_id")
+            for family, (model_name, decision) in (decisions or {}).items():
+                corpus.add(
+                    "candidates",
+                    (*key, family),
+                    {
+                        "character_key": key[0],
+                        "scenario_key": key[1],
+                        "family": family,
+                        "model_name": model_name,
+                        "final_decision": decision,
+                    },
+                    Origin(name, label),
+                    "pairwise_analysis.decisions_by_model",
+                )
+            analysed += decisions is not None
     if analysed:
         corpus.notices.append(
-            f"{name}: pairwise_analysis of {analysed} pairs not stored (three-model agreement of "
-            "the first release; candidate records come from candidate generation)"
+            f"{name}: pairwise_analysis of {analysed} pairs: the three families' decisions "
+            "stored as imported candidates (final decision only); the agreement flags are "
+            "not stored, they follow from the candidates"
+        )
+    if empty:
+        corpus.notices.append(
+            f"{name}: {len(empty)} empty model decisions not imported as candidates: "
+            + ", ".join(empty)
         )
     return len(pairs)
+
+
+def _model_decisions(f: Fields, empty: list) -> dict | None:
+    """{family: (model name, final decision)} from a record's pairwise_analysis; empty
+    decisions are appended to ``empty`` and left out."""
+    analysis = f.child("pairwise_analysis")
+    if analysis is None:
+        return None
+    if not analysis.expect_keys(
+        ["decisions_by_model"],
+        ignored=[
+            "pairwise_agreements",
+            "agreeing_pairs_count",
+            "has_majority",
+            "majority_models",
+            "minority_model",
+        ],
+    ):
+        return None
+    by_model = analysis.child("decisions_by_model")
+    if by_model is None:
+        return None
+    if not isinstance(by_model.obj, dict) or not by_model.obj:
+        by_model.report(
+            None, f"must be an object of model name to decision, got {describe(by_model.obj)}"
+        )
+        return None
+    out = {}
+    for model_name in by_model.obj:
+        family = IMPORTED_MODEL_FAMILIES.get(model_name)
+        if family is None:
+            by_model.report(
+                model_name,
+                f"unknown model; expected one of {', '.join(sorted(IMPORTED_MODEL_FAMILIES))}",
+            )
+            continue
+        if family in out:
+            by_model.report(model_name, f"a second decision for the {family} family")
+            continue
+        value = by_model.obj[model_name]
+        if isinstance(value, str) and not value.strip():
+            # The first release has a few pairs where a model gave no decision: there is
+            # no candidate to compare, which is not an error in the file.
+            empty.append(f"{f.record} ({model_name})")
+            continue
+        decision = by_model.text(model_name)
+        if decision is not None:
+            out[family] = (model_name, decision)
+    return out
 
 
 # --- mcq.json ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ KINDS = (
     "references",
     "mcq_items",
     "activation_sets",
+    "candidates",
 )
 OUTCOMES = ("created", "updated", "unchanged")
 

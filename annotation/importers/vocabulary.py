@@ -118,3 +118,13 @@ def label_for_anchor(anchor: str) -> str | None:
     if len(parts) == 2 and parts[0] in BIG_FIVE_NAMES and parts[1] in ("high", "low"):
         return f"{parts[0]}_{parts[1].upper()}"
     return None
+
+
+# The model names of history/d81be18/ground_truth.json's pairwise_analysis
+# (seed 000 App. D.1: Claude-Sonnet-4.6, GPT-5.4, Gemini-3.1-Pro) and their families.
+# Provenance only: the family of a candidate never reaches annotator-facing code.
+IMPORTED_MODEL_FAMILIES = {
+    "claude-sonnet-4-6": "claude",
+    "gpt-5_4": "gpt",
+    "gemini-3_1-pro-preview": "gemini",
+}

@@ -3,6 +3,7 @@
 Thin overrides live in ``local.py`` (the SQLite demo), ``test.py`` and ``production.py``.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -142,6 +143,61 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+
+# --- Candidate generation (seed 000 §2.4 Stage 1, App. D.1) ----------------------------
+# One provider per model family, read by llm.ProviderConfig.from_env from
+# HEARTBENCH_<FAMILY>_* (KIND, API_KEY, BASE_URL, MODEL, TIMEOUT, MAX_RETRIES,
+# CONCURRENCY, ...; see llm/README.md). MODEL writes the response (App. L.5.3);
+# ACTIVATION_MODEL screens and re-ranks memories (App. L.5.1-2). PRICE_IN/PRICE_OUT and
+# ACTIVATION_PRICE_IN/_OUT are USD per million tokens for the cost estimate (0 = unknown).
+# A family is configured when its KIND, API_KEY or BASE_URL is set; keys stay in the
+# environment, never in the database.
+GENERATION_FAMILY_DEFAULTS = {
+    # family: (env prefix, default kind, response model, activation model), App. D.1
+    "claude": ("HEARTBENCH_CLAUDE", "anthropic", "claude-sonnet-4-6", "claude-haiku-4-5"),
+    "gpt": ("HEARTBENCH_GPT", "openai", "gpt-5.4", "gpt-5.4-mini"),
+    "gemini": ("HEARTBENCH_GEMINI", "gemini", "gemini-3.1-pro-preview", "gemini-3-flash-preview"),
+}
+
+
+def _generation_families(environ) -> dict:
+    from decimal import Decimal
+
+    from llm import ProviderConfig
+
+    families = {}
+    for family, (prefix, kind, model, activation_model) in GENERATION_FAMILY_DEFAULTS.items():
+        if not any(environ.get(f"{prefix}_{name}") for name in ("KIND", "API_KEY", "BASE_URL")):
+            continue
+        # The offline demo names itself ("offline-demo"), never a real model it is not.
+        demo = (environ.get(f"{prefix}_KIND") or kind) == "offline_demo"
+        defaults = {} if demo else {"model": model}
+        response = ProviderConfig.from_env(prefix, environ, kind=kind, **defaults)
+        activation = response.with_options(
+            model=environ.get(f"{prefix}_ACTIVATION_MODEL")
+            or (response.model if demo else activation_model)
+        )
+        families[family] = {
+            "response": response,
+            "activation": activation,
+            "price_in": Decimal(environ.get(f"{prefix}_PRICE_IN") or "0"),
+            "price_out": Decimal(environ.get(f"{prefix}_PRICE_OUT") or "0"),
+            "activation_price_in": Decimal(environ.get(f"{prefix}_ACTIVATION_PRICE_IN") or "0"),
+            "activation_price_out": Decimal(environ.get(f"{prefix}_ACTIVATION_PRICE_OUT") or "0"),
+        }
+    return families
+
+
+HEARTBENCH_GENERATION_FAMILIES = _generation_families(os.environ)
+# Generation tasks are acks_late: a task whose worker died (SIGKILL, a lost machine) is
+# handed to another worker once Redis has held it unacknowledged this long. A unit is
+# idempotent, so a redelivery while the first delivery still runs costs calls, not data.
+# Redis looks for such tasks every interval × throttle seconds (kombu's defaults: 10 × 10).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
+    "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
+}
 
 # --- Uploads ----------------------------------------------------------------------------
 # A full-scale characters file (11 x 1,000 memories of ~3,300 characters) is ~40 MB.

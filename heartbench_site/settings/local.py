@@ -6,6 +6,9 @@ os.environ.setdefault("SECRET_KEY", "demo-only-not-secret")
 os.environ.setdefault("DATABASE_URL", "sqlite:///demo.sqlite3")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 os.environ.setdefault("DEBUG", "true")
+# Candidate generation with no key: every family answers from the offline demo provider.
+for _family in ("CLAUDE", "GPT", "GEMINI"):
+    os.environ.setdefault(f"HEARTBENCH_{_family}_KIND", "offline_demo")
 
 from .base import *  # noqa: E402,F403
 from .base import BASE_DIR, DATABASES  # noqa: E402

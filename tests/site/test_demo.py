@@ -14,8 +14,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo(release_dir):
-    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+def demo(release_dir, demo_providers, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
 
 
 def counts():
@@ -26,11 +27,19 @@ def counts():
         Character.objects.count(),
         ProfileVersion.objects.count(),
         Memory.objects.count(),
+        __import__("annotation.generation_models").generation_models.Candidate.objects.count(),
     )
 
 
-def test_demo_loads_the_release_and_labelled_standins(demo):
-    assert Scenario.objects.count() == 64
+def test_demo_loads_the_release_and_labelled_standins(demo, release_dir):
+    import json
+
+    stages = json.loads((release_dir / "scenarios.json").read_text())["scenarios"]
+    release_ids = {s["id"] for scenarios in stages.values() for s in scenarios}
+    assert len(release_ids) == 64
+    assert Scenario.objects.filter(scenario_id__in=release_ids).count() == 64
+    # Plus the one the demo's scenario blueprint was expanded into.
+    assert Scenario.objects.count() == 65
     assert ReferenceResponse.objects.count() == 673
     assert McqItem.objects.count() == 673
     assert Character.objects.count() == 11
@@ -56,10 +65,32 @@ def test_demo_memories_respect_the_scenario_age_eligibility(demo):
     assert checked > 0
 
 
-def test_running_the_demo_twice_changes_nothing(demo, release_dir):
+def test_running_the_demo_twice_changes_nothing(
+    demo, release_dir, django_capture_on_commit_callbacks
+):
     before = counts()
-    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
     assert counts() == before
+
+
+def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
+    from annotation.generation_models import Candidate, GenerationRun
+    from annotation.review_models import ProfileReviewCase, ScenarioReview
+
+    run = GenerationRun.objects.get()
+    assert run.status == "finished"
+    assert Candidate.objects.filter(run=run).count() == run.units.count() == 12
+    assert ProfileReviewCase.objects.exists()
+    assert ScenarioReview.objects.exists()
+    # The generation run's characters are frozen; profile review works on others.
+    frozen = set(
+        ProfileVersion.objects.filter(frozen_at__isnull=False).values_list(
+            "character__key", flat=True
+        )
+    )
+    reviewed = set(ProfileReviewCase.objects.values_list("character__key", flat=True))
+    assert frozen and reviewed and not (frozen & reviewed)
 
 
 @pytest.mark.parametrize(("username", "role", "password"), DEMO_ACCOUNTS)

@@ -127,3 +127,163 @@ def secret_corpus(db):
         "scenario": scenario,
         "job": job,
     }
+
+
+# --- candidate generation ---------------------------------------------------------------
+
+# !!! BLINDING !!!  Distinctive model names, one per family, stored wherever generation
+# keeps provenance (run, call records, candidates), so a scan can tell if one leaks.
+SECRET_MODEL_NAMES = {
+    "claude": "zqx-claude-provenance-4471",
+    "gpt": "zqx-gpt-provenance-5582",
+    "gemini": "zqx-gemini-provenance-6693",
+}
+
+
+@pytest.fixture
+def offline_generation(settings):
+    """Every family answers from the offline demo provider (no network), and queued
+    tasks run inside the request, as in the one-command demo."""
+    from heartbench_site.celery import app
+    from heartbench_site.settings.base import _generation_families
+
+    settings.HEARTBENCH_GENERATION_FAMILIES = _generation_families(
+        {f"HEARTBENCH_{family.upper()}_KIND": "offline_demo" for family in SECRET_MODEL_NAMES}
+    )
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield settings.HEARTBENCH_GENERATION_FAMILIES
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def default_prompts(db):
+    """Version 1 of each stage's prompt, as the data migration creates it (a
+    transactional test elsewhere may have flushed it)."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    import_module("annotation.migrations.0003_default_prompts").create_defaults(apps, None)
+
+
+def frozen_character(memories=3):
+    character = fresh_character()
+    ProfileVersionFactory(
+        character=character, number=1, frozen_at=datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    )
+    for sequence in range(1, memories + 1):
+        MemoryFactory(character=character, sequence=sequence, event_age=6 + sequence)
+    return character
+
+
+@pytest.fixture
+def generation_corpus(db, default_prompts):
+    """Two characters with a frozen profile and a few memories, two scenarios."""
+    return {
+        "characters": [frozen_character(), frozen_character()],
+        "scenarios": [ScenarioFactory(), ScenarioFactory()],
+    }
+
+
+@pytest.fixture
+def make_run(db, default_prompts, make_user):
+    """make_run(characters, scenarios, families, statuses=...) -> a run whose units,
+    call records and candidates are written directly, in the given unit states.
+
+    ``statuses`` cycles over the units; a succeeded unit gets a candidate and a call
+    record with its family's SECRET_MODEL_NAMES entry."""
+    from annotation.models import (
+        Candidate,
+        GenerationRun,
+        GenerationUnit,
+        LlmCallRecord,
+        PromptVersion,
+    )
+
+    def latest(stage):
+        return PromptVersion.objects.filter(stage=stage).order_by("-number").first()
+
+    def make(
+        characters,
+        scenarios,
+        families=tuple(SECRET_MODEL_NAMES),
+        statuses=("succeeded",),
+        run_status=GenerationRun.Status.RUNNING,
+    ):
+        families = list(families)
+        run = GenerationRun.objects.create(
+            created_by=make_user(Role.ADMIN, username=f"launcher-{GenerationRun.objects.count()}"),
+            status=run_status,
+            families=families,
+            screening_prompt=latest("screening"),
+            reranking_prompt=latest("reranking"),
+            response_prompt=latest("response"),
+            models={f: SECRET_MODEL_NAMES[f] for f in families},
+        )
+        n = 0
+        for character in characters:
+            version = character.versions.order_by("-number").first()
+            for scenario in scenarios:
+                for family in families:
+                    status = statuses[n % len(statuses)]
+                    n += 1
+                    reached = {
+                        "succeeded": "response",
+                        "responding": "reranking",
+                        "reranking": "screening",
+                    }.get(status, "")
+                    unit = GenerationUnit.objects.create(
+                        run=run,
+                        character=character,
+                        scenario=scenario,
+                        family=family,
+                        profile_version=version,
+                        status=status,
+                        stage_reached=reached,
+                        attempts=1,
+                        error_kind="rate_limited" if status == "failed" else "",
+                        error_message=(
+                            f"Screening failed after 5 request(s): HTTP 429 for unit {n}"
+                            if status == "failed"
+                            else ""
+                        ),
+                        tokens_in=1000,
+                        tokens_out=200,
+                        cost_usd="0.0125",
+                    )
+                    LlmCallRecord.objects.create(
+                        unit=unit,
+                        stage="screening",
+                        provider=family,
+                        model=SECRET_MODEL_NAMES[family],
+                        prompt_hash="0" * 64,
+                        request={"messages": [{"role": "user", "content": "zqx request body"}]},
+                        raw_response='{"zqx": "raw response"}',
+                        parsed=[] if status != "failed" else None,
+                        ok=status != "failed",
+                        tokens_in=1000,
+                        tokens_out=200,
+                        latency_s=0.25,
+                        attempt_count=1,
+                        error_kind="rate_limited" if status == "failed" else "",
+                    )
+                    if status == "succeeded":
+                        Candidate.objects.create(
+                            character=character,
+                            scenario=scenario,
+                            family=family,
+                            model_name=SECRET_MODEL_NAMES[family],
+                            run=run,
+                            unit=unit,
+                            profile_version=version,
+                            summary="I think about the plants.",
+                            emotional_tone="torn",
+                            core_reasoning="A promise is a promise.",
+                            final_decision="I stay and water the plants.",
+                            activated_memory_ids=[],
+                        )
+        return run
+
+    return make

@@ -101,3 +101,51 @@ def test_import_jobs_are_read_only_and_never_load_the_bytes(
         reverse("admin:annotation_importjob_change", args=[job.pk])
     ).content.decode()
     assert "characters.json" in body
+
+
+GENERATION_MODELS = [
+    "annotation_promptversion",
+    "annotation_generationrun",
+    "annotation_generationunit",
+    "annotation_llmcallrecord",
+    "annotation_candidate",
+]
+
+
+@pytest.fixture
+def generation_run(secret_corpus, make_run):
+    return make_run(
+        [secret_corpus["character"]], [secret_corpus["scenario"]], statuses=("succeeded", "failed")
+    )
+
+
+def test_the_generation_models_are_listed_and_read_only(admin_client, generation_run):
+    from annotation.models import Candidate, LlmCallRecord
+
+    unit = generation_run.units.first()
+    objects = {
+        "annotation_promptversion": generation_run.response_prompt,
+        "annotation_generationrun": generation_run,
+        "annotation_generationunit": unit,
+        "annotation_llmcallrecord": LlmCallRecord.objects.filter(unit=unit).first(),
+        "annotation_candidate": Candidate.objects.first(),
+    }
+    for model in GENERATION_MODELS:
+        url = reverse(f"admin:{model}_changelist")
+        assert admin_client.get(url).status_code == 200, model
+        assert admin_client.get(url, {"q": "CHAR"}).status_code == 200, model
+        assert admin_client.get(reverse(f"admin:{model}_add")).status_code == 403, model
+        change = reverse(f"admin:{model}_change", args=[objects[model].pk])
+        body = admin_client.get(change).content.decode()
+        assert 'name="_save"' not in body, model  # view only: no Save button
+        assert admin_client.post(change, {}).status_code == 403, model
+
+
+def test_a_call_record_shows_its_request_and_response(admin_client, generation_run):
+    from annotation.models import LlmCallRecord
+
+    call = LlmCallRecord.objects.first()
+    body = admin_client.get(
+        reverse("admin:annotation_llmcallrecord_change", args=[call.pk])
+    ).content.decode()
+    assert "zqx request body" in body and "raw response" in body

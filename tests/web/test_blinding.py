@@ -53,6 +53,11 @@ def url_arguments(corpus, user):
         "object_id": str(character.pk),
         "content_type_id": ContentType.objects.get_for_model(Character).pk,
         "id": user.pk,
+        # Candidate generation (admin only): test_generation_blinding.py passes a real
+        # run and unit; here any id does, every other role is refused before the lookup.
+        "run_id": corpus["run"].pk if "run" in corpus else 1,
+        "unit_id": corpus["unit"].pk if "unit" in corpus else 1,
+        "stage": "response",
     }
 
 

@@ -10,7 +10,12 @@ from tests.factories import MemoryFactory, ProfileVersionFactory, ScenarioFactor
 from .conftest import fresh_character
 
 QUEUE_TITLES = {role: [q.title for q in queues] for role, queues in ROLE_QUEUES.items()}
-ADMIN_MARKERS = ["Import corpus files", "corpus overview", reverse("corpus:import")]
+ADMIN_MARKERS = [
+    "Import corpus files",
+    "corpus overview",
+    reverse("corpus:import"),
+    reverse("corpus:generation-list"),
+]
 
 
 def cards(body: str) -> set[str]:
@@ -92,8 +97,15 @@ def grow_corpus(n):
         ScenarioFactory()
 
 
-# session, user, the user's groups; the admin's five aggregates and recent jobs.
-HOME_QUERIES = {Role.ADMIN: 3 + 5 + 1}
+# session, user, the user's groups; the admin's five aggregates, recent jobs and the
+# count of generation runs still running.
+# Roles with a live review queue count it in one query each (review_home_queues).
+HOME_QUERIES = {
+    Role.ADMIN: 3 + 5 + 1 + 1,
+    Role.PRIMARY_ANNOTATOR: 3 + 1,
+    Role.ARBITRATOR: 3 + 1,
+    Role.SCENARIO_REVIEWER: 3 + 1,
+}
 
 
 @pytest.mark.parametrize("role", list(Role), ids=str)
@@ -106,3 +118,17 @@ def test_home_issues_a_fixed_number_of_queries(role, client_for, django_assert_n
     grow_corpus(18)
     with django_assert_num_queries(expected):
         client.get(reverse("home"))
+
+
+def test_review_queues_link_to_their_workflow_with_a_live_count(client_for):
+    ProfileVersionFactory()
+    ProfileVersionFactory()
+    ScenarioFactory()
+    annotator = client_for(Role.PRIMARY_ANNOTATOR).get(reverse("home")).content.decode()
+    assert "2 profile(s) awaiting your review" in annotator
+    assert f'href="{reverse("review:profile-list")}"' in annotator
+    reviewer = client_for(Role.SCENARIO_REVIEWER).get(reverse("home")).content.decode()
+    assert f'href="{reverse("review:scenario-list")}"' in reviewer
+    assert "1 scenario(s) need your review" in reviewer
+    senior = client_for(Role.ARBITRATOR).get(reverse("home")).content.decode()
+    assert "No profiles awaiting adjudication" in senior

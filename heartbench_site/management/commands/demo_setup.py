@@ -12,8 +12,10 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotation.generation_demo import demo_generation
 from annotation.importers import ImportRejected, import_files
 from annotation.models import Memory, ProfileVersion
+from annotation.review_demo import demo_reviews
 from heartbench_site.demo import ARCHETYPES, standin_characters
 from heartbench_site.release import find_release_dir
 from heartbench_site.roles import ROLE_LABELS, Role
@@ -68,13 +70,21 @@ class Command(BaseCommand):
             keys = list(ARCHETYPES)
             ProfileVersion.objects.filter(character__key__in=keys).update(is_demo_standin=True)
             Memory.objects.filter(character__key__in=keys).update(is_demo_standin=True)
-            accounts = self._accounts()
+            users = self._accounts()
+        accounts = list(DEMO_ACCOUNTS)
+        # Each workflow puts its demo data at a stage a new user can try at once. The
+        # generation run comes first: it freezes the first two stand-in profiles (a demo
+        # shortcut past profile review), so the review demo works on the next ones.
+        run = demo_generation(user=users[Role.ADMIN.value])
+        accounts += demo_reviews(users=users)
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
             self.stdout.write(f"  {line}")
+        if run is not None:
+            self.stdout.write(f"  generation run #{run.pk}: {run.note} ({run.status})")
         self.stdout.write("")
-        self.stdout.write(self.style.SUCCESS("Demo accounts (one per role):"))
+        self.stdout.write(self.style.SUCCESS("Demo accounts (one per role, and extra reviewers):"))
         width = max(len(name) for name, _, _ in accounts)
         for username, role, password in accounts:
             self.stdout.write(
@@ -82,12 +92,13 @@ class Command(BaseCommand):
             )
 
     def _accounts(self):
-        users = get_user_model()
+        users = {}
         for username, role, password in DEMO_ACCOUNTS:
-            user, _ = users.objects.get_or_create(username=username)
+            user, _ = get_user_model().objects.get_or_create(username=username)
             user.set_password(password)
             user.is_staff = role is Role.ADMIN
             user.is_superuser = role is Role.ADMIN
             user.save()
             user.groups.set([Group.objects.get(name=role.value)])
-        return DEMO_ACCOUNTS
+            users[role.value] = user
+        return users

@@ -1,0 +1,135 @@
+"""The two-pass scenario review walked in Chromium: a flag and a consensus revision both
+reviewers approve, blind independent ratings, a >1-point disagreement and its joint
+re-assessment, then the coverage table."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation.review_models import ScenarioReview
+from heartbench_site.roles import Role
+from tests.factories import ScenarioFactory, UserFactory
+
+from .test_login import log_in
+
+pytestmark = pytest.mark.browser
+
+FIRST = dict(
+    duty=5, intellect=3, adversity=6, mating=1, positivity=2, negativity=6, deception=2, sociality=5
+)
+SECOND = dict(FIRST, adversity=3, duty=4)  # adversity 6 vs 3: re-assessment; duty 5 vs 4: rule
+LABELS = dict(
+    duty="Duty",
+    intellect="Intellect",
+    adversity="Adversity",
+    mating="Mating",
+    positivity="pOsitivity",
+    negativity="Negativity",
+    deception="Deception",
+    sociality="Sociality",
+)
+
+
+@pytest.fixture
+def people(transactional_db):
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    ScenarioFactory(scenario_id="SCN_SCHOOL_AGE_1")
+    UserFactory(username="reviewer-a", roles=[Role.SCENARIO_REVIEWER])
+    UserFactory(username="reviewer-b", roles=[Role.SCENARIO_REVIEWER])
+
+
+def switch_to(page, live_server, username):
+    if page.get_by_role("button", name="Log out").count():
+        page.get_by_role("button", name="Log out").click()
+        page.wait_for_url("**/accounts/login/")
+    log_in(page, live_server, username)
+    page.goto(f"{live_server.url}/review/scenarios/")
+    page.get_by_role("link", name="SCN_SCHOOL_AGE_1").click()
+    page.wait_for_url("**/review/scenarios/SCN_SCHOOL_AGE_1/")
+
+
+def approve(page):
+    form = page.locator("#screening-form")
+    form.get_by_label("Approve").check()
+    form.get_by_label("Logically consistent").check()
+    form.get_by_label("Psychologically plausible").check()
+    form.get_by_label("Character-agnostic", exact=False).check()
+    form.get_by_role("button", name="Record my decision").click()
+    page.wait_for_load_state()
+
+
+def rate(page, scores):
+    form = page.locator("#rating-form")
+    form.get_by_label("Duty").focus()
+    for field, value in scores.items():  # by keyboard: type the digit, Tab to the next
+        assert page.evaluate("document.activeElement.name") == field
+        page.keyboard.type(str(value))
+        page.keyboard.press("Tab")
+    form.get_by_role("button", name="Submit my ratings").click()
+    page.wait_for_load_state()
+
+
+def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
+    # Pass 1: A flags, B proposes the consensus revision, both approve it.
+    switch_to(page, live_server, "reviewer-a")
+    form = page.locator("#screening-form")
+    form.get_by_label("Flag for revision").check()
+    form.get_by_label("Note").fill("Nothing forces a decision now.")
+    form.get_by_role("button", name="Record my decision").click()
+    page.wait_for_load_state()
+    assert (
+        "flagged, awaiting a consensus revision" in page.get_by_test_id("review-stage").inner_text()
+    )
+
+    switch_to(page, live_server, "reviewer-b")
+    page.get_by_role("link", name="Propose the consensus revision").click()
+    revise = page.locator("#scenario-content-form")
+    revise.get_by_label("Action required").fill("Decide before your mom's car pulls away.")
+    revise.get_by_label("What this version changes", exact=False).fill("Added urgency.")
+    revise.get_by_role("button", name="Propose this revision").click()
+    page.wait_for_url("**/review/scenarios/SCN_SCHOOL_AGE_1/")
+    assert "version under review: v2" in page.get_by_test_id("review-stage").inner_text()
+    approve(page)
+    assert "waiting for the other reviewer" in page.content()
+
+    switch_to(page, live_server, "reviewer-a")
+    approve(page)
+    assert "Pass 2" in page.get_by_test_id("review-stage").inner_text()
+
+    # Pass 2: A rates; B sees nothing of it until B has submitted.
+    rate(page, FIRST)
+    assert page.get_by_test_id("awaiting-other").is_visible()
+    switch_to(page, live_server, "reviewer-b")
+    assert page.get_by_test_id("ratings-table").count() == 0
+    assert "reviewer-a" not in page.locator("#pass2-h").locator("..").locator("..").inner_text()
+    api = page.request.get(f"{live_server.url}/api/review/scenarios/SCN_SCHOOL_AGE_1/").json()
+    assert api["ratings"] == []
+    rate(page, SECOND)
+    table = page.get_by_test_id("ratings-table")
+    assert table.locator('[data-rater="reviewer-a"]').count() == 1
+    flagged = table.locator("tr[data-reassess]")
+    assert flagged.count() == 1 and flagged.get_attribute("data-dimension") == "adversity"
+
+    # The joint re-assessment records the agreed value.
+    reassess = page.locator("#reassessment-form")
+    reassess.get_by_label("Agreed Adversity").fill("5")
+    reassess.get_by_label("How the reviewers agreed").fill("Discussed: the loss is real but small.")
+    reassess.get_by_role("button", name="Record the agreed ratings").click()
+    page.wait_for_load_state()
+    assert page.get_by_test_id("final-recorded").is_visible()
+    row = page.locator('tr[data-dimension="adversity"] td').last
+    assert row.inner_text() == "5"
+    assert page.locator('tr[data-dimension="duty"] td').last.inner_text() == "4"
+    review = ScenarioReview.objects.get()
+    assert review.stage == "complete" and review.final.adversity == 5
+
+    # Coverage: the final ratings, each row summing to the one reviewed scenario.
+    page.get_by_role("link", name="Coverage").click()
+    dist = page.get_by_test_id("diamonds-distribution")
+    assert dist.locator('tr[data-dimension="adversity"] td').nth(4).inner_text() == "1"
+    totals = dist.locator("td[data-total]").all_inner_texts()
+    assert totals == ["1"] * 8
+    assert page.get_by_test_id("diamonds-chart").is_visible()
+    with page.expect_download() as download:
+        page.locator("a[href$='diamonds.csv']").click()
+    assert download.value.suggested_filename == "diamonds_final_ratings.csv"

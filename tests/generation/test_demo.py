@@ -1,0 +1,46 @@
+"""The demo's generation run: offline demo provider, Celery eager, idempotent."""
+
+import pytest
+from django.utils import timezone
+
+from annotation.generation_demo import DEMO_RUN_NOTE, demo_generation
+from annotation.generation_models import Candidate, GenerationRun
+from annotation.generation_services import GenerationError
+from annotation.models import ProfileVersion
+from tests.factories import UserFactory
+
+from .helpers import frozen_character, scenario
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_generation_freezes_standins_and_runs_once(
+    demo_providers, django_capture_on_commit_callbacks
+):
+    for key in ("CHAR_01", "CHAR_02", "CHAR_03"):
+        frozen_character(key, ages=[6, 7, 8], frozen=False)
+    ProfileVersion.objects.update(is_demo_standin=True)
+    for n in (1, 2, 3):
+        scenario(f"SCN_SCHOOL_AGE_{n}", age=10)
+    user = UserFactory()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = demo_generation(user=user)
+
+    run.refresh_from_db()
+    assert run.note == DEMO_RUN_NOTE
+    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.units.count() == 2 * 2 * 3
+    assert Candidate.objects.filter(run=run).count() == 12
+    assert all(c.final_decision.startswith("[offline demo provider]") for c in run.candidates.all())
+    assert ProfileVersion.objects.filter(frozen_at__isnull=False).count() == 2
+    assert demo_generation(user=user) == run
+    assert GenerationRun.objects.count() == 1
+
+
+def test_demo_generation_refuses_a_real_provider(settings, providers):
+    frozen_character(ages=[6])
+    ProfileVersion.objects.update(is_demo_standin=True, frozen_at=timezone.now())
+    scenario()
+    with pytest.raises(GenerationError, match="offline demo provider only"):
+        demo_generation(user=UserFactory())
