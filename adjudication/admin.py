@@ -1,6 +1,12 @@
 from django.contrib import admin
 
-from .models import McqItem, McqOption, ReferenceResponse
+from .models import (
+    AdjudicationSettings,
+    ArbitrationDecision,
+    McqItem,
+    McqOption,
+    ReferenceResponse,
+)
 
 
 @admin.register(ReferenceResponse)
@@ -32,3 +38,18 @@ class McqItemAdmin(admin.ModelAdmin):
     autocomplete_fields = ["character", "scenario"]
     readonly_fields = ["created_at"]
     inlines = [McqOptionInline]
+
+
+@admin.register(AdjudicationSettings)
+class AdjudicationSettingsAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "show_family_to_arbitrator"]
+
+
+@admin.register(ArbitrationDecision)
+class ArbitrationDecisionAdmin(admin.ModelAdmin):
+    list_display = ["pair", "kind", "arbitrator", "decided_at", "reopened_at"]
+    list_filter = ["kind"]
+    readonly_fields = [f.name for f in ArbitrationDecision._meta.fields]
+
+    def has_add_permission(self, request):
+        return False  # decisions are made on the arbitration page, through the service

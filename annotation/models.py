@@ -299,5 +299,6 @@ class ImportJobFile(models.Model):
         return self.name
 
 
+from .comparison_models import *  # noqa: E402,F401,F403  (registers the comparison models)
 from .generation_models import *  # noqa: E402,F401,F403  (registers the generation models)
 from .review_models import *  # noqa: E402,F401,F403  (registers the review models)

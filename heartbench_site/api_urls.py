@@ -9,4 +9,7 @@ urlpatterns = [
     path("corpus/", include("annotation.api_urls")),
     path("generation/", include((generation_urlpatterns, "generation-api"))),
     path("review/", include("annotation.review_api_urls")),
+    path("audit/", include("audit.api_urls")),
+    path("compare/", include("annotation.comparison_api_urls")),
+    path("arbitration/", include("adjudication.api_urls")),
 ]

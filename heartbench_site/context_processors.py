@@ -2,6 +2,9 @@ from .roles import CORPUS_ADMINS, CORPUS_READERS, Role, has_any_role, ordered_ro
 
 PROFILE_REVIEW_ROLES = (Role.PRIMARY_ANNOTATOR, Role.ARBITRATOR, Role.ADMIN)
 SCENARIO_REVIEW_ROLES = (Role.SCENARIO_REVIEWER, Role.ADMIN)
+COMPARISON_ROLES = (Role.PRIMARY_ANNOTATOR,)
+ARBITRATION_ROLES = (Role.ARBITRATOR, Role.ADMIN)
+MEMORY_AUDIT_ROLES = (Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 
 
 def roles(request):
@@ -14,4 +17,7 @@ def roles(request):
         "nav_import": has_any_role(user, CORPUS_ADMINS) if held else False,
         "nav_profile_review": bool(held & set(PROFILE_REVIEW_ROLES)),
         "nav_scenario_review": bool(held & set(SCENARIO_REVIEW_ROLES)),
+        "nav_comparison": bool(held & set(COMPARISON_ROLES)),
+        "nav_arbitration": bool(held & set(ARBITRATION_ROLES)),
+        "nav_memory_audit": bool(held & set(MEMORY_AUDIT_ROLES)),
     }

@@ -15,9 +15,11 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from annotation.comparison_selectors import comparison_home_queues
 from annotation.generation_ui_selectors import generation_running_count
 from annotation.review_selectors import review_home_queues
 from annotation.selectors import corpus_overview, import_job_list
+from audit.selectors import audit_home_queues
 
 from .roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
 
@@ -31,7 +33,8 @@ class Queue:
     title: str
     purpose: str
     empty_state: str
-    # Key of the live count in review_home_queues(); "" while the workflow is not built.
+    # Key of the live count in review_home_queues() or comparison_home_queues(); "" while
+    # the workflow is not built.
     live: str = ""
 
 
@@ -47,6 +50,7 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "Blinded three-candidate comparison",
             "Pick the candidate response that best fits the character; model families stay hidden.",
             "No items assigned yet",
+            live="comparison",
         ),
     ),
     Role.ARBITRATOR: (
@@ -60,6 +64,13 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "Escalated cases",
             "Profile reviews and comparisons on which the annotators did not agree.",
             "No escalated cases yet",
+            live="escalated",
+        ),
+        Queue(
+            "Senior memory edits",
+            "Edit memories whose audit defect a memory reviewer confirmed; the edit is re-audited.",
+            "No confirmed memory defects awaiting your edit",
+            live="memory_senior_edit",
         ),
     ),
     Role.SCENARIO_REVIEWER: (
@@ -75,6 +86,7 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "Memory quality audit",
             "Confirm or override the six-criterion audit flags on memories.",
             "No flagged memories yet",
+            live="memory_audit",
         ),
     ),
     Role.AUDIT_EXPERT: (
@@ -104,7 +116,8 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
 @login_required
 def home(request):
     held = user_roles(request.user)
-    live = review_home_queues(user=request.user)
+    live = review_home_queues(user=request.user) | comparison_home_queues(user=request.user)
+    live |= audit_home_queues(user=request.user)
     cards = [
         (role, [(queue, live.get(queue.live)) for queue in ROLE_QUEUES[role]])
         for role in ordered_roles(held)

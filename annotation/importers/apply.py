@@ -193,7 +193,9 @@ class _Stored:
         self.references = {}
         if corpus.references:
             pairs = [k for k in corpus.references]
+            # Current references only: a superseded one is history (adjudication).
             for row in ReferenceResponse.objects.filter(
+                superseded_at__isnull=True,
                 character__key__in={c for c, _ in pairs},
                 scenario__scenario_id__in={s for _, s in pairs},
             ).values(

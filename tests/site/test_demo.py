@@ -40,7 +40,8 @@ def test_demo_loads_the_release_and_labelled_standins(demo, release_dir):
     assert Scenario.objects.filter(scenario_id__in=release_ids).count() == 64
     # Plus the one the demo's scenario blueprint was expanded into.
     assert Scenario.objects.count() == 65
-    assert ReferenceResponse.objects.count() == 673
+    # The release's references; the comparison demo may supersede one with its own.
+    assert ReferenceResponse.objects.filter(decision_type="imported").count() == 673
     assert McqItem.objects.count() == 673
     assert Character.objects.count() == 11
     for version in ProfileVersion.objects.all():
@@ -93,6 +94,33 @@ def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
     assert frozen and reviewed and not (frozen & reviewed)
 
 
+def test_the_demo_has_comparisons_at_telling_stages(demo):
+    from annotation.comparison_models import ComparisonJudgment, ComparisonPair
+
+    statuses = sorted(ComparisonPair.objects.values_list("status", flat=True))
+    assert statuses == ["adopted", "annotating", "annotating", "escalated"]
+    adopted = ComparisonPair.objects.get(status="adopted")
+    current = ReferenceResponse.objects.get(
+        character=adopted.character, scenario=adopted.scenario, superseded_at__isnull=True
+    )
+    assert current.decision_type == "unanimous" and current.source_family
+    # One pair awaits the demo annotator: the two others submitted, they did not.
+    waiting = [
+        p
+        for p in ComparisonPair.objects.filter(status="annotating")
+        if ComparisonJudgment.objects.filter(assignment__pair=p).count() == 2
+    ]
+    assert len(waiting) == 1
+    assert not ComparisonJudgment.objects.filter(
+        assignment__pair=waiting[0], assignment__annotator__username="annotator"
+    ).exists()
+    client = Client()
+    client.post("/accounts/login/", {"username": "annotator", "password": "annotator-demo-pass"})
+    assert "2 pair(s) awaiting your comparison" in client.get("/").content.decode()
+    client.post("/accounts/login/", {"username": "arbitrator", "password": "arbitrator-demo-pass"})
+    assert "1 escalated comparison(s)" in client.get("/").content.decode()
+
+
 @pytest.mark.parametrize(("username", "role", "password"), DEMO_ACCOUNTS)
 def test_each_demo_account_logs_in_and_sees_its_role_home(demo, username, role, password):
     client = Client()
@@ -109,3 +137,22 @@ def test_the_demo_participant_holds_only_the_baseline_role(demo):
 
     participant = get_user_model().objects.get(username="participant")
     assert user_roles(participant) == {Role.BASELINE_PARTICIPANT}
+
+
+def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
+    from audit.demo import DEMO_NOTE, PLANTED
+    from audit.models import AuditRun, MemoryCase, MemoryVersion
+
+    run = AuditRun.objects.get(note=DEMO_NOTE)
+    assert run.status == "finished"
+    assert "criterion 4 off" in run.settings_version.note
+    by_criterion = {tuple(c): s for c, s in run.cases.values_list("initial_criteria", "status")}
+    assert by_criterion == {
+        (3,): MemoryCase.Status.REPAIRED,  # the offline provider rewrote the context
+        (1,): MemoryCase.Status.REVIEW,  # awaiting the memory reviewer
+        (2,): MemoryCase.Status.SENIOR,  # confirmed, awaiting the senior's edit
+    }
+    assert all(case.attempts.count() == 3 for case in run.cases.exclude(status="repaired"))
+    planted = MemoryVersion.objects.filter(origin="demo_defect")
+    assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
+    assert all(PLANTED in " ".join(v.fields.values()) for v in planted)

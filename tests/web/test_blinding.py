@@ -6,6 +6,7 @@ remembering to list it; a URL whose parameter the walk cannot fill fails the tes
 """
 
 from urllib.parse import quote
+from uuid import uuid4
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
@@ -58,6 +59,12 @@ def url_arguments(corpus, user):
         "run_id": corpus["run"].pk if "run" in corpus else 1,
         "unit_id": corpus["unit"].pk if "unit" in corpus else 1,
         "stage": "response",
+        # Blinded comparison and arbitration: tests/comparison/test_blinding_scan.py passes
+        # the annotator's own assignment and a real pair; elsewhere any value does.
+        "assignment": corpus["assignment"].public_id if "assignment" in corpus else uuid4(),
+        "pair_id": corpus["pair"].pk if "pair" in corpus else 1,
+        # The memory audit's case pages (added alongside); any id does for the walk.
+        "case_id": corpus["case"].pk if "case" in corpus else 1,
     }
 
 

@@ -102,9 +102,12 @@ def grow_corpus(n):
 # Roles with a live review queue count it in one query each (review_home_queues).
 HOME_QUERIES = {
     Role.ADMIN: 3 + 5 + 1 + 1,
-    Role.PRIMARY_ANNOTATOR: 3 + 1,
-    Role.ARBITRATOR: 3 + 1,
+    # ...and the comparison queues (comparison_home_queues) one more each.
+    Role.PRIMARY_ANNOTATOR: 3 + 1 + 1,
+    # ...and the memory audit's queues (audit_home_queues) one more each.
+    Role.ARBITRATOR: 3 + 1 + 1 + 1,
     Role.SCENARIO_REVIEWER: 3 + 1,
+    Role.MEMORY_REVIEWER: 3 + 1,
 }
 
 

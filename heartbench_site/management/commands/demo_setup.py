@@ -12,10 +12,12 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from annotation.comparison_demo import demo_comparisons
 from annotation.generation_demo import demo_generation
 from annotation.importers import ImportRejected, import_files
 from annotation.models import Memory, ProfileVersion
 from annotation.review_demo import demo_reviews
+from audit.demo import demo_memory_audit
 from heartbench_site.demo import ARCHETYPES, standin_characters
 from heartbench_site.release import find_release_dir
 from heartbench_site.roles import ROLE_LABELS, Role
@@ -77,6 +79,8 @@ class Command(BaseCommand):
         # shortcut past profile review), so the review demo works on the next ones.
         run = demo_generation(user=users[Role.ADMIN.value])
         accounts += demo_reviews(users=users)
+        accounts += demo_comparisons(users=users)
+        demo_memory_audit(users=users)
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():

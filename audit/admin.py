@@ -1,0 +1,51 @@
+"""The audit's rows in the Django admin, read-only: changes go through the services
+(settings versions through the audit settings page, which creates a new version)."""
+
+from django.contrib import admin
+
+from .models import AuditEvent, AuditRun, AuditSettings, MemoryCase, MemoryVersion, RepairAttempt
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AuditSettings)
+class AuditSettingsAdmin(ReadOnlyAdmin):
+    list_display = ("number", "note", "created_by", "created_at")
+
+
+@admin.register(AuditRun)
+class AuditRunAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "status", "settings_version", "memory_done", "memory_total", "created_at")
+
+
+@admin.register(MemoryCase)
+class MemoryCaseAdmin(ReadOnlyAdmin):
+    list_display = ("memory", "run", "status", "decision", "escalated")
+    list_filter = ("status",)
+    list_select_related = ("memory", "run")
+
+
+@admin.register(RepairAttempt)
+class RepairAttemptAdmin(ReadOnlyAdmin):
+    list_display = ("case", "number", "passed", "created_at")
+    list_select_related = ("case__memory",)
+
+
+@admin.register(MemoryVersion)
+class MemoryVersionAdmin(ReadOnlyAdmin):
+    list_display = ("memory", "number", "origin", "author", "created_at")
+    list_select_related = ("memory", "author")
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "actor", "action", "run", "case")

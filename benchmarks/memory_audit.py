@@ -1,0 +1,215 @@
+"""How fast is the automated memory audit, measured against bare TF-IDF + cosine?
+
+Generates a full-scale synthetic corpus (11 characters x 1,000 memories, mean narrative
+~3,300 characters, seed 000 App. B.8; ``annotation.importers.synthetic``, deterministic)
+and, in rounds, times:
+
+  1. the audit's pure core, ``audit.criteria.audit_memories``: criteria 1-6 without the
+     LLM classifier (pattern checks on every field, word counts, lengths, and TF-IDF +
+     cosine per character and age window), findings built;
+  2. the floor: scikit-learn ``TfidfVectorizer().fit_transform`` and the sparse
+     ``triu(X @ X.T) > 0.85`` over exactly the same windows, nothing else.
+
+The figure is the ratio (1) / (2); the target is at most 2x. With ``--db`` it also
+loads the corpus into a fresh database ``heartbench_audit_bench`` on the server of
+DATABASE_URL and times the end-to-end run the Celery task does
+(``audit.services.audit_run_execute``: read rows, audit, write cases, flags and
+versions, progress), reported separately.
+
+    .venv/bin/python benchmarks/memory_audit.py [--rounds 3] [--db]
+
+The synthetic narratives draw their sentences from one shared pool of 500, so TF-IDF
+finds most of them near-duplicates of one another: criterion 4 flags nearly every
+memory. That is the audit's worst case (a finding for almost every memory), not the
+paper's corpus, where 2,009 of 11,000 memories were flagged in all.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DB = "heartbench_audit_bench"
+_AGE = re.compile(r"\((\d+) years old\)")
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def memory_texts(characters):
+    from audit.criteria import MemoryText
+
+    return [
+        MemoryText(
+            m["id"],
+            c["id"],
+            int(_AGE.search(m["timeline"]).group(1)),
+            m["context"],
+            m["content_summary"],
+            m["content_full"],
+            float(m["emotion_signature"]["intensity"]),
+        )
+        for c in characters
+        for m in c["episodic_memory_set"]
+    ]
+
+
+def floor(texts, config) -> int:
+    """Bare TF-IDF + cosine over the audit's windows: the part no audit can skip."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from audit.criteria import window_groups
+
+    pairs = 0
+    for indices in window_groups(texts, config).values():
+        if len(indices) < 2:
+            continue
+        matrix = TfidfVectorizer().fit_transform([texts[i].content_full for i in indices])
+        cosine = sparse.triu(matrix @ matrix.T, k=1).tocoo()
+        pairs += int((cosine.data > config.duplicate_threshold).sum())
+    return pairs
+
+
+def db_run(characters, rounds: int) -> None:
+    import psycopg
+
+    given = os.environ.get("DATABASE_URL", "")
+    if not given.startswith(("postgres://", "postgresql://")):
+        sys.exit("--db needs DATABASE_URL pointing at a PostgreSQL server (scripts/services.sh)")
+    bench_url = urlunsplit(urlsplit(given)._replace(path=f"/{BENCH_DB}"))
+    with psycopg.connect(given, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    try:
+        from django.conf import settings
+        from django.db import connections
+
+        connections["default"].close()
+        settings.DATABASES["default"]["NAME"] = BENCH_DB
+        os.environ["DATABASE_URL"] = bench_url
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        from annotation.life_stages import life_stage_for_age
+        from annotation.models import Character, Memory
+        from audit import services
+        from audit.models import AuditRun
+
+        rows = []
+        for c in characters:
+            character = Character.objects.create(key=c["id"])
+            for seq, m in enumerate(c["episodic_memory_set"], start=1):
+                age = int(_AGE.search(m["timeline"]).group(1))
+                e = m["emotion_signature"]
+                rows.append(
+                    Memory(
+                        memory_id=m["id"],
+                        anonymized_id=f"MEM_{c['id']}_{seq:04d}",
+                        character=character,
+                        sequence=seq,
+                        timeline=m["timeline"],
+                        event_age=age,
+                        life_stage=life_stage_for_age(age).key,
+                        context=m["context"],
+                        content_summary=m["content_summary"],
+                        content_full=m["content_full"],
+                        triggers=m["triggers"],
+                        psych_conclusion=m["psych_conclusion"],
+                        behavior_policy=m["behavior_policy"],
+                        emotion_primary=e["primary"],
+                        emotion_secondary=e["secondary"],
+                        emotion_intensity=e["intensity"],
+                        relevance_tags=m["relevance_tags"],
+                        is_demo_standin=True,
+                    )
+                )
+        Memory.objects.bulk_create(rows, batch_size=1000)
+        times = []
+        for _ in range(rounds):
+            run = services.audit_run_start(created_by=None, note="benchmark")
+            seconds, run = timed(
+                lambda run=run: services.audit_run_execute(run_id=run.pk, dispatch_repairs=False)
+            )
+            times.append(seconds)
+            cases = run.cases.count()
+            AuditRun.objects.filter(pk=run.pk).delete()
+        print(
+            f"end-to-end DB-backed run (audit_run_execute, PostgreSQL): "
+            f"median {statistics.median(times):.2f} s over {rounds} round(s) "
+            f"(min {min(times):.2f} s); {cases:,} cases written"
+        )
+    finally:
+        connections["default"].close()
+        with psycopg.connect(given, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--characters", type=int, default=11)
+    parser.add_argument("--memories", type=int, default=1000)
+    parser.add_argument("--db", action="store_true", help="also time the DB-backed run")
+    args = parser.parse_args()
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.test")
+    os.environ.setdefault("SECRET_KEY", "benchmark-only")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from annotation.importers.synthetic import synthetic_characters
+    from audit.criteria import AuditConfig, CompiledConfig, audit_memories
+
+    gen_seconds, characters = timed(
+        lambda: synthetic_characters(
+            characters=args.characters, memories_per_character=args.memories
+        )
+    )
+    texts = memory_texts(characters)
+    mean_chars = statistics.fmean(len(t.content_full) for t in texts)
+    print(
+        f"corpus: {len(characters)} characters x {args.memories:,} memories = {len(texts):,} "
+        f"memories, mean content_full {mean_chars:,.1f} characters "
+        f"(generated in {gen_seconds:.1f} s)"
+    )
+    config = AuditConfig()
+    audit_times, floor_times = [], []
+    for _ in range(args.rounds):
+        seconds, result = timed(
+            lambda: audit_memories(texts, config, compiled=CompiledConfig.of(config))
+        )
+        audit_times.append(seconds)
+        seconds, pairs = timed(lambda: floor(texts, config))
+        floor_times.append(seconds)
+    audit_s, floor_s = statistics.median(audit_times), statistics.median(floor_times)
+    per_criterion = Counter(f.criterion for found in result.findings.values() for f in found)
+    print(
+        f"audit, criteria 1-6 (pure core):  median {audit_s:.2f} s "
+        f"(min {min(audit_times):.2f} s); {len(result.flagged()):,} memories flagged, "
+        f"flags per criterion {dict(sorted(per_criterion.items()))}"
+    )
+    print(
+        f"floor, bare TF-IDF + cosine:      median {floor_s:.2f} s "
+        f"(min {min(floor_times):.2f} s); {pairs:,} pairs above "
+        f"{config.duplicate_threshold}"
+    )
+    ratio = audit_s / floor_s
+    print(f"ratio audit / floor: {ratio:.2f}x (target <= 2x) {'OK' if ratio <= 2 else 'OVER'}")
+    print(f"length report: {result.length_report}")
+    if args.db:
+        db_run(characters, rounds=max(1, min(args.rounds, 2)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Arbitration (seed 000 App. D.2): discard, adopt, edit, rewrite; provenance and edit
+rate on the reference; reopen by an admin only; outcome statistics."""
+
+import pytest
+from django.urls import reverse
+
+from adjudication import services
+from adjudication.models import AdjudicationSettings, ArbitrationDecision, ReferenceResponse
+from agreement import word_edit_rate
+from annotation.comparison_models import ComparisonPair
+from tests.comparison.helpers import assign, judge, make_pair, people
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def escalated():
+    who = people()
+    pair = make_pair()
+    a = list(assign(pair, who["annotators"], who["admin"]).values())
+    judge(a[0], family="claude")
+    judge(a[1], family="claude", rating="partial", guidance="Name the teacher.")
+    judge(a[2], family="gpt")
+    pair.refresh_from_db()
+    assert pair.status == "escalated"
+    return {**who, "pair": pair}
+
+
+def candidate(pair, family):
+    return pair.candidates.get(family=family)
+
+
+def test_edit_records_text_source_family_arbitrator_and_edit_rate(escalated):
+    pair, arb = escalated["pair"], escalated["arbitrator"]
+    source = candidate(pair, "claude")
+    imported = ReferenceResponse.objects.create(
+        character=pair.character,
+        scenario=pair.scenario,
+        summary="old",
+        final_decision="old",
+        decision_type="imported",
+    )
+    fields = {
+        "summary": source.summary,
+        "emotional_tone": "",
+        "core_reasoning": "",
+        "final_decision": "I stay behind and water Ms. Lee's plants before I leave.",
+    }
+    decision = services.arbitration_resolve(
+        pair_id=pair.pk, arbitrator=arb, kind="edited", candidate_id=source.pk, fields=fields
+    )
+    ref = decision.reference
+    assert ref.decision_type == "edited" and ref.arbitrator == arb
+    assert ref.source_candidate == source and ref.source_family == "claude"
+    expected = word_edit_rate(
+        services.candidate_response_text(source),
+        "\n".join(fields[f] for f in services.REFERENCE_TEXT_FIELDS),
+    ).rate
+    assert ref.word_edit_rate == pytest.approx(expected) and ref.word_edit_rate > 0
+    imported.refresh_from_db()
+    assert imported.superseded_at is not None and ref.supersedes == imported
+    assert ComparisonPair.objects.get().status == "resolved"
+
+
+def test_one_decision_only_and_reopen_by_admin_keeps_history(escalated):
+    pair, arb, admin = escalated["pair"], escalated["arbitrator"], escalated["admin"]
+    services.arbitration_resolve(
+        pair_id=pair.pk, arbitrator=arb, kind="adopted", candidate_id=candidate(pair, "gpt").pk
+    )
+    with pytest.raises(services.ArbitrationError, match="not awaiting arbitration"):
+        services.arbitration_resolve(
+            pair_id=pair.pk, arbitrator=arb, kind="adopted", candidate_id=candidate(pair, "gpt").pk
+        )
+    with pytest.raises(services.ArbitrationError, match="Only an admin"):
+        services.arbitration_reopen(pair_id=pair.pk, admin=arb, reason="second look")
+    services.arbitration_reopen(pair_id=pair.pk, admin=admin, reason="second look")
+    assert ComparisonPair.objects.get().status == "escalated"
+    assert not ReferenceResponse.objects.filter(superseded_at__isnull=True).exists()
+    services.arbitration_resolve(
+        pair_id=pair.pk,
+        arbitrator=arb,
+        kind="rewritten",
+        fields={"summary": "New text.", "final_decision": "I call my teacher first."},
+    )
+    assert ArbitrationDecision.objects.count() == 2
+    assert ArbitrationDecision.objects.filter(reopened_at__isnull=False).count() == 1
+    current = ReferenceResponse.objects.get(superseded_at__isnull=True)
+    assert current.decision_type == "rewritten" and current.source_candidate is None
+
+
+def test_the_reference_must_state_a_decision_and_discard_needs_a_reason(escalated):
+    pair, arb = escalated["pair"], escalated["arbitrator"]
+    with pytest.raises(services.ArbitrationError, match="concrete behavioral decision"):
+        services.arbitration_resolve(
+            pair_id=pair.pk,
+            arbitrator=arb,
+            kind="rewritten",
+            fields={"summary": "x", "final_decision": " "},
+        )
+    with pytest.raises(services.ArbitrationError, match="reason"):
+        services.arbitration_discard(pair_id=pair.pk, arbitrator=arb, reason="")
+    services.arbitration_discard(pair_id=pair.pk, arbitrator=arb, reason="Irreconcilable ages.")
+    assert ComparisonPair.objects.get().status == "discarded"
+
+
+def test_family_shown_to_the_arbitrator_only_when_the_admin_allows(client, escalated):
+    client.force_login(escalated["arbitrator"])
+    url = reverse("adjudication:pair", kwargs={"pair_id": escalated["pair"].pk})
+    body = client.get(url).content.decode()
+    assert "Claude" not in body and "Gemini" not in body
+    assert "Name the teacher." in body  # the annotators' guidance
+    AdjudicationSettings.objects.create(pk=1, show_family_to_arbitrator=True)
+    assert "Claude" in client.get(url).content.decode()
+
+
+def test_the_arbitrator_edits_through_the_page_with_a_diff(client, escalated):
+    client.force_login(escalated["arbitrator"])
+    pair = escalated["pair"]
+    url = reverse("adjudication:pair", kwargs={"pair_id": pair.pk})
+    page = client.get(url + "?edit=1").content.decode()
+    assert 'data-testid="side-by-side"' in page
+    data = {
+        "kind": "edited",
+        "candidate": "1",
+        "summary": "Changed words entirely here.",
+        "final_decision": "I decide.",
+    }
+    preview = client.post(url, {**data, "preview": "1"}).content.decode()
+    assert "<ins" in preview and not ArbitrationDecision.objects.exists()
+    assert client.post(url, {**data, "decide": "1"}).status_code == 302
+    ref = ReferenceResponse.objects.get(superseded_at__isnull=True)
+    assert ref.decision_type == "edited" and ref.word_edit_rate > 0
+
+
+def test_outcome_statistics_page_and_csv(client, escalated):
+    who = escalated
+    # a unanimous pair, and a flagged then discarded pair
+    p2 = make_pair(key="CHAR_42")
+    for a in assign(p2, who["annotators"], who["admin"]).values():
+        judge(a, family="gemini")
+    p3 = make_pair(key="CHAR_43")
+    a3 = list(assign(p3, who["annotators"], who["admin"]).values())
+    judge(a3[0], family="gpt", flagged=True)
+    judge(a3[1], family="gpt")
+    judge(a3[2], family="gpt")
+    services.arbitration_discard(pair_id=p3.pk, arbitrator=who["arbitrator"], reason="unfit")
+    services.arbitration_resolve(
+        pair_id=who["pair"].pk,
+        arbitrator=who["arbitrator"],
+        kind="adopted",
+        candidate_id=candidate(who["pair"], "claude").pk,
+    )
+    from adjudication.selectors import comparison_outcomes
+
+    o = comparison_outcomes(n_boot=200)
+    assert (
+        o.pairs_total == 3 and o.discarded_at_suitability == 1 and o.discarded_at_arbitration == 0
+    )
+    assert o.unanimous == 1 and o.unanimous_share == pytest.approx(0.5)
+    assert o.references_by_family["Gemini"] == 1 and o.references_by_family["Claude"] == 1
+    assert o.position_total == 9 and o.kappa_items == 3 and o.kappa is not None
+    client.force_login(who["admin"])
+    body = client.get(reverse("adjudication:outcomes")).content.decode()
+    assert "<svg" in body and 'data-testid="position-chart"' in body
+    csv = client.get(reverse("adjudication:outcomes-csv")).content.decode()
+    assert "fleiss_kappa" in csv and "references_from_Gemini,1" in csv
+    client.force_login(who["arbitrator"])
+    body = client.get(reverse("adjudication:outcomes")).content.decode()
+    assert "Gemini" not in body  # families hidden from the arbitrator by default
+    api = client.get(reverse("adjudication-api:outcomes")).json()
+    assert api["statistics"]["pairs_total"] == 3

@@ -1,0 +1,98 @@
+"""The memory audit's manual review queue walked in Chromium: a memory reviewer confirms
+one flagged memory and overrides another as a false positive (reason required); the
+senior expert edits the confirmed one with a diff preview, and the re-audit passes."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from audit import services
+from audit.models import MemoryCase
+from heartbench_site.roles import Role
+from tests.audit.conftest import CLEAN, DRIFT, hand_written
+from tests.factories import CharacterFactory, UserFactory
+
+from .test_login import log_in
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def flagged(transactional_db):
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    admin = UserFactory(username="audit-admin", roles=[Role.ADMIN])
+    UserFactory(username="memory-reviewer", roles=[Role.MEMORY_REVIEWER])
+    UserFactory(username="senior", roles=[Role.ARBITRATOR])
+    char = CharacterFactory(key="CHAR_01")
+    confirm = hand_written(char, sequence=1, event_age=20, content_full=DRIFT)
+    override = hand_written(
+        char,
+        sequence=2,
+        event_age=35,
+        content_full='"Years later," my friend read aloud from the novel, and I laughed. ' + CLEAN,
+    )
+    run = services.audit_run_start(created_by=admin)
+    services.audit_run_execute(run_id=run.pk)
+    return {"confirm": confirm, "override": override}
+
+
+def log_out(page):
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url("**/accounts/login/")
+
+
+def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flagged):
+    confirm, override = flagged["confirm"], flagged["override"]
+    log_in(page, live_server, "memory-reviewer")
+    page.get_by_test_id("queue-memory_audit").click()
+    page.wait_for_url("**/audit/?status=review")
+    assert page.get_by_test_id("case-queue").locator("tbody tr").count() == 2
+
+    # Confirm the drift: the evidence is highlighted in the narrative.
+    page.get_by_role("link", name=confirm.memory_id).click()
+    evidence = page.get_by_test_id("evidence")
+    assert evidence.first.inner_text() == "Years later"
+    assert "repair" in page.content().lower()
+    page.get_by_label("Confirm the defect").check()
+    page.get_by_role("button", name="Record my decision").click()
+    page.wait_for_load_state()
+    assert "awaiting the senior" in page.get_by_test_id("case-status").inner_text()
+
+    # Override the quoted novel line as a false positive: a reason is required.
+    page.goto(f"{live_server.url}/audit/?status=review")
+    page.get_by_role("link", name=override.memory_id).click()
+    page.get_by_label("False positive", exact=False).check()
+    page.get_by_role("button", name="Record my decision").click()
+    page.wait_for_load_state()
+    assert "Say why the flag is a false positive" in page.content()
+    page.get_by_label("Reason").fill("The marker is a line read aloud from a novel.")
+    page.get_by_role("button", name="Record my decision").click()
+    page.wait_for_load_state()
+    assert page.get_by_test_id("case-status").inner_text() == "Accepted as false positive"
+    log_out(page)
+
+    # The senior expert edits the confirmed memory, previews the diff, saves.
+    log_in(page, live_server, "senior")
+    page.get_by_test_id("queue-memory_senior_edit").click()
+    page.get_by_role("link", name=confirm.memory_id).click()
+    narrative = page.get_by_label("Narrative (content_full)")
+    narrative.fill(CLEAN)
+    page.get_by_role("button", name="Preview the diff").click()
+    diff = page.locator("#diff-preview").get_by_test_id("memory-diff")
+    diff.wait_for()
+    assert "Years later" in diff.locator("tbody del").first.inner_text()
+    assert page.get_by_test_id("case-status").inner_text().startswith("Confirmed")
+    page.get_by_role("button", name="Save and re-audit").click()
+    page.wait_for_load_state()
+    assert page.get_by_test_id("case-status").inner_text() == "Revised by the senior expert"
+    assert "passed the re-audit" in page.content()
+    page.get_by_test_id("no-current-flags").wait_for()
+    assert page.get_by_test_id("memory-diff").count() == 1  # the last edit, as a diff
+
+    statuses = dict(MemoryCase.objects.values_list("memory_id", "status"))
+    assert statuses == {
+        confirm.pk: MemoryCase.Status.REVISED,
+        override.pk: MemoryCase.Status.FALSE_POSITIVE,
+    }
+    confirm.refresh_from_db()
+    assert confirm.content_full == CLEAN

@@ -1,0 +1,118 @@
+"""Blinding of the comparison (seed 000 App. D.2: "Candidate order was randomized, and
+model-family identities were hidden during annotation"): an annotator walks every page,
+fragment and API response of the URLconf, with their own assignment in every state
+(untouched, drafted, submitted, routed, adjudicated), and finds no family or model name
+of the candidates. The control finds them where the admin may see them."""
+
+import pytest
+
+from adjudication import services as arbitration
+from annotation import comparison_services
+from heartbench_site.roles import Role
+from tests.web.conftest import SECRET_MODEL_NAMES
+from tests.web.test_blinding import every_url
+from tests.web.test_generation_blinding import FAMILY_WORD, HEADER_VARIANTS
+
+from .helpers import assign, judge, make_pair
+
+pytestmark = pytest.mark.django_db
+
+QUERY_VARIANTS = ["", "?format=json", "?edit=1"]
+
+
+def exposures(body: str) -> list[str]:
+    found = [f"model name {name}" for name in SECRET_MODEL_NAMES.values() if name in body]
+    found += sorted({f"family {m.group(0)!r}" for m in FAMILY_WORD.finditer(body)})
+    return found
+
+
+def scan(client, urls):
+    results = {}
+    for path, name in urls.items():
+        admin = name.startswith("admin:")
+        for query in QUERY_VARIANTS[:1] if admin else QUERY_VARIANTS:
+            for headers in HEADER_VARIANTS[:1] if admin else HEADER_VARIANTS:
+                response = client.get(path + query, **headers)
+                body = response.content.decode(errors="replace")
+                results[(path + query, str(headers))] = (
+                    name,
+                    response.status_code,
+                    exposures(body),
+                )
+    return results
+
+
+@pytest.fixture
+def world(secret_corpus, make_user):
+    annotators = [make_user(Role.PRIMARY_ANNOTATOR, username=f"blind-{i}") for i in (1, 2, 3)]
+    arbitrator = make_user(Role.ARBITRATOR, username="blind-arbitrator")
+    admin = make_user(Role.ADMIN, username="blind-admin", is_staff=True, is_superuser=True)
+    pairs = [make_pair(key=f"CHAR_3{i}") for i in range(4)]
+    from annotation.generation_models import Candidate
+
+    for c in Candidate.objects.all():
+        c.model_name = SECRET_MODEL_NAMES[c.family]
+        c.save(update_fields=["model_name"])
+    assigned = [list(assign(p, annotators, admin).values()) for p in pairs]
+    # pair 0 untouched but drafted by the first annotator; pair 1 submitted by the first;
+    # pair 2 escalated and adjudicated; pair 3 adopted unanimously.
+    comparison_services.comparison_draft_save(
+        public_id=assigned[0][0].public_id, annotator=annotators[0], data={"selected_letter": "B"}
+    )
+    judge(assigned[1][0], family="gpt", rating="partial", guidance="Trim it.")
+    for a, family in zip(assigned[2], ("claude", "gpt", "gemini"), strict=True):
+        judge(a, family=family)
+    arbitration.arbitration_resolve(
+        pair_id=pairs[2].pk,
+        arbitrator=arbitrator,
+        kind="edited",
+        candidate_id=pairs[2].candidates.get(family="gemini").pk,
+        fields={"summary": "Edited.", "final_decision": "I stay."},
+    )
+    for a in assigned[3]:
+        judge(a, family="claude")
+    return {
+        "corpus": secret_corpus,
+        "annotators": annotators,
+        "arbitrator": arbitrator,
+        "admin": admin,
+        "pairs": pairs,
+        "assigned": assigned,
+    }
+
+
+@pytest.mark.parametrize(
+    "state", [0, 1, 2, 3], ids=["drafted", "submitted", "adjudicated", "adopted"]
+)
+def test_an_annotator_reaches_no_family_or_model_name_anywhere(client, world, state):
+    annotator = world["annotators"][0]
+    client.force_login(annotator)
+    corpus = {
+        **world["corpus"],
+        "assignment": world["assigned"][state][0],
+        "pair": world["pairs"][state],
+    }
+    reached = set()
+    for (requested, headers), (name, status, found) in scan(
+        client, every_url(corpus, annotator)
+    ).items():
+        assert not found, f"{requested} {headers} ({status}) exposes {found}"
+        if status == 200:
+            reached.add(name)
+    assert {
+        "comparison:queue",
+        "comparison:pair",
+        "comparison-api:queue",
+        "comparison-api:pair",
+    } <= reached
+
+
+def test_the_scan_finds_families_where_the_admin_may_see_them(client, world):
+    client.force_login(world["admin"])
+    corpus = {**world["corpus"], "assignment": world["assigned"][2][0], "pair": world["pairs"][2]}
+    seen = set()
+    for _, status, found in scan(client, every_url(corpus, world["admin"])).values():
+        if status == 200:
+            seen.update(found)
+    assert {"family 'Gemini'"} <= seen
+    assert any(s.startswith("model name") for s in seen)
