@@ -9,6 +9,8 @@ saving the next number). The Django admin is for staff admins, who may see famil
 from django.contrib import admin
 from django.db.models import Count
 
+from heartbench_site.admin_base import ReadOnlyAdmin
+
 from .models import (
     ActivationSet,
     Candidate,
@@ -197,19 +199,6 @@ class ImportJobAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """The pipeline writes these rows; the admin may look, filter and search."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
         return False
 
 

@@ -3,6 +3,8 @@
 
 from django.contrib import admin
 
+from heartbench_site.admin_base import ReadOnlyAdmin
+
 from .review_models import (
     ChangeRequest,
     DiamondsRating,
@@ -16,17 +18,6 @@ from .review_models import (
     ScenarioVersion,
     ScreeningDecision,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ProfileReviewCase)

@@ -3,18 +3,9 @@
 
 from django.contrib import admin
 
+from heartbench_site.admin_base import ReadOnlyAdmin
+
 from .models import AuditEvent, AuditRun, AuditSettings, MemoryCase, MemoryVersion, RepairAttempt
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(AuditSettings)

@@ -9,6 +9,7 @@ import pytest
 from adjudication import services as arbitration
 from annotation import comparison_services
 from heartbench_site.roles import Role
+from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES
 from tests.web.test_blinding import every_url
 from tests.web.test_generation_blinding import FAMILY_WORD, HEADER_VARIANTS
@@ -27,19 +28,14 @@ def exposures(body: str) -> list[str]:
 
 
 def scan(client, urls):
-    results = {}
-    for path, name in urls.items():
-        admin = name.startswith("admin:")
-        for query in QUERY_VARIANTS[:1] if admin else QUERY_VARIANTS:
-            for headers in HEADER_VARIANTS[:1] if admin else HEADER_VARIANTS:
-                response = client.get(path + query, **headers)
-                body = response.content.decode(errors="replace")
-                results[(path + query, str(headers))] = (
-                    name,
-                    response.status_code,
-                    exposures(body),
-                )
-    return results
+    """{(url, headers): (view name, status, what the body exposes)}"""
+    return scan_responses(
+        client,
+        urls,
+        exposures,
+        query_variants=QUERY_VARIANTS,
+        header_variants=HEADER_VARIANTS,
+    )
 
 
 @pytest.fixture

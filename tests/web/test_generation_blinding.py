@@ -12,6 +12,7 @@ import re
 import pytest
 
 from heartbench_site.roles import Role
+from tests.blinding import scan_responses
 
 from .conftest import SECRET_MODEL_NAMES
 from .test_blinding import HEADER_VARIANTS, every_url
@@ -52,19 +53,13 @@ def exposures(body: str) -> list[str]:
 
 def scan(client, urls):
     """{(url, headers): (view name, status, what the body exposes)}"""
-    results = {}
-    for path, name in urls.items():
-        django_admin = name.startswith("admin:")
-        for query in QUERY_VARIANTS[:1] if django_admin else QUERY_VARIANTS:
-            for headers in HEADER_VARIANTS[:1] if django_admin else HEADER_VARIANTS:
-                response = client.get(path + query, **headers)
-                body = response.content.decode(errors="replace")
-                results[(path + query, str(headers))] = (
-                    name,
-                    response.status_code,
-                    exposures(body),
-                )
-    return results
+    return scan_responses(
+        client,
+        urls,
+        exposures,
+        query_variants=QUERY_VARIANTS,
+        header_variants=HEADER_VARIANTS,
+    )
 
 
 @pytest.mark.parametrize("role", NON_ADMIN_ROLES, ids=str)
