@@ -1,14 +1,13 @@
 """Pages of arbitration and of the comparison outcomes. Thin: parse, call a service or
 selector, render."""
 
-import csv
-
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from heartbench_site.roles import Role, role_required, user_roles
+from heartbench_site.web import add_error_messages, csv_download
 
 from . import selectors, services
 from .forms import ArbitrationForm, ReopenForm
@@ -73,8 +72,7 @@ def arbitration_pair(request, pair_id):
                             reason=data["reason"],
                         )
                 except services.ArbitrationError as error:
-                    for message in error.messages:
-                        form.add_error(None, message)
+                    add_error_messages(form, error)
                 else:
                     messages.success(request, f"Decision recorded for {page.pair}.")
                     return redirect("adjudication:pair", pair_id=pair_id)
@@ -156,9 +154,7 @@ def comparison_outcomes(request):
 def comparison_outcomes_csv(request):
     outcomes = selectors.comparison_outcomes()
     families = _families_visible(request.user)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="comparison-outcomes.csv"'
-    writer = csv.writer(response)
+    response, writer = csv_download("comparison-outcomes.csv")
     writer.writerow(["statistic", "value"])
     for name, value in outcomes.csv_rows():
         if not families and name.startswith("references_from_"):

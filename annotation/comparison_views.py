@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from heartbench_site.roles import Role, role_required
+from heartbench_site.web import add_error_messages
 
 from . import comparison_selectors as selectors
 from . import comparison_services as services
@@ -49,8 +50,7 @@ def comparison_pair(request, assignment):
                     public_id=page.public_id, annotator=request.user, content=form.cleaned_data
                 )
             except services.ComparisonError as error:
-                for message in error.messages:
-                    form.add_error(None, message)
+                add_error_messages(form, error)
             else:
                 messages.success(
                     request,
@@ -108,8 +108,7 @@ def comparison_assign(request):
                 batch_size=form.cleaned_data["batch_size"],
             )
         except services.ComparisonError as error:
-            for message in error.messages:
-                form.add_error(None, message)
+            add_error_messages(form, error)
         else:
             messages.success(request, f"{created} new assignment(s).")
             return redirect("comparison:assign")

@@ -1,8 +1,6 @@
 """Pages of the construction-stage reviews. Thin: parse, call a service or selector,
 render (the whole page, or its fragment for htmx)."""
 
-import csv
-
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -10,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from heartbench_site.roles import Role, role_required, user_roles
+from heartbench_site.web import add_error_messages, csv_download
 
 from . import review_selectors as selectors
 from . import review_services as services
@@ -36,15 +35,8 @@ scenario_reviewer_required = role_required(Role.SCENARIO_REVIEWER)
 scenario_readers_required = role_required(Role.SCENARIO_REVIEWER, Role.ADMIN)
 
 
-def _add_errors(form, error: ReviewError) -> None:
-    for message in error.messages:
-        form.add_error(None, message)
-
-
 def _csv_response(filename: str, header: list, rows: list) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    writer = csv.writer(response)
+    response, writer = csv_download(filename)
     writer.writerow(header)
     writer.writerows(rows)
     return response
@@ -108,7 +100,7 @@ def profile_review(request, key):
                     submit=submit,
                 )
             except ReviewError as error:
-                _add_errors(form, error)
+                add_error_messages(form, error)
             else:
                 messages.success(
                     request, f"Review of {key} submitted." if submit else "Draft saved."
@@ -131,7 +123,7 @@ def change_request_add(request, key):
                 character_key=key, reviewer=request.user, **form.cleaned_data
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             if not request.htmx:
                 messages.success(request, "Change request added.")
@@ -200,7 +192,7 @@ def profile_edit(request, key):
                 note=form.cleaned_data["note"],
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(
                 request,
@@ -233,7 +225,7 @@ def change_request_resolve(request, key, id):
                 reason=form.cleaned_data["reason"],
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             if not request.htmx:
                 messages.success(request, "Change request resolved.")
@@ -265,7 +257,7 @@ def profile_freeze(request, key):
                 note=form.cleaned_data["note"],
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, f"{version} is frozen.")
             return redirect("review:profile-adjudicate", key=key)
@@ -340,7 +332,7 @@ def scenario_screen(request, scenario_id):
                 scenario_id=scenario_id, reviewer=request.user, **form.cleaned_data
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, "Pass-1 decision recorded.")
             return redirect("review:scenario-review", scenario_id=scenario_id)
@@ -369,7 +361,7 @@ def scenario_revise(request, scenario_id):
                     note=form.cleaned_data["note"],
                 )
             except ReviewError as error:
-                _add_errors(form, error)
+                add_error_messages(form, error)
             else:
                 messages.success(request, "Revision proposed: both reviewers now screen it.")
                 return redirect("review:scenario-review", scenario_id=scenario_id)
@@ -395,7 +387,7 @@ def scenario_rate(request, scenario_id):
                 note=form.cleaned_data["note"],
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, "Ratings submitted.")
             return redirect("review:scenario-review", scenario_id=scenario_id)
@@ -421,7 +413,7 @@ def scenario_reassess(request, scenario_id):
                 note=form.cleaned_data["note"],
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, "Joint re-assessment recorded; the scenario is reviewed.")
             return redirect("review:scenario-review", scenario_id=scenario_id)
@@ -445,7 +437,7 @@ def scenario_new(request):
                 user=request.user, content=form.content(), note=form.cleaned_data["note"]
             )
         except ReviewError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, f"{scenario.scenario_id} created; it awaits pass 1.")
             return redirect("review:scenario-review", scenario_id=scenario.scenario_id)
@@ -463,7 +455,7 @@ def blueprint_list(request):
             try:
                 blueprint = services.blueprint_create(user=request.user, **form.cleaned_data)
             except ReviewError as error:
-                _add_errors(form, error)
+                add_error_messages(form, error)
             else:
                 dispatch_blueprint_expansion(
                     blueprint.pk, on_unavailable=lambda m: messages.error(request, m)

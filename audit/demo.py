@@ -82,8 +82,12 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
     # The demo runs in-process: `make demo` needs no worker.
     services.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
     for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
-        while services.repair_attempt_run(case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False):
-            pass
+        # Each call runs one repair attempt and says whether another one is due.
+        again = True
+        while again:
+            again = services.repair_attempt_run(
+                case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False
+            )
     child_case = MemoryCase.objects.filter(
         run=run,
         status=MemoryCase.Status.REVIEW,

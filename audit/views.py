@@ -1,15 +1,14 @@
 """Pages of the memory quality audit. Thin: parse, call a service or selector, render
 (the whole page, or its fragment for htmx)."""
 
-import csv
-
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from heartbench_site.roles import Role, role_required, user_roles
+from heartbench_site.web import add_error_messages, csv_download
 
 from . import criteria, selectors, services
 from .celery_tasks import dispatch_audit_run
@@ -21,11 +20,6 @@ reviewer_required = role_required(Role.MEMORY_REVIEWER)
 senior_required = role_required(Role.ARBITRATOR)
 admin_required = role_required(Role.ADMIN)
 CASES_PER_PAGE = 50
-
-
-def _add_errors(form, error: AuditError) -> None:
-    for message in error.messages:
-        form.add_error(None, message)
 
 
 @readers_required
@@ -83,7 +77,7 @@ def case_decide(request, case_id):
                 reason=form.cleaned_data["reason"],
             )
         except AuditError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, "Decision recorded.")
             return redirect("audit:case-detail", case_id=case_id)
@@ -129,7 +123,7 @@ def case_edit(request, case_id):
             note=form.cleaned_data["note"],
         )
     except AuditError as error:
-        _add_errors(form, error)
+        add_error_messages(form, error)
         return render(
             request,
             "audit/case_detail.html",
@@ -160,7 +154,7 @@ def run_list(request):
                 note=form.cleaned_data["note"],
             )
         except AuditError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             dispatch_audit_run(run.pk)
             return redirect("audit:run-detail", run_id=run.pk)
@@ -240,9 +234,7 @@ def outcomes_csv(request, run_id):
     if run is None:
         raise Http404("No such audit run.")
     result = selectors.audit_outcomes(run=run)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="memory-audit-{run.pk}-outcomes.csv"'
-    writer = csv.writer(response)
+    response, writer = csv_download(f"memory-audit-{run.pk}-outcomes.csv")
     names = [name for name, _ in selectors.OUTCOME_COLUMNS]
     writer.writerow(["character", *names])
     for row in result.rows:
@@ -275,7 +267,7 @@ def settings_page(request):
                 **form.settings_values(),
             )
         except AuditError as error:
-            _add_errors(form, error)
+            add_error_messages(form, error)
         else:
             messages.success(request, f"Saved as version {version.number}.")
             return redirect("audit:settings")

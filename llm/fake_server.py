@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import email.utils
 import json
 import logging
@@ -340,7 +341,7 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 30
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
+        """Silenced: the server records every request in ``requests`` instead."""
 
     def setup(self) -> None:
         super().setup()
@@ -408,10 +409,8 @@ class FakeProviderServer:
             with self._lock:
                 conns = list(self._connections)
             for conn in conns:
-                try:
+                with contextlib.suppress(OSError):  # the peer already closed it
                     conn.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
             self._httpd.server_close()
             self._httpd = None
         if self._thread is not None:
@@ -658,15 +657,12 @@ def main(argv: list[str] | None = None) -> int:
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
-        done.wait()
-    except KeyboardInterrupt:
-        pass
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C stops it like SIGTERM
+            done.wait()
     finally:
         server.stop()
-        try:
+        with contextlib.suppress(OSError):  # whoever started us stopped reading
             print(f"fake provider server stopped after {len(server.requests)} requests", flush=True)
-        except (BrokenPipeError, OSError):
-            pass  # whoever started us stopped reading
     return 0
 
 

@@ -231,10 +231,10 @@ class OfflineDemoClient:
         return self.complete_json(**kwargs)
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the demo provider holds no connection."""
 
     async def aclose(self) -> None:
-        pass
+        """Nothing to release: the demo provider holds no connection."""
 
 
 def _now() -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import email.utils
 import json
 import random
@@ -35,10 +36,8 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     value = value.strip()
     if not value:
         return None
-    try:
+    with contextlib.suppress(ValueError):  # not delta-seconds: try an HTTP date
         return max(0.0, float(value))
-    except ValueError:
-        pass
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
@@ -58,10 +57,8 @@ def retry_after_from_response(
     """Retry-After, OpenAI's retry-after-ms, or Gemini's google.rpc.RetryInfo in the body."""
     ms = headers.get("retry-after-ms")
     if ms:
-        try:
+        with contextlib.suppress(ValueError):  # unreadable: fall back to Retry-After
             return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
     seconds = parse_retry_after(headers.get("retry-after"))
     if seconds is not None:
         return seconds

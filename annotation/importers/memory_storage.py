@@ -21,6 +21,7 @@ from the character's other memories, or from its profile's trait anchor.
 """
 
 import ast
+import contextlib
 import json
 import math
 import re
@@ -134,13 +135,11 @@ def _typed(preamble: dict[str, str]) -> dict:
         if key in record:
             record[key] = _list_value(record[key])
     if "emotion_intensity" in record:
-        try:
+        # Not a number: left as written, for the validation to name it.
+        with contextlib.suppress(ValueError):
             value = float(record["emotion_intensity"])
-            record["emotion_intensity"] = (
-                value if math.isfinite(value) else record["emotion_intensity"]
-            )
-        except ValueError:
-            pass
+            if math.isfinite(value):
+                record["emotion_intensity"] = value
     if "is_demo_standin" in record:
         flag = record["is_demo_standin"].lower()
         record["is_demo_standin"] = {"true": True, "false": False}.get(
