@@ -159,6 +159,27 @@ def test_outcome_statistics_page_and_csv(client, escalated):
     assert o.unanimous == 1 and o.unanimous_share == pytest.approx(0.5)
     assert o.references_by_family["Gemini"] == 1 and o.references_by_family["Claude"] == 1
     assert o.position_total == 9 and o.kappa_items == 3 and o.kappa is not None
+    # Independent computations: statsmodels' Fleiss' κ on the canonical selections, and
+    # the letters recomputed from each annotator's stored permutation.
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
+    from annotation.comparison_models import ComparisonJudgment
+    from tests.comparison.helpers import letter_for
+
+    judgments = ComparisonJudgment.objects.select_related(
+        "assignment", "selected_candidate"
+    ).order_by("assignment__pair_id", "assignment__annotator_id")
+    families = ["claude", "gpt", "gemini"]
+    per_pair = {}
+    letters = {"A": 0, "B": 0, "C": 0}
+    for j in judgments:
+        family = j.selected_candidate.family
+        per_pair.setdefault(j.assignment.pair_id, []).append(families.index(family))
+        letters[letter_for(j.assignment, family)] += 1
+    table, _ = aggregate_raters(list(per_pair.values()), n_cat=len(families))
+    assert o.kappa == pytest.approx(sm_fleiss_kappa(table, method="fleiss"))
+    assert o.position_counts == letters
     client.force_login(who["admin"])
     body = client.get(reverse("adjudication:outcomes")).content.decode()
     assert "<svg" in body and 'data-testid="position-chart"' in body
