@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "annotation",
     "adjudication",
     "humanbaseline",
+    "evaluation",
     "audit",
 ]
 

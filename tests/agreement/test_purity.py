@@ -11,7 +11,8 @@ def test_importing_agreement_loads_no_web_framework():
     code = (
         "import sys, agreement; "
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'django', 'rest_framework', 'celery', 'annotation', 'adjudication', 'humanbaseline'}); "
+        "{'django', 'rest_framework', 'celery', 'annotation', 'adjudication', "
+        "'humanbaseline', 'audit', 'evaluation'}); "
         "print(','.join(loaded))"
     )
     result = subprocess.run(

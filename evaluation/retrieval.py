@@ -7,7 +7,7 @@ prefixed with the memory's anonymized id and timeline label (App. L.1).
 
 The paper used an embedding retriever; the platform ships BM25 (rank-bm25) and TF-IDF
 cosine (scikit-learn) so it runs offline. Retrieved sets are stored
-(:class:`~humanbaseline.models.RetrievalSet`) and reused, so evaluation prompts and
+(:class:`~evaluation.models.RetrievalSet`) and reused, so evaluation prompts and
 the human-baseline pages render the same strings in the same order.
 """
 
