@@ -261,3 +261,6 @@ class McqItemVersion(models.Model):
 
     def __str__(self):
         return f"{self.item.question_id} v{self.number}"
+
+
+from .mcq_models import *  # noqa: E402,F401,F403  (registers the MCQ workflow models)

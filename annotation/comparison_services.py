@@ -160,7 +160,10 @@ def comparison_draft_save(*, public_id, annotator, data: dict) -> ComparisonDraf
     assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
     if not assignment.pair.is_open:
         raise ComparisonError("This pair has been routed; your judgment can no longer change.")
-    clean = {f: str(data.get(f, ""))[:10_000] for f in JUDGMENT_FIELDS if f in data}
+    # NUL cannot be stored in jsonb; a form would refuse it on submit anyway.
+    clean = {
+        f: str(data.get(f, "")).replace("\x00", "")[:10_000] for f in JUDGMENT_FIELDS if f in data
+    }
     draft, _ = ComparisonDraft.objects.update_or_create(
         assignment=assignment, defaults={"data": clean}
     )

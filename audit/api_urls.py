@@ -1,6 +1,6 @@
 """REST endpoints of the memory quality audit, under /api/audit/."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import api
 
@@ -9,4 +9,5 @@ urlpatterns = [
     path("runs/", api.AuditRunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", api.AuditRunDetailApi.as_view(), name="run-detail"),
     path("cases/", api.CaseQueueApi.as_view(), name="case-list"),
+    path("labels/", include("audit.label_api")),
 ]

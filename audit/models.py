@@ -330,3 +330,6 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return self.action
+
+
+from .label_models import *  # noqa: E402,F401,F403  (registers the reference-label audit models)

@@ -1,6 +1,6 @@
 """The memory quality audit (seed 000 §2.2 Stage 3, App. B.6), under /audit/."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -17,4 +17,5 @@ urlpatterns = [
     path("runs/<int:run_id>/outcomes/", views.outcomes, name="outcomes"),
     path("runs/<int:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
     path("settings/", views.settings_page, name="settings"),
+    path("labels/", include("audit.label_urls")),
 ]

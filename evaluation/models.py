@@ -6,10 +6,12 @@ App. J), the reference-label audit subset and the profile-disclosure diagnostic,
 sits beside them rather than inside one.
 """
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from adjudication.models import McqItem
-from annotation.models import Memory
+from annotation.models import Memory, ProfileVersion
 
 
 class RetrievalSet(models.Model):
@@ -68,3 +70,145 @@ class RetrievedMemory(models.Model):
 
     def __str__(self):
         return f"{self.retrieval_set_id}#{self.rank} {self.anonymized_id}"
+
+
+class EvaluationError(ValidationError):
+    """An evaluation request that cannot be carried out as asked; the message says why."""
+
+
+class Setting(models.TextChoices):
+    """The evaluation inputs of §3.1 and App. I (Mem0/PersonaDB need their own backends)."""
+
+    NO_RETRIEVAL = "no_retrieval", "No-Retrieval"
+    NAIVE_RAG = "naive_rag", "Naive-RAG (k = 30)"
+    DISCLOSED_PROFILE = "disclosed_profile", "Disclosed-Profile"
+    DISCLOSED_PROFILE_MEMORY = "disclosed_profile_memory", "Disclosed-Profile + Memory"
+
+
+MEMORY_SETTINGS = (Setting.NAIVE_RAG, Setting.DISCLOSED_PROFILE_MEMORY)
+PROFILE_SETTINGS = (Setting.DISCLOSED_PROFILE, Setting.DISCLOSED_PROFILE_MEMORY)
+
+
+class EvaluationRun(models.Model):
+    """One model under one setting on one item set: run here on Celery, or imported.
+
+    ``provider`` snapshots the provider config without its key (kind, model, base URL);
+    the worker resolves ``provider_key`` from its own environment (see providers.py).
+    Items are fixed at creation: one :class:`EvaluationPrediction` row per item.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
+        IMPORTED = "imported", "Imported"
+
+    class Origin(models.TextChoices):
+        PLATFORM = "platform", "Run on the platform"
+        IMPORTED = "imported", "Imported predictions"
+
+    label = models.CharField(
+        max_length=120, help_text="The model's name in tables and comparisons, e.g. gpt-5.4."
+    )
+    origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.PLATFORM)
+    setting = models.CharField(max_length=32, choices=Setting.choices)
+    provider_key = models.CharField(max_length=80, blank=True)
+    provider = models.JSONField(default=dict, blank=True)
+    decoding = models.JSONField(default=dict, blank=True)
+    retrieval_method = models.CharField(
+        max_length=16, choices=RetrievalSet.Method.choices, default=RetrievalSet.Method.BM25
+    )
+    k = models.PositiveSmallIntegerField(default=30)
+    item_set = models.CharField(max_length=200, default="all final items")
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
+    note = models.TextField(blank=True)
+    source_file = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.label} · {self.get_setting_display()} (run {self.pk})"
+
+    @property
+    def uses_memory(self) -> bool:
+        return self.setting in MEMORY_SETTINGS
+
+    @property
+    def discloses_profile(self) -> bool:
+        return self.setting in PROFILE_SETTINGS
+
+
+class EvaluationPrediction(models.Model):
+    """The one retained response of a run for one item (App. I: one response per item).
+
+    ``parse_path`` says how ``choice`` was read (App. L.1): ``json`` (decision_choice of
+    the parsed object), ``raw_text`` (JSON failed; an explicitly named decision_choice was
+    recovered), ``invalid`` and ``refusal`` (no choice: counted incorrect), ``leak``
+    (the prompt was refused before the call; ``leak_reasons`` says why), ``imported``.
+    The rationale fields stay in ``parsed`` for inspection and are never graded.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Running"
+        ANSWERED = "answered", "Answered"
+        INVALID = "invalid", "Invalid or refused (incorrect)"
+        LEAK_BLOCKED = "leak_blocked", "Blocked by the leak check"
+        FAILED = "failed", "Call failed"
+
+    class ParsePath(models.TextChoices):
+        JSON = "json", "JSON decision_choice"
+        RAW_TEXT = "raw_text", "Recovered from raw text"
+        INVALID = "invalid", "Invalid response"
+        REFUSAL = "refusal", "Refusal"
+        LEAK = "leak", "Leak check refused the prompt"
+        IMPORTED = "imported", "Imported"
+
+    TERMINAL = (Status.ANSWERED, Status.INVALID, Status.LEAK_BLOCKED, Status.FAILED)
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="predictions")
+    item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    choice = models.CharField(max_length=1, blank=True)
+    parse_path = models.CharField(max_length=16, choices=ParsePath.choices, blank=True)
+    retrieval_set = models.ForeignKey(
+        RetrievalSet, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    profile_version = models.ForeignKey(
+        ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    prompt_hash = models.CharField(max_length=64, blank=True)
+    user_prompt = models.TextField(blank=True)
+    raw_response = models.TextField(blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    leak_reasons = models.JSONField(default=list, blank=True)
+    error_kind = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_s = models.FloatField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "item__question_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "item"], name="evaluation_prediction_unique")
+        ]
+
+    def __str__(self):
+        return f"run {self.run_id} · {self.item_id}: {self.choice or '—'}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL

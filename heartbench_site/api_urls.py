@@ -12,4 +12,6 @@ urlpatterns = [
     path("audit/", include("audit.api_urls")),
     path("compare/", include("annotation.comparison_api_urls")),
     path("arbitration/", include("adjudication.api_urls")),
+    path("evaluation/", include("evaluation.api_urls")),
+    path("items/", include("adjudication.mcq_api")),
 ]

@@ -20,4 +20,6 @@ def roles(request):
         "nav_comparison": bool(held & set(COMPARISON_ROLES)),
         "nav_arbitration": bool(held & set(ARBITRATION_ROLES)),
         "nav_memory_audit": bool(held & set(MEMORY_AUDIT_ROLES)),
+        "nav_label_audit": bool(held & {Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN}),
+        "nav_baseline": bool(held & {Role.BASELINE_PARTICIPANT, Role.ADMIN}),
     }

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import health, views
+from . import health, history_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,9 +13,14 @@ urlpatterns = [
     path("audit/", include("audit.urls")),
     path("compare/", include("annotation.comparison_urls")),
     path("arbitration/", include("adjudication.urls")),
+    path("baseline/", include("humanbaseline.urls")),
+    path("evaluation/", include("evaluation.urls")),
+    path("items/", include("adjudication.mcq_urls")),
+    path("export/", include("adjudication.export_urls")),
     path("api/", include("heartbench_site.api_urls")),
     path("api/schema/", views.SchemaView.as_view(), name="api-schema"),
     path("api/docs/", views.SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("history/", history_views.decision_history, name="decision-history"),
     path("admin/", admin.site.urls),
     # The compose health check; no slash so the probe needs no redirect.
     path("healthz", health.healthz, name="healthz"),

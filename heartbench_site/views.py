@@ -10,16 +10,21 @@ from dataclasses import dataclass
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from drf_spectacular.utils import extend_schema, inline_serializer
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from adjudication.export_selectors import export_home_queues
+from adjudication.mcq_selectors import mcq_home_queues
 from annotation.comparison_selectors import comparison_home_queues
 from annotation.generation_ui_selectors import generation_running_count
 from annotation.review_selectors import review_home_queues
 from annotation.selectors import corpus_overview, import_job_list
+from audit.label_selectors import label_audit_home_queues
 from audit.selectors import audit_home_queues
+from evaluation.selectors import evaluation_home_queues
+from humanbaseline.selectors import baseline_home_queues
 
 from .roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
 
@@ -33,8 +38,7 @@ class Queue:
     title: str
     purpose: str
     empty_state: str
-    # Key of the live count in review_home_queues() or comparison_home_queues(); "" while
-    # the workflow is not built.
+    # Key of the live count in one of HOME_QUEUE_SOURCES' dicts.
     live: str = ""
 
 
@@ -72,6 +76,14 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             "No confirmed memory defects awaiting your edit",
             live="memory_senior_edit",
         ),
+        Queue(
+            "MCQ item review",
+            "Items the LLM screen flagged or could not screen, and items assembled with fewer "
+            "than three valid distractors: retain, revise, replace, re-key, reconstruct or "
+            "remove; every edit is screened again in full.",
+            "No item awaits review: every screened item passed or has been resolved",
+            live="mcq_item_review",
+        ),
     ),
     Role.SCENARIO_REVIEWER: (
         Queue(
@@ -92,32 +104,85 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
     Role.AUDIT_EXPERT: (
         Queue(
             "Reference-label audit",
-            "Blind selection of the best-fitting option on a stratified sample of items.",
-            "No items assigned yet",
+            "Select, blind to the key, the option most likely and most reasonable for the "
+            "target character, on a stratified sample of final items.",
+            "No items awaiting your selection",
+            live="label_audit",
         ),
     ),
     Role.AUDIT_ADJUDICATOR: (
         Queue(
             "Audit disagreements",
-            "Items on which the audit experts' selections disagree.",
-            "No disagreements yet",
+            "Items on which not all three audit experts chose the key: keep, reword, re-key "
+            "or remove.",
+            "No items awaiting your decision",
+            live="label_audit_adjudication",
         ),
     ),
     Role.BASELINE_PARTICIPANT: (
         Queue(
             f"Human baseline — your {HUMAN_BASELINE_ITEM_COUNT} items",
             "Consent, a short briefing, then the study items in your own order.",
-            "Your study session has not been opened yet",
+            "No study to take yet: use the invitation link you received",
+            live="baseline_study",
+        ),
+    ),
+    Role.ADMIN: (
+        Queue(
+            "MCQ assembly and item review",
+            "Flagged, unscreenable and incomplete items; assembly runs start from the queue.",
+            "No item awaits review: every screened item passed or has been resolved",
+            live="mcq_item_review",
+        ),
+        Queue(
+            "Reference-label audits",
+            "Create an audit (three experts and an adjudicator, checked for conflicts of "
+            "interest), draw the stratified sample, read the outcome table.",
+            "No audit in progress",
+            live="label_audit_admin",
+        ),
+        Queue(
+            "Baseline studies",
+            "Select the balanced subset by integer programming, run studies, export time on "
+            "task and compute the App. J report.",
+            "No open baseline study",
+            live="baseline_admin",
+        ),
+        Queue(
+            "Evaluation runs",
+            "No-Retrieval, Naive-RAG and Disclosed-Profile runs on the final set: launch, "
+            "watch, resume, import predictions, analyse.",
+            "No evaluation run is running or waiting to be resumed",
+            live="evaluation_runs",
+        ),
+        Queue(
+            "Export the final set",
+            "The release layouts, the model-facing files with the keys apart, the "
+            "construction record and a manifest of hashes.",
+            "No item is in the final set yet: import the release or finish item review first",
+            live="final_set_export",
         ),
     ),
 }
+
+HOME_QUEUE_SOURCES = (
+    review_home_queues,
+    comparison_home_queues,
+    audit_home_queues,
+    mcq_home_queues,
+    label_audit_home_queues,
+    baseline_home_queues,
+    evaluation_home_queues,
+    export_home_queues,
+)
 
 
 @login_required
 def home(request):
     held = user_roles(request.user)
-    live = review_home_queues(user=request.user) | comparison_home_queues(user=request.user)
-    live |= audit_home_queues(user=request.user)
+    live = {}
+    for source in HOME_QUEUE_SOURCES:
+        live |= source(user=request.user)
     cards = [
         (role, [(queue, live.get(queue.live)) for queue in ROLE_QUEUES[role]])
         for role in ordered_roles(held)
@@ -163,8 +228,12 @@ class SchemaView(SpectacularAPIView):
     serve_public = False
 
 
-class SwaggerView(SpectacularSwaggerView):
-    """Swagger UI from the sidecar package's static files (lab machines may be offline)."""
+class SwaggerView(SpectacularSwaggerSplitView):
+    """Swagger UI from the sidecar package's static files (lab machines may be offline).
+
+    The split view serves its start-up script as a file (``?script``): the CSP allows no
+    inline script.
+    """
 
     permission_classes = [HasRole]
     allowed_roles = CORPUS_READERS

@@ -1,1 +1,305 @@
-"""Models of the matched-information human baseline (seed 000 §3.2, App. J)."""
+"""Models of the matched-information human baseline (seed 000 §3.2, App. J).
+
+!!! BLINDING !!!  A participant's pages are built from :class:`StudyItem` materials
+(character id, occupation, the stored retrieval set, scenario, options in order) and
+never from keys, families, profiles or predictions. Those live here for admins only:
+``ItemSourceFamily.family``, ``SelectionItem.family``, reports and imported predictions.
+"""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from adjudication.models import OPTION_LABELS, McqItem
+from annotation.generation_models import ModelFamily
+from annotation.life_stages import LIFE_STAGE_CHOICES
+from evaluation.models import RetrievalSet
+
+LETTER_CHOICES = [(x, x) for x in OPTION_LABELS]
+
+
+class BaselineError(Exception):
+    """A baseline workflow step that cannot be done; ``messages`` say what to fix."""
+
+    def __init__(self, *messages):
+        super().__init__(" ".join(messages))
+        self.messages = list(messages)
+
+
+class ItemSourceFamily(models.Model):
+    """The answer-key source family of an item, as the selection uses it.
+
+    Set from the item's adjudicated reference (``reference.source_family``) or by an
+    admin's CSV upload (question_id → family) for items imported without provenance.
+    """
+
+    item = models.OneToOneField(McqItem, on_delete=models.CASCADE, related_name="+")
+    family = models.CharField(max_length=16, choices=ModelFamily.choices)
+    origin = models.CharField(max_length=200)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.item_id}: {self.family}"
+
+
+class SubsetSelection(models.Model):
+    """One run of the ILP (App. J "Item subset"): its parameters, seed and outcome."""
+
+    seed = models.BigIntegerField()
+    parameters = models.JSONField()
+    feasible = models.BooleanField()
+    failed_at = models.CharField(max_length=16, blank=True)
+    problems = models.JSONField(default=list, blank=True)
+    n_candidates = models.PositiveIntegerField()
+    n_without_family = models.PositiveIntegerField(default=0)
+    objective = models.FloatField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"selection #{self.pk} (seed {self.seed})"
+
+
+class SelectionItem(models.Model):
+    selection = models.ForeignKey(SubsetSelection, on_delete=models.CASCADE, related_name="items")
+    item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="+")
+    # Snapshots of what the ILP balanced, so the record stays true if an item changes.
+    family = models.CharField(max_length=16)
+    character_key = models.CharField(max_length=16)
+    stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES)
+
+    class Meta:
+        ordering = ["selection", "item__question_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["selection", "item"], name="selection_item_unique")
+        ]
+
+    def __str__(self):
+        return f"selection {self.selection_id}: item {self.item_id}"
+
+
+class BaselineStudy(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=200)
+    selection = models.ForeignKey(SubsetSelection, on_delete=models.PROTECT, related_name="+")
+    consent_version = models.CharField(max_length=40)
+    consent_text = models.TextField()
+    briefing = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    invitation_token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    retrieval_method = models.CharField(max_length=16)
+    k = models.PositiveSmallIntegerField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name_plural = "baseline studies"
+
+    def __str__(self):
+        return self.name
+
+
+class StudyItem(models.Model):
+    """One item a participant sees, with the retrieval set fixed when the study was made.
+
+    ``is_practice`` items come before the study, are not in the subset and are the only
+    ones with feedback.
+    """
+
+    study = models.ForeignKey(BaselineStudy, on_delete=models.CASCADE, related_name="items")
+    item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="+")
+    is_practice = models.BooleanField(default=False)
+    position = models.PositiveSmallIntegerField()
+    retrieval_set = models.ForeignKey(RetrievalSet, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["study", "is_practice", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "item"], name="study_item_unique"),
+            models.UniqueConstraint(
+                fields=["study", "is_practice", "position"], name="study_item_position_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"study {self.study_id} {'practice' if self.is_practice else 'item'} {self.position}"
+
+
+class Participation(models.Model):
+    class Status(models.TextChoices):
+        INVITED = "invited", "Invited"
+        DECLINED = "declined", "Declined consent"
+        CONSENTED = "consented", "Consented"
+        STARTED = "started", "Answering"
+        FINALIZED = "finalized", "Finalized"
+
+    study = models.ForeignKey(BaselineStudy, on_delete=models.PROTECT, related_name="participants")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="baseline_participations"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.INVITED)
+    enrolled_via = models.CharField(max_length=16)
+    consent_version = models.CharField(max_length=40, blank=True)
+    consent_decided_at = models.DateTimeField(null=True, blank=True)
+    briefing_done_at = models.DateTimeField(null=True, blank=True)
+    practice_done_at = models.DateTimeField(null=True, blank=True)
+    # The item order: ``numpy.random.default_rng(order_seed).permutation`` of the study
+    # items by position; the resulting order is also stored in ItemResponse.position.
+    order_seed = models.BigIntegerField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="participation_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.user} in {self.study}"
+
+
+class ItemResponse(models.Model):
+    """A participant's place for one study item: its position in their order, the current
+    answer (revisable until finalize) and the time spent on it."""
+
+    participation = models.ForeignKey(
+        Participation, on_delete=models.CASCADE, related_name="responses"
+    )
+    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    choice = models.CharField(max_length=1, choices=LETTER_CHOICES, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    revisions = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["participation", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["participation", "position"], name="response_position_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["participation", "study_item"], name="response_item_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.participation_id} #{self.position}: {self.choice or '-'}"
+
+
+class AnswerEvent(models.Model):
+    """Every saved answer, in order: the history behind ``ItemResponse.choice``."""
+
+    response = models.ForeignKey(ItemResponse, on_delete=models.CASCADE, related_name="events")
+    choice = models.CharField(max_length=1, choices=LETTER_CHOICES)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["response", "at", "pk"]
+
+    def __str__(self):
+        return f"{self.response_id}: {self.choice}"
+
+
+class PracticeAnswer(models.Model):
+    participation = models.ForeignKey(
+        Participation, on_delete=models.CASCADE, related_name="practice_answers"
+    )
+    study_item = models.ForeignKey(StudyItem, on_delete=models.PROTECT, related_name="+")
+    choice = models.CharField(max_length=1, choices=LETTER_CHOICES)
+    answered_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["participation", "study_item"], name="practice_answer_unique"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.participation_id} practice {self.study_item_id}: {self.choice}"
+
+
+class WorkSession(models.Model):
+    """A stretch of continuous activity; a gap longer than the idle limit starts a new one.
+
+    Payment is by the hour (App. J), so the export sums these per participant.
+    """
+
+    participation = models.ForeignKey(
+        Participation, on_delete=models.CASCADE, related_name="sessions"
+    )
+    started_at = models.DateTimeField()
+    last_activity_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["participation", "started_at"]
+
+    def __str__(self):
+        return f"{self.participation_id} from {self.started_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def seconds(self) -> float:
+        return (self.last_activity_at - self.started_at).total_seconds()
+
+
+class ImportedPrediction(models.Model):
+    """A model's answer letter on an item, uploaded as CSV (question_id → letter per model)."""
+
+    model_label = models.CharField(max_length=120)
+    item = models.ForeignKey(McqItem, on_delete=models.CASCADE, related_name="+")
+    letter = models.CharField(max_length=1, choices=LETTER_CHOICES, blank=True)
+    origin = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["model_label", "item"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["model_label", "item"], name="imported_prediction_unique"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.model_label} {self.item_id}: {self.letter or '-'}"
+
+
+class BaselineReport(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Queued"
+        RUNNING = "running", "Computing"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    study = models.ForeignKey(BaselineStudy, on_delete=models.CASCADE, related_name="reports")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    seed = models.BigIntegerField()
+    n_boot = models.PositiveIntegerField()
+    n_permutations = models.PositiveIntegerField()
+    results = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"report {self.pk} of study {self.study_id} ({self.status})"

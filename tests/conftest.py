@@ -26,6 +26,19 @@ CHROMIUM_ARGS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def celery_not_eager_by_default():
+    """Every test starts with tasks going to the broker, as in production. A fixture
+    that switches Celery to eager restores "the previous value"; without this reset a
+    value left eager by one test (or read while pytest-django's settings fixture held
+    it eager) would make a later "through a real worker" test run its tasks in-process."""
+    from heartbench_site.celery import app
+
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = False
+
+
 @pytest.fixture(scope="session")
 def release_dir() -> Path:
     assert RELEASE_DIR.is_dir(), f"the public release is expected at {RELEASE_DIR}"

@@ -21,7 +21,8 @@ change nothing, not even ``source``):
   among candidates with no run, updated in place when the model name or decision
   differs. Generated candidates are never touched.
 * MCQ items: matched by question id; a change of any field or option bumps ``version``
-  and replaces the options.
+  and replaces the options. New and changed items get a McqItemVersion snapshot
+  (origin import) of their version; unchanged items get none.
 * activation lists naming a scenario that is neither stored nor imported (the
   release's step-1 file screens 15 draft scenarios dropped before publication) are
   left out with a notice; references and MCQs naming an unknown scenario are errors.
@@ -31,7 +32,7 @@ from collections import defaultdict
 
 from django.db import connection, transaction
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
+from adjudication.models import McqItem, McqItemVersion, McqOption, ReferenceResponse
 from annotation.models import (
     ActivationSet,
     Candidate,
@@ -558,6 +559,7 @@ class _Writer:
 
     def mcq_items(self) -> None:
         create, update, options = [], [], []
+        by_qid = {}
         for qid, (fields, origin) in self.corpus.mcq_items.items():
             row = {
                 "question_id": qid,
@@ -594,8 +596,46 @@ class _Writer:
             McqOption.objects.filter(item_id__in=[row["id"] for row in update]).delete()
             update_rows(McqItem, update, [*MCQ_FIELDS, "version", "source"])
         insert_rows(McqOption, options)
+        insert_rows(McqItemVersion, self._item_versions(create, by_qid, update))
         self.summary.add("mcq_items", "created", len(create))
         self.summary.add("mcq_items", "updated", len(update))
+
+    def _item_versions(self, create, by_qid, update) -> list[dict]:
+        """Snapshots (origin import) of every new or changed item's version; for a changed
+        item also of the version it replaces, when no snapshot of it exists yet."""
+
+        def snapshot(item_id, number, correct_answer, options):
+            return {
+                "item_id": item_id,
+                "number": number,
+                "correct_answer": correct_answer,
+                "options": [{**o, "source_reference": None} for o in options],
+                "assembly_params": {},
+                "origin": McqItemVersion.Origin.IMPORT,
+                "note": "",
+            }
+
+        rows = [
+            snapshot(by_qid[row["question_id"]], 1, row["correct_answer"], item_options)
+            for row, item_options in create
+        ]
+        if update:
+            old_by_id = {old["id"]: old for old in self.stored.mcq_items.values()}
+            kept = set(
+                McqItemVersion.objects.filter(item_id__in=list(old_by_id)).values_list(
+                    "item_id", "number"
+                )
+            )
+            for row in update:
+                old = old_by_id[row["id"]]
+                if (old["id"], old["version"]) not in kept:
+                    rows.append(
+                        snapshot(old["id"], old["version"], old["correct_answer"], old["options"])
+                    )
+                new_options = self.corpus.mcq_items[row["question_id"]][0]["options"]
+                options = [{f: o[f] for f in OPTION_FIELDS} for o in new_options]
+                rows.append(snapshot(row["id"], row["version"], row["correct_answer"], options))
+        return rows
 
     def activation_sets(self) -> None:
         def build(fields, origin):

@@ -39,7 +39,45 @@ def decode_text(data: bytes, problems: Problems) -> str | None:
             f"not valid UTF-8 at line {line}, column {column} (byte {exc.start}): {exc.reason}",
         )
         return None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        column = nul - (text.rfind("\n", 0, nul) + 1) + 1
+        problems.add("", "", f"contains a NUL character at line {line}, column {column}")
+        return None
     return text.removeprefix("\ufeff")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Only a file whose text spells such an escape needs the walk below.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def _unstorable_strings(doc, problems: Problems, limit: int = 20) -> bool:
+    """Report strings PostgreSQL cannot store: JSON escapes may spell a NUL (\\u0000) or
+    an unpaired surrogate (\\ud800) that valid UTF-8 bytes never could. True if any."""
+    found = 0
+    stack = [("", doc)]
+    while stack and found < limit:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                child = f"{path}.{key}" if path else str(key)
+                stack.append((child, item))
+                stack.append((f"{child} (the key)", key))
+        elif isinstance(value, list):
+            for i in range(len(value) - 1, -1, -1):
+                stack.append((f"{path}[{i}]", value[i]))
+        elif isinstance(value, str):
+            if "\x00" in value:
+                problems.add("", path, "contains a NUL character (\\u0000), which cannot be stored")
+                found += 1
+            elif _SURROGATE.search(value):
+                problems.add(
+                    "", path, "contains an unpaired surrogate escape (\\ud800-\\udfff), not text"
+                )
+                found += 1
+    return found > 0
 
 
 class _DuplicateKeys:
@@ -72,6 +110,8 @@ def load_json(text: str, problems: Problems):
         return None
     for key in dict.fromkeys(hook.duplicates):
         problems.add("", key, f'the key "{key}" appears twice in one JSON object')
+    if _UNSTORABLE_ESCAPE.search(text) and _unstorable_strings(doc, problems):
+        return None
     return doc
 
 

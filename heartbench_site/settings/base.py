@@ -4,6 +4,7 @@ Thin overrides live in ``local.py`` (the SQLite demo), ``test.py`` and ``product
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -11,7 +12,11 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# A .env file next to manage.py fills variables the environment lacks (docker compose's
+# env_file does the same); DJANGO_READ_DOT_ENV_FILE=false makes the environment the only
+# source.
+if env.bool("DJANGO_READ_DOT_ENV_FILE", default=True):
+    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 # --- Core -------------------------------------------------------------------------------
 SECRET_KEY = env("SECRET_KEY")
@@ -41,6 +46,11 @@ INSTALLED_APPS = [
     "humanbaseline",
     "evaluation",
     "audit",
+    # Hardening (heartbench_site/security.py): CSP header, login rate limiting.
+    "csp",
+    "axes",
+    # The append-only decision history (heartbench_site/models.py, /history/).
+    "simple_history",
 ]
 
 MIDDLEWARE = [
@@ -53,6 +63,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Records the signed-in person as the author of each historical row.
+    "simple_history.middleware.HistoryRequestMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "heartbench_site.urls"
@@ -91,7 +106,35 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out login before any password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sessions end SESSION_COOKIE_AGE seconds after login (not extended by activity: a
+# shared lab machine must not stay signed in all week) and when the browser closes.
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=60 * 60 * 12)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env.bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=True)
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+# The CSRF token reaches htmx from the page (hx-headers on <body>), never from the cookie.
+CSRF_COOKIE_HTTPONLY = True
+
+# --- Login rate limiting (django-axes) --------------------------------------------------
+# AXES_FAILURE_LIMIT wrong passwords for one username from one address lock that pair out
+# for AXES_COOLOFF_HOURS. Locking by username alone would let anyone lock a colleague
+# out; by address alone, a lab behind one NAT would lock each other out. An admin lifts
+# a lockout early in Django admin (Axes → Access attempts → delete) or with
+# `manage.py axes_reset_username USERNAME`. Behind a TLS proxy set AXES_IPWARE_PROXY_COUNT
+# so the client's address, not the proxy's, is counted.
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
+AXES_VERBOSE = False
 
 # --- I18N -------------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -205,10 +248,34 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=200 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = env.int("FILE_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 
+# --- Content-Security-Policy (django-csp) -----------------------------------------------
+# Scripts only from our own static files: no inline <script>, no on*= handlers, no eval
+# (htmx runs with allowEval off, see templates/base.html). Style sheets only from static/
+# too; style *attributes* are allowed (style-src-attr) because progress bars carry their
+# width as style="width: …%" and htmx swaps such fragments in. An attribute cannot load a
+# resource or run script. Bootstrap's icons are data: SVGs, hence img-src data:.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
 # --- Logging ----------------------------------------------------------------------------
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # django-axes logs every login at INFO; failures and lockouts are WARNING.
+    "loggers": {"axes": {"level": env("AXES_LOG_LEVEL", default="WARNING")}},
 }

@@ -45,7 +45,7 @@ def test_primary_annotator_sees_their_queue_and_not_the_admin_card(page, live_se
 
 def test_admin_sees_the_import_link_and_reaches_the_upload_page(page, live_server, person):
     log_in(page, live_server, person(Role.ADMIN, username="admin-1", is_staff=True))
-    page.locator('[data-role="admin"]').wait_for()
+    page.locator('[data-role="admin"]').first.wait_for()
     page.get_by_role("link", name="Import corpus files").click()
     page.wait_for_url(f"{live_server.url}/corpus/import/")
     assert page.get_by_label("Corpus files").is_visible()

@@ -42,7 +42,11 @@ def test_demo_loads_the_release_and_labelled_standins(demo, release_dir):
     assert Scenario.objects.count() == 65
     # The release's references; the comparison demo may supersede one with its own.
     assert ReferenceResponse.objects.filter(decision_type="imported").count() == 673
-    assert McqItem.objects.count() == 673
+    # The release's items, plus the item-review demo's labelled DEMO_Q_ items.
+    assert McqItem.objects.exclude(source="demo").count() == 673
+    demo_items = McqItem.objects.filter(source="demo")
+    assert demo_items.count() == 4
+    assert all(item.question_id.startswith("DEMO_Q_") for item in demo_items)
     assert Character.objects.count() == 11
     for version in ProfileVersion.objects.all():
         assert version.is_demo_standin

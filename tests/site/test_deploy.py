@@ -61,3 +61,22 @@ def test_healthz_answers_after_a_database_query(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+def test_production_keeps_the_hardening_of_the_base_settings(monkeypatch):
+    """CSP, login rate limiting and expiring sessions are in base.py; production must not
+    lose them (tests/reliability/test_hardening.py checks their behaviour)."""
+    import importlib
+    import sys
+
+    monkeypatch.setenv("SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:p@db:5432/h")
+    sys.modules.pop("heartbench_site.settings.production", None)
+    prod = importlib.import_module("heartbench_site.settings.production")
+    assert "csp.middleware.CSPMiddleware" in prod.MIDDLEWARE
+    assert prod.MIDDLEWARE[-1] == "axes.middleware.AxesMiddleware"
+    assert prod.AUTHENTICATION_BACKENDS[0] == "axes.backends.AxesStandaloneBackend"
+    assert prod.CONTENT_SECURITY_POLICY["DIRECTIVES"]["script-src"] == ["'self'"]
+    assert prod.SESSION_COOKIE_NAME.startswith("__Host-") and prod.SESSION_COOKIE_HTTPONLY
+    assert prod.SESSION_EXPIRE_AT_BROWSER_CLOSE and prod.SESSION_COOKIE_AGE <= 12 * 3600
+    assert prod.SECURE_HSTS_SECONDS >= 365 * 24 * 3600 and prod.SECURE_SSL_REDIRECT

@@ -22,7 +22,7 @@ UNNAMED_ALLOWED = {"admin"}
 
 # What a baseline participant may open today; a new page for them must be added here,
 # on purpose, after checking what it shows.
-BASELINE_REACHABLE = {"home", "login", "api-me", "healthz", "admin:login"}
+BASELINE_REACHABLE = {"home", "login", "api-me", "healthz", "admin:login", "baseline:home"}
 
 
 def named_patterns(resolvers=None, namespace=None, params=()):
@@ -65,6 +65,20 @@ def url_arguments(corpus, user):
         "pair_id": corpus["pair"].pk if "pair" in corpus else 1,
         # The memory audit's case pages (added alongside); any id does for the walk.
         "case_id": corpus["case"].pk if "case" in corpus else 1,
+        # The reference-label audit: tests/label_audit/test_blinding_scan.py passes the
+        # expert's own audit and item; elsewhere any id does.
+        "label_audit_id": corpus["label_audit"].pk if "label_audit" in corpus else 1,
+        "label_item_id": corpus["label_item"].pk if "label_item" in corpus else 1,
+        # Evaluation runs (admin only): any id does for the walk.
+        "prediction_id": 1,
+        # MCQ item review (reviewers only): any id does for the walk.
+        "item_id": corpus["item"].pk if "item" in corpus else 1,
+        # Human baseline: tests/humanbaseline/test_blinding_scan.py walks a real study as
+        # its participant; here a study the person is not in is a 404.
+        "study_id": 1,
+        "position": 1,
+        "selection_id": 1,
+        "token": uuid4(),
     }
 
 

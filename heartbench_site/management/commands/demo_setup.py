@@ -12,15 +12,19 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from adjudication.mcq_demo import seed_mcq_demo
 from annotation.comparison_demo import demo_comparisons
 from annotation.generation_demo import demo_generation
 from annotation.importers import ImportRejected, import_files
 from annotation.models import Memory, ProfileVersion
 from annotation.review_demo import demo_reviews
 from audit.demo import demo_memory_audit
+from audit.label_demo import seed_label_audit_demo
+from evaluation.demo import seed_evaluation_demo
 from heartbench_site.demo import ARCHETYPES, standin_characters
 from heartbench_site.release import find_release_dir
 from heartbench_site.roles import ROLE_LABELS, Role
+from humanbaseline.demo import seed_baseline_demo
 
 RELEASE_FILES = (
     "scenarios.json",
@@ -81,12 +85,21 @@ class Command(BaseCommand):
         accounts += demo_reviews(users=users)
         accounts += demo_comparisons(users=users)
         demo_memory_audit(users=users)
+        # Downstream of the references: item review, the blind label audit, the baseline
+        # study and evaluation runs (which need the profiles the generation demo froze).
+        seed_mcq_demo(users=users)
+        accounts += seed_label_audit_demo(users=users)
+        study = seed_baseline_demo(users=users)
+        evaluation_runs = seed_evaluation_demo(user=users[Role.ADMIN.value])
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
             self.stdout.write(f"  {line}")
         if run is not None:
             self.stdout.write(f"  generation run #{run.pk}: {run.note} ({run.status})")
+        if study is not None:
+            self.stdout.write(f"  baseline study #{study.pk}: {study}")
+        self.stdout.write(f"  evaluation runs: {len(evaluation_runs)} on the offline demo model")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Demo accounts (one per role, and extra reviewers):"))
         width = max(len(name) for name, _, _ in accounts)

@@ -1,0 +1,125 @@
+"""Forms of evaluation runs (crispy, Bootstrap 5). They parse input; rules live in
+``evaluation.services``."""
+
+from crispy_forms.helper import FormHelper
+from crispy_forms.layout import Submit
+from django import forms
+from django.urls import reverse
+
+from . import providers, services
+from .models import RetrievalSet, Setting
+
+ITEM_SET_CHOICES = [
+    ("all", "All final items"),
+    ("ids", "These question ids (one per line, or comma-separated)"),
+    ("csv", "A CSV with a question_id column"),
+]
+
+
+class EvaluationRunForm(forms.Form):
+    provider = forms.ChoiceField(
+        label="Model (provider config)",
+        help_text="Configured with HEARTBENCH_EVALUATION_MODELS and HEARTBENCH_EVAL_NAME_*; "
+        "the offline demo provider needs no key.",
+    )
+    label = forms.CharField(
+        label="Model label",
+        required=False,
+        max_length=120,
+        help_text="Its name in tables and comparisons; blank: the provider's model name.",
+    )
+    setting = forms.ChoiceField(label="Setting", choices=Setting.choices)
+    item_set = forms.ChoiceField(
+        label="Items", choices=ITEM_SET_CHOICES, initial="all", widget=forms.RadioSelect
+    )
+    question_ids = forms.CharField(
+        label="Question ids", required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    item_csv = forms.FileField(label="Item CSV", required=False)
+    item_set_name = forms.CharField(
+        label="Item set name",
+        required=False,
+        max_length=200,
+        help_text="E.g. “human-baseline 150” or “label audit 176”.",
+    )
+    retrieval_method = forms.ChoiceField(
+        label="Retriever (memory conditions)",
+        choices=[
+            (m, name)
+            for m, name in RetrievalSet.Method.choices
+            if m != RetrievalSet.Method.IMPORTED
+        ],
+    )
+    k = forms.IntegerField(
+        label="k (memories retrieved)", initial=services.NAIVE_RAG_K, min_value=1, max_value=200
+    )
+    temperature = forms.FloatField(
+        label="Temperature",
+        required=False,
+        initial=services.DEFAULT_DECODING["temperature"],
+        help_text="App. F: 0 where the endpoint supports it; "
+        "blank sends none (the endpoint's default).",
+    )
+    max_tokens = forms.IntegerField(
+        label="Max output tokens", initial=services.DEFAULT_DECODING["max_tokens"], min_value=16
+    )
+    note = forms.CharField(label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = [
+            (name, f"{name} · {config.kind} · {config.model}")
+            for name, config in sorted(providers.evaluation_providers().items())
+        ]
+        self.helper = FormHelper()
+        self.helper.form_action = reverse("evaluation:run-list")
+        self.helper.form_method = "post"
+        self.helper.form_id = "run-form"
+        self.helper.attrs = {"enctype": "multipart/form-data"}
+        self.helper.add_input(Submit("submit", "Launch run"))
+
+    def clean(self):
+        data = super().clean()
+        choice = data.get("item_set")
+        if choice == "ids" and not (data.get("question_ids") or "").strip():
+            self.add_error("question_ids", "List the question ids, or choose all final items.")
+        if choice == "csv" and not data.get("item_csv"):
+            self.add_error("item_csv", "Upload the CSV, or choose all final items.")
+        return data
+
+    def items(self):
+        """None (all final items) or a queryset; raises EvaluationError naming bad ids."""
+        choice = self.cleaned_data["item_set"]
+        if choice == "ids":
+            raw = self.cleaned_data["question_ids"].replace(",", "\n").splitlines()
+            return services.items_for_question_ids(raw)
+        if choice == "csv":
+            return services.items_for_question_ids(
+                services.question_ids_from_csv(self.cleaned_data["item_csv"].read())
+            )
+        return None
+
+
+class PredictionImportForm(forms.Form):
+    file = forms.FileField(
+        label="Predictions file",
+        help_text='JSON ({"model", "setting", "predictions": [...]}) or CSV '
+        "(question_id, decision_choice).",
+    )
+    label = forms.CharField(
+        label="Model label", required=False, max_length=120, help_text='Blank: the file\'s "model".'
+    )
+    setting = forms.ChoiceField(
+        label="Setting",
+        required=False,
+        choices=[("", "From the file"), *Setting.choices],
+    )
+    note = forms.CharField(label="Note", required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = FormHelper()
+        self.helper.form_action = reverse("evaluation:import")
+        self.helper.form_method = "post"
+        self.helper.attrs = {"enctype": "multipart/form-data"}
+        self.helper.add_input(Submit("submit", "Import predictions"))

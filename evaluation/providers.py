@@ -1,0 +1,55 @@
+"""Which models an evaluation run can use: any ``llm/`` provider config.
+
+``HEARTBENCH_EVALUATION_MODELS`` lists names, comma-separated; each name ``X`` is read by
+``llm.ProviderConfig.from_env("HEARTBENCH_EVAL_X")`` (``..._KIND``, ``..._MODEL``,
+``..._BASE_URL``, ``..._API_KEY``, ...; see llm/README.md). The offline demo provider is
+always offered. Read at call time, from this process's environment: the web process lists
+the choices, the worker resolves the run's name in its own environment, and keys never
+reach the database.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+
+import llm
+
+MODELS_VARIABLE = "HEARTBENCH_EVALUATION_MODELS"
+PREFIX = "HEARTBENCH_EVAL_"
+OFFLINE_DEMO = "offline_demo"
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,60}$")
+
+
+def evaluation_providers(environ: Mapping[str, str] | None = None) -> dict[str, llm.ProviderConfig]:
+    env = os.environ if environ is None else environ
+    providers = {OFFLINE_DEMO: llm.ProviderConfig(kind="offline_demo", model="offline-demo")}
+    for raw in (env.get(MODELS_VARIABLE) or "").split(","):
+        name = raw.strip()
+        if not name or not _NAME.match(name):
+            continue
+        try:
+            providers[name.lower()] = llm.ProviderConfig.from_env(PREFIX + name.upper(), env)
+        except ValueError:
+            continue  # misconfigured: not offered (the message might quote a key)
+    return providers
+
+
+def provider_summary(config: llm.ProviderConfig) -> dict:
+    """What the run records about its provider: never the key."""
+    return {"kind": str(config.kind), "model": config.model, "base_url": config.base_url}
+
+
+_clients: dict = {}
+_lock = threading.Lock()
+
+
+def client_for(config: llm.ProviderConfig):
+    """One client per config and process (clients pool connections, are thread-safe)."""
+    with _lock:
+        client = _clients.get(config)
+        if client is None:
+            client = _clients[config] = llm.make_client(config)
+        return client

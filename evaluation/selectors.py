@@ -1,0 +1,230 @@
+"""Reads of the evaluation workflow, with their joins spelled out (no N+1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+from django.urls import reverse
+
+from adjudication.models import McqItem
+from heartbench_site.roles import Role, user_roles
+
+from . import analysis
+from .models import EvaluationPrediction, EvaluationRun, Setting
+
+Status = EvaluationPrediction.Status
+#: Rows that carry a response (or the leak check's refusal): the graded ones.
+GRADED = (Status.ANSWERED, Status.INVALID, Status.LEAK_BLOCKED)
+RESULT_STATUSES = (
+    EvaluationRun.Status.FINISHED,
+    EvaluationRun.Status.FINISHED_WITH_FAILURES,
+    EvaluationRun.Status.IMPORTED,
+)
+
+
+def model_predictions(
+    items, *, setting: str = Setting.NAIVE_RAG
+) -> dict[str, dict[int, str | None]]:
+    """``{model label: {item pk: "A".."D" or None}}`` for ``items`` (a queryset or
+    iterable of McqItem or pks) under ``setting`` (default: the main Naive-RAG setting,
+    which the human baseline is compared with, App. J).
+
+    None means the model gave no valid answer (invalid, refused, or the leak check
+    refused the prompt): count it incorrect. An item the model was never graded on
+    (not in its runs, a failed call, still running) is absent. When several runs of a
+    model cover an item, the latest run's response wins.
+    """
+    pks = [getattr(i, "pk", i) for i in items]
+    rows = (
+        EvaluationPrediction.objects.filter(
+            item_id__in=pks, run__setting=setting, status__in=GRADED
+        )
+        .order_by("run__created_at", "run_id")
+        .values_list("run__label", "item_id", "choice")
+    )
+    out: dict[str, dict[int, str | None]] = {}
+    for label, item_id, choice in rows:
+        out.setdefault(label, {})[item_id] = choice or None
+    return out
+
+
+def evaluation_home_queues(*, user) -> dict:
+    """The admin's home card: runs still working and runs finished with failed calls."""
+    if Role.ADMIN not in user_roles(user):
+        return {}
+    counts = EvaluationRun.objects.aggregate(
+        open=Count(
+            "pk",
+            filter=Q(
+                status__in=[
+                    EvaluationRun.Status.PENDING,
+                    EvaluationRun.Status.RUNNING,
+                    EvaluationRun.Status.FINISHED_WITH_FAILURES,
+                ]
+            ),
+        )
+    )
+    count = counts["open"]
+    return {
+        "evaluation_runs": {
+            "count": count,
+            "url": reverse("evaluation:run-list"),
+            "label": f"{count} evaluation run(s) running or with failed items to resume",
+        }
+    }
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    total: int
+    pending: int
+    running: int
+    answered: int
+    invalid: int
+    leak_blocked: int
+    failed: int
+    tokens_in: int
+    tokens_out: int
+
+    @property
+    def done(self) -> int:
+        return self.answered + self.invalid + self.leak_blocked + self.failed
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 100
+
+    def share(self, n: int) -> float:
+        return round(100 * n / self.total, 2) if self.total else 0.0
+
+    @property
+    def percent_answered(self):
+        return self.share(self.answered)
+
+    @property
+    def percent_invalid(self):
+        return self.share(self.invalid)
+
+    @property
+    def percent_leak(self):
+        return self.share(self.leak_blocked)
+
+    @property
+    def percent_failed(self):
+        return self.share(self.failed)
+
+
+def _progress_annotations():
+    from django.db.models import Sum
+
+    def n(status):
+        return Count("predictions", filter=Q(predictions__status=status))
+
+    return {
+        "n_total": Count("predictions"),
+        "n_pending": n(Status.PENDING),
+        "n_running": n(Status.RUNNING),
+        "n_answered": n(Status.ANSWERED),
+        "n_invalid": n(Status.INVALID),
+        "n_leak": n(Status.LEAK_BLOCKED),
+        "n_failed": n(Status.FAILED),
+        "n_tokens_in": Sum("predictions__tokens_in"),
+        "n_tokens_out": Sum("predictions__tokens_out"),
+    }
+
+
+def _progress_of(run) -> RunProgress:
+    return RunProgress(
+        total=run.n_total,
+        pending=run.n_pending,
+        running=run.n_running,
+        answered=run.n_answered,
+        invalid=run.n_invalid,
+        leak_blocked=run.n_leak,
+        failed=run.n_failed,
+        tokens_in=run.n_tokens_in or 0,
+        tokens_out=run.n_tokens_out or 0,
+    )
+
+
+def run_list():
+    """Every run with its progress counts: one query."""
+    runs = list(
+        EvaluationRun.objects.select_related("created_by")
+        .annotate(**_progress_annotations())
+        .order_by("-created_at", "-pk")  # Meta.ordering is dropped from GROUP BY queries
+    )
+    for run in runs:
+        run.progress = _progress_of(run)
+    return runs
+
+
+def run_get(*, run_id: int):
+    run = (
+        EvaluationRun.objects.select_related("created_by")
+        .annotate(**_progress_annotations())
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is not None:
+        run.progress = _progress_of(run)
+    return run
+
+
+def run_predictions(*, run_id: int, status: str | None = None):
+    rows = EvaluationPrediction.objects.filter(run_id=run_id).select_related(
+        "item__character", "item__scenario"
+    )
+    if status:
+        rows = rows.filter(status=status)
+    return rows.order_by("item__question_id").defer("user_prompt", "raw_response", "parsed")
+
+
+def prediction_get(*, run_id: int, prediction_id: int):
+    return (
+        EvaluationPrediction.objects.select_related(
+            "run", "item__character", "item__scenario", "retrieval_set", "profile_version"
+        )
+        .filter(run_id=run_id, pk=prediction_id)
+        .first()
+    )
+
+
+def analysis_runs(run_ids=None):
+    """The runs the analysis compares: the given ones, else the latest finished or
+    imported run of each (model, setting)."""
+    runs = EvaluationRun.objects.filter(status__in=RESULT_STATUSES).order_by("-created_at", "-pk")
+    if run_ids:
+        return list(runs.filter(pk__in=run_ids))
+    latest = {}
+    for run in runs:
+        latest.setdefault((run.label, run.setting), run)
+    return sorted(latest.values(), key=lambda r: (r.label, Setting.values.index(r.setting)))
+
+
+def prediction_table(runs) -> analysis.PredictionTable:
+    """Rows → the arrays of :mod:`evaluation.analysis`: three queries."""
+    run_ids = [r.pk for r in runs]
+    answers = {r.pk: {} for r in runs}
+    for run_id, item_id, choice in EvaluationPrediction.objects.filter(
+        run_id__in=run_ids, status__in=GRADED
+    ).values_list("run_id", "item_id", "choice"):
+        answers[run_id][item_id] = choice or None
+    item_ids = sorted({i for a in answers.values() for i in a})
+    items = McqItem.objects.filter(pk__in=item_ids).values_list(
+        "pk",
+        "correct_answer",
+        "scenario__scenario_id",
+        "character__key",
+        "stage",
+        "reference__source_family",
+    )
+    key, scenario, character, stage, family = {}, {}, {}, {}, {}
+    for pk, answer, scn, char, stg, fam in items:
+        key[pk], scenario[pk], character[pk], stage[pk] = answer, scn, char, stg
+        family[pk] = fam or "not recorded"
+    columns = tuple(analysis.Column(r.pk, r.label, r.setting, answers[r.pk]) for r in runs)
+    return analysis.PredictionTable(
+        tuple(item_ids), key, scenario, character, stage, family, columns
+    )

@@ -1,0 +1,601 @@
+"""Every write of the evaluation workflow: creating, starting and resuming runs, running
+one item, importing predictions. Keyword-only and atomic; the rules are here, not in
+views or tasks (seed 000 §3.1, App. E, F, I, L.1)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+from collections.abc import Iterable
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from adjudication.models import McqItem
+from annotation.models import ProfileVersion
+
+from . import leakcheck, parsing, prompt, providers, retrieval
+from .models import (
+    EvaluationError,
+    EvaluationPrediction,
+    EvaluationRun,
+    RetrievalSet,
+    Setting,
+)
+
+logger = logging.getLogger(__name__)
+
+Status = EvaluationPrediction.Status
+RunStatus = EvaluationRun.Status
+
+#: App. F / App. I: temperature 0 where supported (blank: the endpoint's default); one
+#: response retained per item, so one structured-output round (no re-asking).
+DEFAULT_DECODING = {"temperature": 0.0, "max_tokens": 4096, "max_attempts": 1}
+#: §3.1: Naive-RAG retrieves 30 entries.
+NAIVE_RAG_K = retrieval.DEFAULT_K
+#: Provider errors that are not a model response: the item can be tried again.
+TRANSPORT_ERRORS = {
+    "rate_limited",
+    "server_error",
+    "timeout",
+    "connection_error",
+    "truncated_body",
+    "malformed_response",
+    "client_error",
+    "internal_error",
+}
+NOT_CONFIGURED = "not_configured"
+INPUT_ERROR = "input_error"
+
+
+# --- item sets ----------------------------------------------------------------------------
+
+
+def final_items() -> QuerySet:
+    return McqItem.objects.filter(status=McqItem.Status.FINAL)
+
+
+def items_for_question_ids(question_ids: Iterable[str]) -> QuerySet:
+    """Final items by question id; unknown or non-final ids are named in the error."""
+    wanted = list(dict.fromkeys(q.strip() for q in question_ids if q and q.strip()))
+    if not wanted:
+        raise EvaluationError("The item list is empty: give at least one question id.")
+    found = dict(
+        McqItem.objects.filter(question_id__in=wanted).values_list("question_id", "status")
+    )
+    unknown = [q for q in wanted if q not in found]
+    not_final = [q for q in wanted if q in found and found[q] != McqItem.Status.FINAL]
+    problems = []
+    if unknown:
+        problems.append(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}")
+    if not_final:
+        problems.append(
+            f"{len(not_final)} item(s) not in the final set: {', '.join(not_final[:10])}"
+        )
+    if problems:
+        raise EvaluationError("; ".join(problems) + ". Nothing was created.")
+    return final_items().filter(question_id__in=wanted)
+
+
+def question_ids_from_csv(content: bytes) -> list[str]:
+    """The ``question_id`` column of an uploaded CSV (or its first column without a header)."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvaluationError("The item CSV is not UTF-8 text.") from None
+    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    if not rows:
+        raise EvaluationError("The item CSV is empty.")
+    header = [c.strip().lower() for c in rows[0]]
+    if "question_id" in header:
+        column = header.index("question_id")
+        rows = rows[1:]
+    else:
+        column = 0
+    return [r[column].strip() for r in rows if len(r) > column and r[column].strip()]
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+def _decoding(options: dict | None) -> dict:
+    decoding = dict(DEFAULT_DECODING)
+    for name, value in (options or {}).items():
+        if name not in DEFAULT_DECODING:
+            raise EvaluationError(f"Unknown decoding option {name!r}.")
+        decoding[name] = value
+    t = decoding["temperature"]
+    if t is not None and not (0.0 <= float(t) <= 2.0):
+        raise EvaluationError(f"Temperature {t} is outside 0-2 (leave it blank for the default).")
+    if int(decoding["max_tokens"]) < 16:
+        raise EvaluationError("Max tokens must be at least 16.")
+    if not 1 <= int(decoding["max_attempts"]) <= 3:
+        raise EvaluationError("Structured-output rounds must be 1-3.")
+    return decoding
+
+
+@transaction.atomic
+def evaluation_run_create(
+    *,
+    created_by,
+    provider_key: str,
+    setting: str,
+    items=None,
+    item_set: str = "",
+    label: str = "",
+    decoding: dict | None = None,
+    retrieval_method: str = RetrievalSet.Method.BM25,
+    k: int = NAIVE_RAG_K,
+    note: str = "",
+) -> EvaluationRun:
+    """A pending run with one prediction row per item. ``items`` is any queryset or
+    iterable of final :class:`McqItem` (the baseline's 150, the audit's 176, ...); None
+    means every final item. Start it with :func:`evaluation_run_start`."""
+    if setting not in Setting.values:
+        raise EvaluationError(
+            f"Unknown setting {setting!r}; choose one of {', '.join(Setting.values)}."
+        )
+    available = providers.evaluation_providers()
+    config = available.get(provider_key)
+    if config is None:
+        raise EvaluationError(
+            f"No evaluation model named {provider_key!r} is configured; configured: "
+            f"{', '.join(sorted(available))}."
+        )
+    if retrieval_method not in (RetrievalSet.Method.BM25, RetrievalSet.Method.TFIDF):
+        raise EvaluationError(f"Unknown retriever {retrieval_method!r}; use bm25 or tfidf.")
+    if not 1 <= int(k) <= 200:
+        raise EvaluationError(f"k = {k} is outside 1-200.")
+    chosen = list(final_items() if items is None else items)
+    if not chosen:
+        raise EvaluationError("The item set is empty: there are no final items to evaluate.")
+    not_final = [i.question_id for i in chosen if i.status != McqItem.Status.FINAL]
+    if not_final:
+        raise EvaluationError(
+            f"{len(not_final)} item(s) are not in the final set: {', '.join(not_final[:10])}."
+        )
+    run = EvaluationRun.objects.create(
+        label=(label or config.model).strip()[:120],
+        setting=setting,
+        provider_key=provider_key,
+        provider=providers.provider_summary(config),
+        decoding=_decoding(decoding),
+        retrieval_method=retrieval_method,
+        k=int(k),
+        item_set=(item_set or ("all final items" if items is None else f"{len(chosen)} items"))[
+            :200
+        ],
+        note=note,
+        created_by=created_by,
+    )
+    EvaluationPrediction.objects.bulk_create(
+        EvaluationPrediction(run=run, item=item) for item in {i.pk: i for i in chosen}.values()
+    )
+    return run
+
+
+def _enqueue(prediction_ids: list[int]) -> None:
+    from .celery_tasks import dispatch_predictions
+
+    dispatch_predictions(prediction_ids)
+
+
+@transaction.atomic
+def evaluation_run_start(*, run_id: int) -> EvaluationRun:
+    run = EvaluationRun.objects.select_for_update().get(pk=run_id)
+    if run.status != RunStatus.PENDING:
+        raise EvaluationError(
+            f"Run {run.pk} is {run.get_status_display().lower()}; "
+            "only a pending run can be started."
+        )
+    run.status = RunStatus.RUNNING
+    run.started_at = timezone.now()
+    run.save(update_fields=["status", "started_at"])
+    _enqueue(list(run.predictions.order_by("pk").values_list("pk", flat=True)))
+    return run
+
+
+@transaction.atomic
+def evaluation_run_resume(*, run_id: int) -> int:
+    """Queue again every item without a stored response: waiting, interrupted (a worker
+    died holding it) and failed calls. Answered items are never asked twice. Returns how
+    many were queued."""
+    run = EvaluationRun.objects.select_for_update().get(pk=run_id)
+    if run.origin == EvaluationRun.Origin.IMPORTED:
+        raise EvaluationError(f"Run {run.pk} was imported; there is nothing to run.")
+    if run.status == RunStatus.PENDING:
+        raise EvaluationError(f"Run {run.pk} has not started; start it instead.")
+    open_rows = run.predictions.filter(status__in=[Status.PENDING, Status.RUNNING, Status.FAILED])
+    ids = list(open_rows.order_by("pk").values_list("pk", flat=True))
+    if not ids:
+        raise EvaluationError(f"Run {run.pk} has a stored response for every item.")
+    EvaluationPrediction.objects.filter(pk__in=ids, status=Status.FAILED).update(
+        status=Status.PENDING, error_kind="", error_message="", updated_at=timezone.now()
+    )
+    run.status = RunStatus.RUNNING
+    run.finished_at = None
+    run.save(update_fields=["status", "finished_at"])
+    _enqueue(ids)
+    return len(ids)
+
+
+def _run_finish_if_done(run_id: int) -> None:
+    if (
+        EvaluationPrediction.objects.filter(run_id=run_id)
+        .exclude(status__in=EvaluationPrediction.TERMINAL)
+        .exists()
+    ):
+        return
+    with transaction.atomic():
+        run = EvaluationRun.objects.select_for_update().get(pk=run_id)
+        if run.status != RunStatus.RUNNING:
+            return
+        if run.predictions.exclude(status__in=EvaluationPrediction.TERMINAL).exists():
+            return
+        failed = run.predictions.filter(status=Status.FAILED).exists()
+        run.status = RunStatus.FINISHED_WITH_FAILURES if failed else RunStatus.FINISHED
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+
+
+# --- one item -----------------------------------------------------------------------------
+
+
+def profile_for(character) -> ProfileVersion | None:
+    """The character's latest frozen profile version, else its latest version."""
+    versions = ProfileVersion.objects.filter(character=character).order_by("-number")
+    return versions.filter(frozen_at__isnull=False).first() or versions.first()
+
+
+def stored_retrieval(item: McqItem, *, method: str, k: int) -> RetrievalSet:
+    """The item's stored set, created once even when two workers ask together."""
+    try:
+        return retrieval.retrieve_for_item(item, method=method, k=k)
+    except IntegrityError:
+        return RetrievalSet.objects.get(item=item, method=method, k=k, origin="builtin")
+
+
+def withheld_fields(item: McqItem, profile, *, disclose: bool, rset) -> list[leakcheck.Withheld]:
+    """What must not appear in the item's prompt (App. E, App. I)."""
+    W = leakcheck.Withheld
+    withheld = [
+        W("the construction label", label)
+        for label in ProfileVersion.objects.filter(character=item.character_id).values_list(
+            "construction_label", flat=True
+        )
+    ]
+    if profile is not None and not disclose:
+        withheld += [
+            W("the profile's description", profile.description),
+            W("the profile's self_value_logic", profile.self_value_logic),
+            *(W("a core behavioral pattern", p) for p in (profile.core_patterns or [])),
+        ]
+    if rset is not None:
+        for entry in rset.entries.select_related("memory"):
+            m = entry.memory
+            if m is None:
+                continue
+            withheld += [
+                W(f"the context of {m.anonymized_id}", m.context),
+                W(f"the content_summary of {m.anonymized_id}", m.content_summary),
+                W(f"the psych_conclusion of {m.anonymized_id}", m.psych_conclusion),
+                W(f"the behavior_policy of {m.anonymized_id}", m.behavior_policy),
+            ]
+    return withheld
+
+
+def prompt_input(item: McqItem, *, setting: str, profile, memory_entries) -> prompt.PromptInput:
+    """Field isolation (App. E): only these fields of the records reach the prompt."""
+    scenario = item.scenario
+    disclosed = None
+    if setting in (Setting.DISCLOSED_PROFILE, Setting.DISCLOSED_PROFILE_MEMORY):
+        disclosed = prompt.DisclosedProfile(
+            big_five=profile.big_five,
+            description=profile.description,
+            self_value_logic=profile.self_value_logic,
+            core_patterns=tuple(profile.core_patterns or ()),
+        )
+    return prompt.PromptInput(
+        character_id=item.character.key,
+        occupation=profile.occupation if profile else "",
+        scenario_name=scenario.name,
+        location=scenario.setting_location,
+        time=scenario.setting_time,
+        atmosphere=scenario.setting_atmosphere,
+        background=scenario.context_text,
+        sender=scenario.trigger_sender,
+        message=scenario.trigger_message,
+        action_required=scenario.action_required,
+        options=tuple((o.label, o.content) for o in item.options.order_by("label")),
+        memory_entries=tuple(memory_entries) if memory_entries is not None else None,
+        profile=disclosed,
+    )
+
+
+def evaluation_item_prompt(item: McqItem, *, run: EvaluationRun):
+    """(user prompt, retrieval set, profile version, leak reasons) of one item in a run."""
+    profile = profile_for(item.character)
+    if profile is None:
+        raise EvaluationError(
+            f"{item.character.key} has no profile version: its occupation is unknown."
+        )
+    disclose = run.discloses_profile
+    if disclose and not profile.is_frozen:
+        raise EvaluationError(
+            f"{item.character.key} has no frozen profile; the disclosed settings show only a "
+            "frozen, expert-reviewed profile (App. I)."
+        )
+    rset = None
+    entries = None
+    if run.uses_memory:
+        rset = stored_retrieval(item, method=run.retrieval_method, k=run.k)
+        entries = retrieval.memory_block_entries(rset)
+    data = prompt_input(item, setting=run.setting, profile=profile, memory_entries=entries)
+    text = prompt.user_prompt(data)
+    leaks = leakcheck.find_leaks(
+        text,
+        character_id=item.character.key,
+        withheld=withheld_fields(item, profile, disclose=disclose, rset=rset),
+    )
+    return text, rset, profile, leaks
+
+
+def _claim(prediction_id: int) -> EvaluationPrediction | None:
+    with transaction.atomic():
+        pred = (
+            EvaluationPrediction.objects.select_for_update(of=("self",))
+            .select_related("run", "item__character", "item__scenario")
+            .get(pk=prediction_id)
+        )
+        if pred.is_terminal or pred.run.status != RunStatus.RUNNING:
+            return None
+        pred.status = Status.RUNNING
+        pred.attempts += 1
+        pred.save(update_fields=["status", "attempts", "updated_at"])
+        return pred
+
+
+def _store(prediction_id: int, **fields) -> bool:
+    """Store the outcome unless another delivery of the same task already did."""
+    with transaction.atomic():
+        pred = EvaluationPrediction.objects.select_for_update().get(pk=prediction_id)
+        if pred.is_terminal:
+            return False
+        for name, value in fields.items():
+            setattr(pred, name, value)
+        pred.save(update_fields=[*fields, "updated_at"])
+        return True
+
+
+def _no_nul(text):
+    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
+
+
+def evaluation_prediction_execute(*, prediction_id: int) -> EvaluationPrediction:
+    """Ask the run's model about one item. Safe to call any number of times: a stored
+    response is never replaced and never asked for again."""
+    pred = _claim(prediction_id)
+    if pred is None:
+        return EvaluationPrediction.objects.get(pk=prediction_id)
+    run = pred.run
+    try:
+        _execute(pred, run)
+    except Exception as exc:
+        logger.exception("evaluation prediction %s crashed", prediction_id)
+        _store(
+            prediction_id, status=Status.FAILED, error_kind="internal_error", error_message=str(exc)
+        )
+        _run_finish_if_done(run.pk)
+        raise
+    _run_finish_if_done(run.pk)
+    return EvaluationPrediction.objects.get(pk=prediction_id)
+
+
+def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
+    try:
+        text, rset, profile, leaks = evaluation_item_prompt(pred.item, run=run)
+    except EvaluationError as error:
+        _store(
+            pred.pk,
+            status=Status.FAILED,
+            error_kind=INPUT_ERROR,
+            error_message=" ".join(error.messages),
+        )
+        return
+    common = {"user_prompt": text, "retrieval_set": rset, "profile_version": profile}
+    if leaks:
+        logger.warning("evaluation prediction %s refused by the leak check: %s", pred.pk, leaks)
+        _store(
+            pred.pk,
+            status=Status.LEAK_BLOCKED,
+            parse_path=EvaluationPrediction.ParsePath.LEAK,
+            leak_reasons=leaks,
+            choice="",
+            **common,
+        )
+        return
+    config = providers.evaluation_providers().get(run.provider_key)
+    if config is None:
+        _store(
+            pred.pk,
+            status=Status.FAILED,
+            error_kind=NOT_CONFIGURED,
+            error_message=(
+                f"No evaluation model named {run.provider_key!r} is configured in this worker; set "
+                f"{providers.MODELS_VARIABLE} and {providers.PREFIX}{run.provider_key.upper()}_* "
+                "and resume the run."
+            ),
+            **common,
+        )
+        return
+    decoding = run.decoding or DEFAULT_DECODING
+    config = config.with_options(
+        temperature=decoding.get("temperature"),
+        max_tokens=int(decoding.get("max_tokens") or DEFAULT_DECODING["max_tokens"]),
+    )
+    result = providers.client_for(config).complete_json(
+        system=prompt.SYSTEM_PROMPT,
+        user=text,
+        schema=prompt.RESPONSE_SCHEMA,
+        max_attempts=int(decoding.get("max_attempts") or 1),
+        instruct_schema=False,
+    )
+    outcome = {
+        **common,
+        "prompt_hash": result.prompt_hash or "",
+        "raw_response": _no_nul(result.text or ""),
+        "tokens_in": result.tokens_in or 0,
+        "tokens_out": result.tokens_out or 0,
+        "latency_s": result.latency_s,
+        "error_kind": result.error_kind or "",
+        "error_message": _no_nul(result.error_message or ""),
+    }
+    if result.error_kind in TRANSPORT_ERRORS:
+        _store(pred.pk, status=Status.FAILED, **outcome)
+        return
+    answer = parsing.parse_response(result.text, refused=result.error_kind == "refused")
+    _store(
+        pred.pk,
+        status=Status.ANSWERED if answer.choice else Status.INVALID,
+        choice=answer.choice or "",
+        parse_path=answer.path,
+        parsed=_scrub(answer.parsed),
+        **({**outcome, "error_message": outcome["error_message"] or answer.note}),
+    )
+
+
+def _scrub(value):
+    if isinstance(value, str):
+        return _no_nul(value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_nul(str(k)): _scrub(v) for k, v in value.items()}
+    return value
+
+
+# --- import -------------------------------------------------------------------------------
+
+#: Column names accepted for the letter in a predictions CSV.
+LETTER_COLUMNS = ("decision_choice", "prediction", "answer", "choice")
+
+
+def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, dict]]]:
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise EvaluationError(f"The predictions file is not valid JSON: {exc}.") from None
+    meta = {}
+    if isinstance(data, dict) and "predictions" in data:
+        meta = {k: v for k, v in data.items() if k != "predictions"}
+        data = data["predictions"]
+    records = []
+    if isinstance(data, dict):
+        for qid, value in data.items():
+            records.append(
+                (str(qid), value if isinstance(value, dict) else {"decision_choice": value})
+            )
+    elif isinstance(data, list):
+        for n, value in enumerate(data):
+            if not isinstance(value, dict) or not value.get("question_id"):
+                raise EvaluationError(f"predictions[{n}] has no question_id.")
+            records.append((str(value["question_id"]), value))
+    else:
+        raise EvaluationError("The predictions JSON must be an object or a list of records.")
+    return meta, records
+
+
+def _records_from_csv(content: bytes) -> list[tuple[str, dict]]:
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvaluationError("The predictions CSV is not UTF-8 text.") from None
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    letter = next((c for c in LETTER_COLUMNS if c in fields), None)
+    if "question_id" not in fields or letter is None:
+        raise EvaluationError(
+            "The predictions CSV needs a question_id column and a letter column "
+            f"({' or '.join(LETTER_COLUMNS)})."
+        )
+    records = []
+    for line, row in enumerate(reader, start=2):
+        row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
+        value = row.get(letter, "")
+        if value and parsing.normalize_choice(value) is None:
+            raise EvaluationError(f"Line {line}: {letter} {value!r} is not A, B, C, D or blank.")
+        records.append((row["question_id"], {"decision_choice": value}))
+    return records
+
+
+def _imported_answer(record: dict) -> parsing.ParsedAnswer:
+    if "decision_choice" in record:
+        choice = parsing.normalize_choice(record.get("decision_choice"))
+        return parsing.ParsedAnswer(
+            choice, EvaluationPrediction.ParsePath.IMPORTED if choice else parsing.INVALID
+        )
+    if record.get("refused"):
+        return parsing.parse_response(None, refused=True)
+    return parsing.parse_response(record.get("raw_response") or record.get("response"))
+
+
+@transaction.atomic
+def evaluation_run_import(
+    *, created_by, filename: str, content: bytes, label: str = "", setting: str = "", note: str = ""
+) -> EvaluationRun:
+    """A finished run from a predictions file (JSON or CSV, see the README). The whole
+    file is rejected, and nothing stored, when any row is wrong."""
+    if filename.lower().endswith(".csv"):
+        meta, records = {}, _records_from_csv(content)
+    else:
+        meta, records = _records_from_json(content)
+    label = (label or str(meta.get("model") or "")).strip()
+    setting = setting or str(meta.get("setting") or "")
+    if not label:
+        raise EvaluationError('Name the model: the file has no "model" and no label was given.')
+    if setting not in Setting.values:
+        raise EvaluationError(
+            f"Choose the setting; {setting or 'none'!r} is not one of {', '.join(Setting.values)}."
+        )
+    if not records:
+        raise EvaluationError("The predictions file has no predictions.")
+    ids = [qid for qid, _ in records]
+    duplicates = sorted({q for q in ids if ids.count(q) > 1})
+    if duplicates:
+        raise EvaluationError(f"Question id(s) listed twice: {', '.join(duplicates[:10])}.")
+    items = {i.question_id: i for i in McqItem.objects.filter(question_id__in=ids)}
+    unknown = [q for q in ids if q not in items]
+    if unknown:
+        raise EvaluationError(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}.")
+    run = EvaluationRun.objects.create(
+        label=label[:120],
+        origin=EvaluationRun.Origin.IMPORTED,
+        setting=setting,
+        provider={"kind": "imported"},
+        item_set=f"{len(records)} imported items",
+        status=RunStatus.IMPORTED,
+        note=note,
+        source_file=filename[:300],
+        created_by=created_by,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    rows = []
+    for qid, record in records:
+        answer = _imported_answer(record)
+        rows.append(
+            EvaluationPrediction(
+                run=run,
+                item=items[qid],
+                status=Status.ANSWERED if answer.choice else Status.INVALID,
+                choice=answer.choice or "",
+                parse_path=answer.path,
+                raw_response=_no_nul(str(record.get("raw_response") or "")),
+                parsed=_scrub(answer.parsed),
+            )
+        )
+    EvaluationPrediction.objects.bulk_create(rows)
+    return run

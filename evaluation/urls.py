@@ -1,0 +1,21 @@
+"""Model evaluation runs (seed 000 §3.1, App. E-I, L.1), under /evaluation/."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "evaluation"
+urlpatterns = [
+    path("", views.run_list, name="run-list"),
+    path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/resume/", views.run_resume, name="run-resume"),
+    path("runs/<int:run_id>/predictions.csv", views.predictions_csv, name="run-csv"),
+    path(
+        "runs/<int:run_id>/predictions/<int:prediction_id>/",
+        views.prediction_detail,
+        name="prediction-detail",
+    ),
+    path("import/", views.prediction_import, name="import"),
+    path("analysis/", views.analysis_page, name="analysis"),
+    path("analysis.csv", views.analysis_csv, name="analysis-csv"),
+]

@@ -1,0 +1,128 @@
+"""The human baseline's demo data, on top of what ``demo_setup`` builds (the release items
+and stand-in memories): a study ready for the demo participant, and a finished report.
+
+The release carries no answer-key provenance, so the demo assigns **stand-in** source
+families (50 GPT, 126 Claude, the rest Gemini, the paper's 497/126/50 counts) in a pattern
+the App. J constraints can meet. Four **simulated** participants (``baseline-sim-1..4``, no
+password) answer the subset from a seeded random draw so the admin's report has numbers;
+the demo participant account starts at the consent page. Idempotent: a second run finds
+the study and changes nothing.
+"""
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from adjudication.models import McqItem
+from agreement.constants import HUMAN_BASELINE_SEED
+from annotation.life_stages import LIFE_STAGE_KEYS
+from heartbench_site.roles import Role
+
+from . import services
+from .models import BaselineStudy, ItemResponse, ItemSourceFamily
+
+DEMO_STUDY_NAME = "Matched-information baseline (demo)"
+DEMO_FAMILY_ORIGIN = "demo stand-in: the release has no answer-key provenance"
+DEMO_CONSENT = (
+    "[Demo stand-in consent text] You are invited to answer 150 multiple-choice items about "
+    "synthetic characters. Taking part is voluntary; you may stop at any time without giving "
+    "a reason. Your answers and the time you spend are stored under your account name and "
+    "used only for the benchmark's human baseline. Payment is by the hour."
+)
+DEMO_BRIEFING = (
+    "Each item shows a synthetic person's basic information, up to 30 memories retrieved for "
+    "the situation, the situation itself and four responses. Choose the response this person "
+    "would most likely give. Reading all memories is encouraged but not required. There is "
+    "no time limit, and you can change any answer until you finalize."
+)
+SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
+
+
+def standin_families(items) -> dict[int, str]:
+    """{item pk: family}: one GPT item in 50 cells of a cyclic pattern (4–5 per character,
+    6–7 per bin), Claude on the next item of every cell and a second one in 38 cells."""
+    by_cell = {}
+    for item in sorted(items, key=lambda i: i.question_id):
+        by_cell.setdefault((item.character.key, item.stage), []).append(item)
+    characters = sorted({c for c, _ in by_cell})
+    gpt_cells, offset = set(), 0
+    for n, character in enumerate(characters):
+        take = 5 if n < 50 - 4 * len(characters) else 4
+        gpt_cells |= {
+            (character, LIFE_STAGE_KEYS[(offset + j) % len(LIFE_STAGE_KEYS)]) for j in range(take)
+        }
+        offset += take
+    families = {}
+    for n, cell in enumerate(sorted(by_cell)):
+        bucket = by_cell[cell]
+        if cell in gpt_cells:
+            families[bucket[0].pk] = "gpt"
+            bucket = bucket[1:]
+        claude = 2 if n < 126 - len(by_cell) else 1
+        for m, item in enumerate(bucket):
+            families[item.pk] = "claude" if m < claude else "gemini"
+    return families
+
+
+@transaction.atomic
+def seed_baseline_demo(*, users) -> BaselineStudy | None:
+    """``users`` is demo_setup's {role value: user}; uses ``admin`` and ``participant``."""
+    existing = BaselineStudy.objects.filter(name=DEMO_STUDY_NAME).first()
+    if existing is not None:
+        return existing
+    admin = users[Role.ADMIN.value]
+    items = list(McqItem.objects.filter(status=McqItem.Status.FINAL).select_related("character"))
+    if not items:
+        return None
+    if not ItemSourceFamily.objects.exists():
+        ItemSourceFamily.objects.bulk_create(
+            ItemSourceFamily(item_id=pk, family=family, origin=DEMO_FAMILY_ORIGIN)
+            for pk, family in standin_families(items).items()
+        )
+    selection = services.subset_select(user=admin, seed=HUMAN_BASELINE_SEED)
+    if not selection.feasible:
+        return None
+    chosen = set(selection.items.values_list("item_id", flat=True))
+    practice = [
+        i.question_id for i in sorted(items, key=lambda i: i.question_id) if i.pk not in chosen
+    ][:2]
+    study = services.study_create(
+        user=admin,
+        name=DEMO_STUDY_NAME,
+        selection=selection,
+        consent_version="demo-v1",
+        consent_text=DEMO_CONSENT,
+        briefing=DEMO_BRIEFING,
+        practice_question_ids=practice,
+    )
+    services.participant_enrol(
+        study=study, user=users[Role.BASELINE_PARTICIPANT.value], via="admin"
+    )
+    _simulated_participants(study)
+    services.report_request(
+        study=study, user=admin, seed=HUMAN_BASELINE_SEED, n_boot=10_000, n_permutations=10_000
+    )
+    return study
+
+
+def _simulated_participants(study):
+    rng = np.random.default_rng(HUMAN_BASELINE_SEED)
+    User = get_user_model()
+    for n, accuracy in enumerate(SIMULATED_ACCURACY, start=1):
+        user, _ = User.objects.get_or_create(username=f"baseline-sim-{n}")
+        user.set_unusable_password()
+        user.save()
+        p = services.participant_enrol(study=study, user=user, via="admin")
+        p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
+        p = services.briefing_complete(participation=p)
+        p = services.baseline_session_start(participation=p)
+        responses = list(
+            ItemResponse.objects.filter(participation=p).select_related("study_item__item")
+        )
+        for response in responses:
+            key = response.study_item.item.correct_answer
+            wrong = [x for x in "ABCD" if x != key]
+            response.choice = key if rng.random() < accuracy else wrong[rng.integers(3)]
+            response.seconds = float(rng.integers(40, 240))
+        ItemResponse.objects.bulk_update(responses, ["choice", "seconds"])
+        services.baseline_finalize(participation=p)

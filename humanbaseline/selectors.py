@@ -1,0 +1,345 @@
+"""Reads of the human baseline.
+
+!!! BLINDING !!!  :func:`item_materials` is the only thing participant pages render for an
+item: the character id and occupation, the stored retrieval set's entries, the scenario,
+trigger event and options in the evaluated order (App. J "Materials and procedure"). It
+never reads the key, a family, a profile beyond the occupation, or a prediction.
+"""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Count, Q, Sum
+from django.urls import reverse
+
+from adjudication.models import McqItem, McqOption
+from annotation.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
+from annotation.models import ProfileVersion
+from evaluation.models import RetrievedMemory
+from evaluation.retrieval import format_entry
+from evaluation.selectors import model_predictions as evaluation_predictions
+from heartbench_site.roles import Role, user_roles
+
+from .models import (
+    BaselineReport,
+    BaselineStudy,
+    ImportedPrediction,
+    ItemResponse,
+    ItemSourceFamily,
+    Participation,
+    PracticeAnswer,
+    SelectionItem,
+    StudyItem,
+    SubsetSelection,
+    WorkSession,
+)
+from .subset import CandidateItem
+
+# The task instruction, after App. L.1's model-facing one (J: "mirrors the model-facing
+# instruction").
+INSTRUCTION = (
+    "Use the supplied experiences to infer this person's thought patterns, emotional "
+    "tendencies and behavioural habits. Imagine how the person would respond in the current "
+    "situation and select the response this person would most likely give."
+)
+
+
+def subset_candidates() -> tuple[list[CandidateItem], int]:
+    """Final items with a source family (an admin's family row wins over the reference's),
+    and how many final items have none. Reads no key."""
+    overrides = dict(ItemSourceFamily.objects.values_list("item_id", "family"))
+    rows = McqItem.objects.filter(status=McqItem.Status.FINAL).values_list(
+        "pk", "character__key", "stage", "reference__source_family"
+    )
+    candidates, without = [], 0
+    for pk, character, stage, reference_family in rows:
+        family = overrides.get(pk) or reference_family or ""
+        if family:
+            candidates.append(CandidateItem(pk, family, character, stage))
+        else:
+            without += 1
+    return candidates, without
+
+
+def family_counts() -> dict[str, int]:
+    candidates, without = subset_candidates()
+    counts = dict(Counter(c.family for c in candidates))
+    counts["(none)"] = without
+    return counts
+
+
+def selection_tables(selection: SubsetSelection) -> dict:
+    """Counts of the selected items by character × bin, overall and per family."""
+    rows = list(selection.items.values_list("family", "character_key", "stage"))
+    characters = sorted({r[1] for r in rows})
+    stages = list(LIFE_STAGE_KEYS)
+    families = list(selection.parameters.get("families", []))
+
+    def table(filtered):
+        cell = Counter((c, s) for _, c, s in filtered)
+        return {
+            "rows": [
+                (c, [cell[(c, s)] for s in stages], sum(cell[(c, s)] for s in stages))
+                for c in characters
+            ],
+            "totals": [sum(cell[(c, s)] for c in characters) for s in stages],
+            "n": len(filtered),
+        }
+
+    return {
+        "stages": [(b.key, f"{b.first_age}–{b.last_age}") for b in LIFE_STAGE_BINS],
+        "overall": table(rows),
+        "families": [(f, table([r for r in rows if r[0] == f])) for f in families],
+    }
+
+
+def participation_for(*, user, study_id: int) -> Participation | None:
+    return (
+        Participation.objects.select_related("study").filter(user=user, study_id=study_id).first()
+    )
+
+
+def participant_studies(*, user):
+    return list(
+        Participation.objects.filter(user=user)
+        .select_related("study")
+        .annotate(
+            n_answered=Count("responses", filter=~Q(responses__choice="")),
+            n_items=Count("responses"),
+        )
+        .order_by("-created_at")
+    )
+
+
+@dataclass(frozen=True)
+class ItemMaterials:
+    character_id: str
+    occupation: str
+    memories: list  # [(prefix "[ID][timeline]", the exact entry string)]
+    scenario_name: str
+    setting: str
+    background: str
+    sender: str
+    message: str
+    action_required: str
+    options: list  # [(label, content)] in the evaluated order
+    instruction: str = INSTRUCTION
+
+
+def _occupation(character_id) -> str:
+    version = (
+        ProfileVersion.objects.filter(character_id=character_id)
+        .order_by("frozen_at", "-number")
+        .only("occupation", "frozen_at")
+    )
+    frozen = [v for v in version if v.frozen_at is not None]
+    chosen = (frozen or list(version) or [None])[0]
+    return chosen.occupation if chosen else "(not recorded)"
+
+
+def item_materials(study_item: StudyItem) -> ItemMaterials:
+    """What the participant sees for one item; the key and every provenance field stay out."""
+    item = study_item.item
+    scenario = item.scenario
+    entries = (
+        RetrievedMemory.objects.filter(retrieval_set_id=study_item.retrieval_set_id)
+        .order_by("rank")
+        .only("anonymized_id", "timeline", "content_full")
+    )
+    options = McqOption.objects.filter(item=item).order_by("label").only("label", "content")
+    return ItemMaterials(
+        character_id=item.character.key,
+        occupation=_occupation(item.character_id),
+        memories=[
+            (
+                f"[{e.anonymized_id}][{e.timeline}]",
+                format_entry(e.anonymized_id, e.timeline, e.content_full),
+            )
+            for e in entries
+        ],
+        scenario_name=scenario.name,
+        setting=" | ".join(
+            [scenario.setting_location, scenario.setting_time, scenario.setting_atmosphere]
+        ),
+        background=scenario.context_text,
+        sender=scenario.trigger_sender,
+        message=scenario.trigger_message,
+        action_required=scenario.action_required,
+        options=[(o.label, o.content) for o in options],
+    )
+
+
+def study_item_at(*, participation: Participation, position: int) -> ItemResponse | None:
+    return (
+        ItemResponse.objects.select_related(
+            "study_item__item__scenario", "study_item__item__character"
+        )
+        .filter(participation=participation, position=position)
+        .first()
+    )
+
+
+def navigator(*, participation: Participation) -> list[tuple[int, bool]]:
+    return [
+        (position, bool(choice))
+        for position, choice in ItemResponse.objects.filter(participation=participation)
+        .order_by("position")
+        .values_list("position", "choice")
+    ]
+
+
+def practice_items(*, study: BaselineStudy) -> list[StudyItem]:
+    return list(
+        StudyItem.objects.filter(study=study, is_practice=True)
+        .select_related("item__scenario", "item__character")
+        .order_by("position")
+    )
+
+
+def practice_answer(*, participation: Participation, study_item: StudyItem):
+    return PracticeAnswer.objects.filter(participation=participation, study_item=study_item).first()
+
+
+# --- admin ------------------------------------------------------------------------------------
+
+
+def study_list():
+    return list(
+        BaselineStudy.objects.select_related("selection")
+        .annotate(
+            n_participants=Count("participants", distinct=True),
+            n_finalized=Count(
+                "participants",
+                filter=Q(participants__status=Participation.Status.FINALIZED),
+                distinct=True,
+            ),
+        )
+        .order_by("-created_at")
+    )
+
+
+def selection_list():
+    return list(
+        SubsetSelection.objects.select_related("created_by").annotate(n_items=Count("items"))
+    )
+
+
+def study_participants(*, study: BaselineStudy):
+    """Participants with their answered count and time on task: three queries."""
+    participants = list(
+        Participation.objects.filter(study=study)
+        .select_related("user")
+        .annotate(
+            n_answered=Count("responses", filter=~Q(responses__choice=""), distinct=True),
+            item_seconds=Sum("responses__seconds"),
+        )
+        .order_by("created_at", "pk")
+    )
+    sessions = defaultdict(list)
+    for s in WorkSession.objects.filter(participation__study=study).order_by("started_at"):
+        sessions[s.participation_id].append(s)
+    for p in participants:
+        p.work_sessions = sessions[p.pk]
+        p.session_seconds = sum(s.seconds for s in p.work_sessions)
+    return participants
+
+
+def time_rows(*, study: BaselineStudy):
+    """Rows of the payment export: one per participant × item, then one per session."""
+    item_rows = list(
+        ItemResponse.objects.filter(participation__study=study)
+        .select_related("participation__user", "study_item__item")
+        .order_by("participation__user__username", "position")
+    )
+    sessions = list(
+        WorkSession.objects.filter(participation__study=study)
+        .select_related("participation__user")
+        .order_by("participation__user__username", "started_at")
+    )
+    return item_rows, sessions
+
+
+def latest_report(*, study: BaselineStudy) -> BaselineReport | None:
+    return BaselineReport.objects.filter(study=study).order_by("-created_at", "-pk").first()
+
+
+def model_predictions(items) -> dict[str, dict[int, str | None]]:
+    """{model label: {item pk: letter or None}}: the evaluation app's main-setting
+    (Naive-RAG) predictions, plus uploaded CSVs (an upload wins for the same label and item).
+    An item a model was never graded on is absent; None is an invalid response."""
+    merged = {label: dict(preds) for label, preds in evaluation_predictions(items).items()}
+    pks = [i.pk for i in items]
+    for label, pk, letter in ImportedPrediction.objects.filter(item_id__in=pks).values_list(
+        "model_label", "item_id", "letter"
+    ):
+        merged.setdefault(label, {})[pk] = letter or None
+    return merged
+
+
+def report_inputs(*, study: BaselineStudy) -> dict:
+    """The raw answer matrix of the finalized participants, keys, sources, predictions."""
+    finalized = list(
+        Participation.objects.filter(study=study, status=Participation.Status.FINALIZED)
+        .select_related("user")
+        .order_by("created_at", "pk")
+    )
+    study_items = list(
+        StudyItem.objects.filter(study=study, is_practice=False)
+        .select_related("item")
+        .order_by("position")
+    )
+    families = dict(
+        SelectionItem.objects.filter(selection=study.selection).values_list("item_id", "family")
+    )
+    answers = defaultdict(dict)
+    for participation_id, study_item_id, choice in ItemResponse.objects.filter(
+        participation__in=finalized
+    ).values_list("participation_id", "study_item_id", "choice"):
+        answers[study_item_id][participation_id] = choice
+    items = [si.item for si in study_items]
+    predictions = model_predictions(items)
+    # Models and humans are compared on the same items: a model graded on only part of
+    # the subset is left out (and named in the report), never scored wrong on the rest.
+    complete = {
+        label: preds for label, preds in predictions.items() if all(i.pk in preds for i in items)
+    }
+    partial = {
+        label: sum(1 for i in items if i.pk in preds)
+        for label, preds in predictions.items()
+        if label not in complete
+    }
+    return {
+        "answers": [[answers[si.pk][p.pk] for p in finalized] for si in study_items],
+        "keys": [si.item.correct_answer for si in study_items],
+        "sources": [families[si.item_id] for si in study_items],
+        "annotators": [p.user.get_username() for p in finalized],
+        "model_predictions": {
+            label: [preds[i.pk] for i in items] for label, preds in sorted(complete.items())
+        },
+        "excluded_models": partial,
+    }
+
+
+def baseline_home_queues(*, user) -> dict:
+    """Home cards of the human baseline for the roles ``user`` holds."""
+    held = user_roles(user)
+    cards = {}
+    if Role.BASELINE_PARTICIPANT in held:
+        count = (
+            Participation.objects.filter(user=user, study__status=BaselineStudy.Status.OPEN)
+            .exclude(status__in=[Participation.Status.DECLINED, Participation.Status.FINALIZED])
+            .count()
+        )
+        cards["baseline_study"] = {
+            "count": count,
+            "url": reverse("baseline:home"),
+            "label": f"{count} study(ies) to take or continue",
+        }
+    if Role.ADMIN in held:
+        count = BaselineStudy.objects.filter(status=BaselineStudy.Status.OPEN).count()
+        cards["baseline_admin"] = {
+            "count": count,
+            "url": reverse("baseline:admin"),
+            "label": f"{count} open human-baseline study(ies)",
+        }
+    return cards

@@ -1,0 +1,35 @@
+"""The matched-information human baseline (seed 000 §3.2, App. J), under /baseline/."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "baseline"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("join/<uuid:token>/", views.join, name="join"),
+    path("s/<int:study_id>/", views.study, name="study"),
+    path("s/<int:study_id>/consent/", views.consent, name="consent"),
+    path("s/<int:study_id>/briefing/", views.briefing, name="briefing"),
+    path("s/<int:study_id>/practice/<int:position>/", views.practice, name="practice"),
+    path("s/<int:study_id>/start/", views.start, name="start"),
+    path("s/<int:study_id>/items/<int:position>/", views.item, name="item"),
+    path("s/<int:study_id>/items/<int:position>/time/", views.item_time, name="item-time"),
+    path("s/<int:study_id>/finalize/", views.finalize, name="finalize"),
+    path("admin/", views.admin_overview, name="admin"),
+    path("admin/families/", views.families, name="families"),
+    path("admin/predictions/", views.predictions, name="predictions"),
+    path("admin/selections/new/", views.selection_create, name="selection-create"),
+    path("admin/selections/<int:selection_id>/", views.selection_detail, name="selection-detail"),
+    path("admin/studies/new/", views.study_create, name="study-create"),
+    path("admin/studies/<int:study_id>/", views.study_detail, name="study-detail"),
+    path(
+        "admin/studies/<int:study_id>/participants/",
+        views.participant_create,
+        name="participant-create",
+    ),
+    path("admin/studies/<int:study_id>/status/", views.study_status, name="study-status"),
+    path("admin/studies/<int:study_id>/time.csv", views.time_csv, name="time-csv"),
+    path("admin/studies/<int:study_id>/report/", views.report, name="report"),
+    path("admin/studies/<int:study_id>/report.csv", views.report_csv, name="report-csv"),
+]

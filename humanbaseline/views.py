@@ -1,0 +1,573 @@
+"""Pages of the human baseline. Thin: parse, call a service or selector, render.
+
+Participant pages only ever look up the signed-in person's own participation; another
+study's pages are a 404 for them. Admin pages hold everything else.
+"""
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from heartbench_site.roles import Role, role_required, user_roles
+from heartbench_site.web import add_error_messages, csv_download
+
+from . import selectors, services
+from .forms import (
+    FamilyCsvForm,
+    ParticipantAccountForm,
+    PredictionCsvForm,
+    ReportForm,
+    SelectionForm,
+    SignupForm,
+    StudyForm,
+)
+from .models import BaselineError, BaselineStudy, Participation, SubsetSelection
+from .report import report_rows
+
+participant_required = role_required(Role.BASELINE_PARTICIPANT)
+admin_required = role_required(Role.ADMIN)
+S = Participation.Status
+
+
+def _own(request, study_id) -> Participation:
+    participation = selectors.participation_for(user=request.user, study_id=study_id)
+    if participation is None:
+        raise Http404("You are not enrolled in this study.")
+    return participation
+
+
+def _next_url(p: Participation) -> str:
+    study_id = p.study_id
+    if p.status in (S.INVITED, S.DECLINED):
+        return reverse("baseline:consent", args=[study_id])
+    if p.status == S.CONSENTED:
+        if p.briefing_done_at is None:
+            return reverse("baseline:briefing", args=[study_id])
+        return reverse("baseline:practice", args=[study_id, 1])
+    if p.status == S.STARTED:
+        first_open = p.responses.filter(choice="").order_by("position").first()
+        position = first_open.position if first_open else 1
+        return reverse("baseline:item", args=[study_id, position])
+    return reverse("baseline:finalize", args=[study_id])
+
+
+@role_required(Role.BASELINE_PARTICIPANT, Role.ADMIN)
+def home(request):
+    if Role.BASELINE_PARTICIPANT not in user_roles(request.user):
+        return redirect("baseline:admin")
+    studies = selectors.participant_studies(user=request.user)
+    return render(request, "humanbaseline/participant_home.html", {"participations": studies})
+
+
+def join(request, token):
+    """The invitation link: sign up (or, signed in, enrol) into the study."""
+    study = BaselineStudy.objects.filter(invitation_token=token).first()
+    if study is None:
+        raise Http404("This invitation link is not valid.")
+    if request.user.is_authenticated:
+        if request.method == "POST":
+            try:
+                services.participant_enrol(study=study, user=request.user, via="invitation")
+            except BaselineError as error:
+                messages.error(request, " ".join(error.messages))
+                return redirect("home")
+            return redirect("baseline:study", study_id=study.pk)
+        return render(request, "humanbaseline/join.html", {"study": study, "form": None})
+    form = SignupForm(request.POST or None, token=token)
+    if request.method == "POST" and form.is_valid():
+        try:
+            participation = services.invitation_signup(
+                token=token,
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            login(request, participation.user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("baseline:study", study_id=study.pk)
+    return render(request, "humanbaseline/join.html", {"study": study, "form": form})
+
+
+@participant_required
+def study(request, study_id):
+    return redirect(_next_url(_own(request, study_id)))
+
+
+@participant_required
+def consent(request, study_id):
+    p = _own(request, study_id)
+    if request.method == "POST" and p.status == S.INVITED:
+        try:
+            p = services.consent_decide(
+                participation=p,
+                agree=request.POST.get("decision") == "agree",
+                version=request.POST.get("version", ""),
+            )
+        except BaselineError as error:
+            messages.error(request, " ".join(error.messages))
+            return redirect("baseline:consent", study_id=study_id)
+        if p.status == S.DECLINED:
+            return redirect("baseline:consent", study_id=study_id)
+        return redirect("baseline:briefing", study_id=study_id)
+    if p.status not in (S.INVITED, S.DECLINED):
+        return redirect(_next_url(p))
+    return render(request, "humanbaseline/consent.html", {"p": p, "study": p.study})
+
+
+@participant_required
+def briefing(request, study_id):
+    p = _own(request, study_id)
+    if p.status in (S.INVITED, S.DECLINED):
+        return redirect(_next_url(p))
+    if request.method == "POST":
+        services.briefing_complete(participation=p)
+        return redirect("baseline:practice", study_id=study_id, position=1)
+    return render(request, "humanbaseline/briefing.html", {"p": p, "study": p.study})
+
+
+@participant_required
+def practice(request, study_id, position):
+    p = _own(request, study_id)
+    if p.status in (S.INVITED, S.DECLINED) or p.briefing_done_at is None:
+        return redirect(_next_url(p))
+    items = selectors.practice_items(study=p.study)
+    if not 1 <= position <= len(items):
+        raise Http404("No such practice item.")
+    study_item = items[position - 1]
+    if request.method == "POST":
+        try:
+            services.practice_answer(
+                participation=p, position=position, choice=request.POST.get("choice", "")
+            )
+        except BaselineError as error:
+            messages.error(request, " ".join(error.messages))
+        return redirect("baseline:practice", study_id=study_id, position=position)
+    answer = selectors.practice_answer(participation=p, study_item=study_item)
+    return render(
+        request,
+        "humanbaseline/practice.html",
+        {
+            "p": p,
+            "study": p.study,
+            "position": position,
+            "n_practice": len(items),
+            "materials": selectors.item_materials(study_item),
+            "answer": answer,
+            # Feedback is allowed on practice items only (App. J).
+            "practice_key": study_item.item.correct_answer if answer else None,
+            "started": p.status in (S.STARTED, S.FINALIZED),
+        },
+    )
+
+
+@participant_required
+@require_POST
+def start(request, study_id):
+    p = _own(request, study_id)
+    try:
+        p = services.baseline_session_start(participation=p)
+    except BaselineError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect(_next_url(p))
+
+
+def _item_context(p, position):
+    response = selectors.study_item_at(participation=p, position=position)
+    if response is None:
+        raise Http404("No such item in your study.")
+    nav = selectors.navigator(participation=p)
+    answered = sum(1 for _, done in nav if done)
+    return {
+        "p": p,
+        "study": p.study,
+        "position": position,
+        "response": response,
+        "nav": nav,
+        "n_items": len(nav),
+        "answered": answered,
+        "percent": round(100 * answered / len(nav)) if nav else 0,
+        "previous": position - 1 if position > 1 else None,
+        "next": position + 1 if position < len(nav) else None,
+        "locked": p.status == S.FINALIZED,
+    }
+
+
+@participant_required
+def item(request, study_id, position):
+    p = _own(request, study_id)
+    if p.status not in (S.STARTED, S.FINALIZED):
+        return redirect(_next_url(p))
+    if request.method == "POST":
+        try:
+            services.answer_save(
+                participation=p,
+                position=position,
+                choice=request.POST.get("choice", ""),
+                seconds=request.POST.get("seconds"),
+            )
+            error = None
+        except BaselineError as e:
+            error = " ".join(e.messages)
+        if request.htmx:
+            context = _item_context(p, position)
+            context["error"] = error
+            context["saved"] = error is None
+            context["refresh"] = True
+            return render(request, "humanbaseline/item.html#saved", context)
+        if error:
+            messages.error(request, error)
+            return redirect("baseline:item", study_id=study_id, position=position)
+        nav_next = request.POST.get("go")
+        target = position + 1 if nav_next == "next" else position
+        if target > len(selectors.navigator(participation=p)):
+            return redirect("baseline:finalize", study_id=study_id)
+        return redirect("baseline:item", study_id=study_id, position=target)
+    services.activity_touch(participation=p)
+    context = _item_context(p, position)
+    context["materials"] = selectors.item_materials(context["response"].study_item)
+    return render(request, "humanbaseline/item.html", context)
+
+
+@participant_required
+@require_POST
+def item_time(request, study_id, position):
+    """The page reports time spent on an item when the participant leaves it."""
+    services.time_record(
+        participation=_own(request, study_id),
+        position=position,
+        seconds=request.POST.get("seconds"),
+    )
+    return HttpResponse(status=204)
+
+
+@participant_required
+def finalize(request, study_id):
+    p = _own(request, study_id)
+    if p.status not in (S.STARTED, S.FINALIZED):
+        return redirect(_next_url(p))
+    if request.method == "POST" and p.status == S.STARTED:
+        try:
+            services.baseline_finalize(participation=p)
+        except BaselineError as error:
+            messages.error(request, " ".join(error.messages))
+        return redirect("baseline:finalize", study_id=study_id)
+    nav = selectors.navigator(participation=p)
+    return render(
+        request,
+        "humanbaseline/finalize.html",
+        {
+            "p": p,
+            "study": p.study,
+            "nav": nav,
+            "unanswered": [pos for pos, done in nav if not done],
+            "n_items": len(nav),
+        },
+    )
+
+
+# --- admin ------------------------------------------------------------------------------------
+
+
+@admin_required
+def admin_overview(request, *, selection_form=None, family_form=None, prediction_form=None):
+    return render(
+        request,
+        "humanbaseline/admin.html",
+        {
+            "studies": selectors.study_list(),
+            "selections": selectors.selection_list(),
+            "family_counts": selectors.family_counts(),
+            "selection_form": selection_form or SelectionForm(),
+            "family_form": family_form or FamilyCsvForm(),
+            "prediction_form": prediction_form or PredictionCsvForm(),
+        },
+    )
+
+
+@admin_required
+@require_POST
+def families(request):
+    if request.POST.get("from") == "references":
+        count = services.item_families_from_references()
+        messages.success(request, f"{count} item families copied from their references.")
+        return redirect("baseline:admin")
+    form = FamilyCsvForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.item_families_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"{count} item families set from {upload.name}.")
+            return redirect("baseline:admin")
+    return admin_overview(request, family_form=form)
+
+
+@admin_required
+@require_POST
+def predictions(request):
+    form = PredictionCsvForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.predictions_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"{count} model predictions stored from {upload.name}.")
+            return redirect("baseline:admin")
+    return admin_overview(request, prediction_form=form)
+
+
+@admin_required
+@require_POST
+def selection_create(request):
+    form = SelectionForm(request.POST)
+    if form.is_valid():
+        try:
+            constraints = form.constraints()
+        except TypeError as error:
+            form.add_error(None, str(error))
+        else:
+            selection = services.subset_select(
+                user=request.user, seed=form.cleaned_data["seed"], constraints=constraints
+            )
+            return redirect("baseline:selection-detail", selection_id=selection.pk)
+    return admin_overview(request, selection_form=form)
+
+
+@admin_required
+def selection_detail(request, selection_id):
+    selection = get_object_or_404(SubsetSelection, pk=selection_id)
+    return render(
+        request,
+        "humanbaseline/selection_detail.html",
+        {"selection": selection, "tables": selectors.selection_tables(selection)},
+    )
+
+
+@admin_required
+def study_create(request):
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            created = services.study_create(
+                user=request.user,
+                name=data["name"],
+                selection=data["selection"],
+                consent_version=data["consent_version"],
+                consent_text=data["consent_text"],
+                briefing=data["briefing"],
+                practice_question_ids=form.practice_ids(),
+                retrieval_method=data["retrieval_method"],
+                k=data["k"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            return redirect("baseline:study-detail", study_id=created.pk)
+    return render(request, "humanbaseline/study_form.html", {"form": form})
+
+
+@admin_required
+def study_detail(request, study_id, *, account_form=None):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    return render(
+        request,
+        "humanbaseline/study_detail.html",
+        {
+            "study": study_obj,
+            "participants": selectors.study_participants(study=study_obj),
+            "account_form": account_form or ParticipantAccountForm(study=study_obj),
+            "invitation_url": request.build_absolute_uri(
+                reverse("baseline:join", args=[study_obj.invitation_token])
+            ),
+            "report": selectors.latest_report(study=study_obj),
+        },
+    )
+
+
+@admin_required
+@require_POST
+def participant_create(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = ParticipantAccountForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            services.participant_account_create(
+                study=study_obj,
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Account {form.cleaned_data['username']} created.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, account_form=form)
+
+
+@admin_required
+@require_POST
+def study_status(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    status = request.POST.get("status")
+    if status in BaselineStudy.Status.values:
+        services.study_set_status(study=study_obj, status=status)
+    return redirect("baseline:study-detail", study_id=study_id)
+
+
+@admin_required
+def time_csv(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    item_rows, sessions = selectors.time_rows(study=study_obj)
+    response, writer = csv_download(f"baseline-study-{study_obj.pk}-time.csv")
+    writer.writerow(["kind", "participant", "position", "question_id", "start", "end", "seconds"])
+    for row in item_rows:
+        writer.writerow(
+            [
+                "item",
+                row.participation.user.get_username(),
+                row.position,
+                row.study_item.item.question_id,
+                "",
+                row.answered_at.isoformat() if row.answered_at else "",
+                f"{row.seconds:.1f}",
+            ]
+        )
+    for session in sessions:
+        writer.writerow(
+            [
+                "session",
+                session.participation.user.get_username(),
+                "",
+                "",
+                session.started_at.isoformat(),
+                session.last_activity_at.isoformat(),
+                f"{session.seconds:.1f}",
+            ]
+        )
+    return response
+
+
+@admin_required
+def report(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = ReportForm(request.POST or None, study=study_obj)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.report_request(study=study_obj, user=request.user, **form.cleaned_data)
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            return redirect("baseline:report", study_id=study_id)
+    latest = selectors.latest_report(study=study_obj)
+    context = {
+        "study": study_obj,
+        "form": form,
+        "report": latest,
+        "polling": latest is not None and latest.status in ("pending", "running"),
+    }
+    if latest is not None and latest.status == "done":
+        context["rows"] = display_rows(latest.results)
+        context["charts"] = charts(latest.results)
+        context["table19"] = table19_rows(latest.results)
+    if request.htmx:
+        return render(request, "humanbaseline/report.html#result", context)
+    return render(request, "humanbaseline/report.html", context)
+
+
+@admin_required
+def report_csv(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    latest = selectors.latest_report(study=study_obj)
+    if latest is None or latest.status != "done":
+        raise Http404("No finished report yet.")
+    response, writer = csv_download(f"baseline-study-{study_obj.pk}-report.csv")
+    writer.writerow(["section", "statistic", "estimate", "ci_low", "ci_high"])
+    for section, name, value, low, high in report_rows(latest.results):
+        writer.writerow(
+            [section, name, *("" if v is None else f"{v:.6f}" for v in (value, low, high))]
+        )
+    return response
+
+
+def display_rows(results: dict) -> list[dict]:
+    """Accuracies and differences in percent (one decimal, as Table 19); κ and p as is."""
+    rows = []
+    for section, name, value, low, high in report_rows(results):
+        raw = "kappa" in name or name.endswith(" p")
+        fmt = (lambda v: f"{v:.3f}") if raw else (lambda v: f"{100 * v:.1f}")
+        rows.append(
+            {
+                "section": section,
+                "name": name,
+                "value": fmt(value),
+                "ci": "" if low is None else f"{fmt(low)}–{fmt(high)}",
+            }
+        )
+    return rows
+
+
+def table19_rows(results: dict) -> list[dict]:
+    """The Table 19 layout in percent, one decimal; sources in the report's order."""
+
+    def pct(v):
+        return "–" if v is None else f"{100 * v:.1f}"
+
+    return [
+        {
+            "name": row["name"],
+            "overall": pct(row["overall"]),
+            "per_source": [pct(row["per_source"].get(s)) for s in results["source_items"]],
+            "reweighted": pct(row["reweighted"]),
+        }
+        for row in results.get("table19", [])
+    ]
+
+
+def charts(results: dict) -> list[dict]:
+    """Bars (percent) with optional CI whiskers for the report's inline SVG plots."""
+
+    def bar(label, value, low=None, high=None):
+        return {
+            "label": label,
+            "value": round(100 * value, 1),
+            "low": None if low is None else round(100 * low, 1),
+            "high": None if high is None else round(100 * high, 1),
+        }
+
+    m = results["mean_accuracy"]
+    accuracy = [bar("Humans (mean)", m["estimate"], m["ci_low"], m["ci_high"])]
+    accuracy += [bar(f"Annotator {name}", v) for name, v in results["per_annotator"].items()]
+    accuracy += [bar(label, model["accuracy"]) for label, model in results["models"].items()]
+    sources = [bar(f"{s}-origin", v) for s, v in results["per_source"].items()]
+    return [
+        {"title": title, "bars": _layout(bars), "height": 16 + 26 * len(bars)}
+        for title, bars in (
+            ("Accuracy on the subset (%)", accuracy),
+            ("Human accuracy by answer-key source (%)", sources),
+        )
+    ]
+
+
+def _layout(bars: list[dict]) -> list[dict]:
+    """Pixel geometry of horizontal bars on a 0–100 axis, 400 px wide."""
+    for n, b in enumerate(bars):
+        b["y"] = 8 + 26 * n
+        b["width"] = round(4 * b["value"], 1)
+        b["label_x"] = b["width"] + 204
+        if b["low"] is not None:
+            b["x_low"], b["x_high"] = round(4 * b["low"], 1), round(4 * b["high"], 1)
+            b["label_x"] = max(b["width"], b["x_high"]) + 204
+    return bars

@@ -1,0 +1,61 @@
+"""Fixtures of the reliability tests: a database populated the way `make demo` leaves it
+(the release import, stand-in characters, every workflow's demo stage), and a
+row-for-row fingerprint of every table to prove a request or a rejected import changed
+nothing."""
+
+import os
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from tests.web.conftest import client_for, make_user, role_groups  # noqa: F401
+
+# Rows that legitimately change on any request: the session, the login throttle.
+VOLATILE_TABLES = {
+    "django_session",
+    "axes_accessattempt",
+    "axes_accesslog",
+    "axes_accessfailurelog",
+}
+
+
+def table_fingerprints(exclude=VOLATILE_TABLES) -> dict[str, tuple[int, str]]:
+    """{table: (row count, md5 of every row's text)} of every table Django manages."""
+    tables = sorted(set(connection.introspection.table_names()) - set(exclude))
+    prints = {}
+    with connection.cursor() as cursor:
+        for table in tables:
+            quoted = connection.ops.quote_name(table)
+            cursor.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "
+                f"FROM {quoted} t"
+            )
+            prints[table] = cursor.fetchone()
+    return prints
+
+
+def written_tables(exclude=VOLATILE_TABLES) -> dict[str, int]:
+    """{table: rows inserted + updated + deleted so far by this transaction}: cheap enough
+    to ask after every request (PostgreSQL's per-transaction statistics)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_xact_user_tables"
+        )
+        return {t: n for t, n in cursor.fetchall() if n and t not in exclude}
+
+
+def changed_tables(before: dict, after: dict) -> list[str]:
+    return sorted(t for t in set(before) | set(after) if before.get(t) != after.get(t))
+
+
+def load_demo(release_dir):
+    with open(os.devnull, "w") as devnull:
+        call_command("demo_setup", release=release_dir, stdout=devnull)
+
+
+@pytest.fixture
+def demo_db(db, release_dir, demo_providers, django_capture_on_commit_callbacks):
+    """The demo's data inside the test's transaction."""
+    with django_capture_on_commit_callbacks(execute=True):
+        load_demo(release_dir)

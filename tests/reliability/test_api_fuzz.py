@@ -1,0 +1,132 @@
+"""Schemathesis against the OpenAPI schema (/api/schema/): no request the schema allows,
+and none it does not, gets a 500 — as an admin (who may call everything) and as a
+primary annotator (who is refused most of it).
+
+Real HTTP to the live server, token authentication, a bounded number of generated
+examples per operation (``EXAMPLES``), and the property checked is the one a user
+relies on: the API answers a bad request with a 4xx that says why, never a crash.
+"""
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
+from rest_framework.authtoken.models import Token
+
+from annotation.importers import import_files
+from heartbench_site.roles import Role
+from tests.annotation import as_json, small_characters
+from tests.comparison.helpers import assign, make_pair, people
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EXAMPLES = 12
+
+
+def api_schema(client) -> dict:
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    return response.json()
+
+
+@pytest.fixture
+def corpus(transactional_db, release_dir):
+    from django.contrib.auth.models import Group
+
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    import_files(
+        [
+            ("scenarios.json", (release_dir / "scenarios.json").read_bytes()),
+            ("characters.json", as_json(small_characters())),
+        ]
+    )
+    cast = people()
+    from annotation.models import Scenario
+
+    pair = make_pair(key="CHAR_41", scenario=Scenario.objects.order_by("scenario_id").first())
+    assign(pair, cast["annotators"], cast["admin"])
+    return cast
+
+
+def real_path_parameters(cast) -> dict:
+    """Ids of stored objects, so generated bodies also meet real records."""
+    from annotation.comparison_models import PairAssignment
+    from annotation.models import Memory, Scenario
+
+    return {
+        "key": "CHAR_01",
+        "scenario_id": Scenario.objects.order_by("scenario_id").first().scenario_id,
+        "memory_id": Memory.objects.order_by("pk").first().memory_id,
+        "assignment": str(
+            PairAssignment.objects.filter(annotator=cast["annotators"][0]).get().public_id
+        ),
+    }
+
+
+def fuzz(schema_doc: dict, base_url: str, token: str, known: dict) -> tuple[list[str], Counter]:
+    import schemathesis
+    from schemathesis import GenerationMode
+
+    schema = schemathesis.openapi.from_dict(schema_doc)
+    headers = {"Authorization": f"Token {token}"}
+    crashes, statuses = [], Counter()
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) > 25
+
+    for operation in operations:
+        names = {p.name for p in operation.path_parameters}
+        strategies = [
+            operation.as_strategy(GenerationMode.POSITIVE),
+            operation.as_strategy(GenerationMode.NEGATIVE),
+        ]
+        if names and names <= known.keys():
+            strategies.append(
+                operation.as_strategy(
+                    GenerationMode.POSITIVE, path_parameters={n: known[n] for n in names}
+                )
+            )
+        for strategy in strategies:
+
+            @given(case=strategy)
+            @settings(
+                max_examples=EXAMPLES,
+                deadline=None,
+                database=None,
+                derandomize=True,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=list(HealthCheck),
+            )
+            def call(case):
+                response = case.call(base_url=base_url, headers=headers, timeout=60)
+                statuses[response.status_code // 100 * 100] += 1
+                if response.status_code >= 500:
+                    crashes.append(
+                        f"{case.method} {response.request.url} -> {response.status_code}: "
+                        f"{response.text[:300]}"
+                    )
+
+            try:
+                call()
+            except Unsatisfiable:
+                pass  # nothing in this operation can be made invalid (no parameters)
+    return crashes, statuses
+
+
+@pytest.mark.parametrize("role", [Role.ADMIN, Role.PRIMARY_ANNOTATOR])
+def test_no_generated_request_crashes_the_api(corpus, live_server, client, role):
+    if role == Role.ADMIN:
+        user = corpus["admin"]
+    else:
+        user = corpus["annotators"][0]
+    reader = UserFactory(username="schema-reader", roles=[Role.ADMIN])
+    client.force_login(reader)
+    token = Token.objects.create(user=user).key
+    crashes, statuses = fuzz(
+        api_schema(client), live_server.url, token, real_path_parameters(corpus)
+    )
+    assert not crashes, "\n".join(crashes[:20])
+    # The requests reached the views: some were served, some refused as invalid.
+    assert statuses[200] > 0 and statuses[400] > 0, statuses

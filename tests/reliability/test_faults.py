@@ -1,0 +1,255 @@
+"""Faults during a generation run through real Celery workers (issue #12).
+
+- the broker (Redis) restarts while units are in flight;
+- the fake LLM provider fails a fifth of its calls at random.
+
+Either way the run completes, or shows its failed units with their reasons, and no unit
+yields two candidates. A worker killed mid-run is covered by
+``tests/generation/test_worker.py::test_killing_the_worker_mid_run_loses_and_duplicates_nothing``.
+"""
+
+import random
+import shutil
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from annotation.generation_models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
+from annotation.generation_services import (
+    generation_run_create,
+    generation_run_retry_failed,
+    generation_run_start,
+)
+from llm.fake_server import FakeProviderServer, server_error
+from tests.factories import UserFactory
+from tests.generation.helpers import ScriptedProvider, family_settings, worker_env
+from tests.generation.test_worker import corpus, finished, wait_for
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+FAULT_SHARE = 0.2
+FAULT_SEED = 20261012
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Redis:
+    """A redis-server of our own, persisting as docker-compose's does (append-only file),
+    so a restart keeps the queue; fsync on every write, so the restart loses nothing."""
+
+    def __init__(self, directory):
+        self.port = free_port()
+        self.dir = directory
+        self.proc = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [
+                shutil.which("redis-server"),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--dir",
+                str(self.dir),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            if self.ping():
+                return self
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def ping(self) -> bool:
+        result = subprocess.run(
+            ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
+        )
+        return result.stdout.strip() == "PONG"
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: redis flushes the append-only file and exits
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture(autouse=True)
+def through_workers():
+    """Tasks go to the broker and a worker, never run in this process (an earlier test
+    or a demo loader may have left Celery eager)."""
+    from heartbench_site.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """The test process and its workers use this Redis; the suite's own stays untouched."""
+    from heartbench_site.celery import app
+
+    redis = Redis(tmp_path).start()
+    previous = app.conf.broker_url
+
+    def point_at(url):
+        # Celery resolves the read and write URLs from broker_url once; set all three.
+        app.conf.update(broker_url=url, broker_write_url=url, broker_read_url=url)
+        # Drop (do not close: kombu's shared registry may hold them) the cached pools.
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    point_at(redis.url)
+    yield redis
+    point_at(previous)
+    redis.stop()
+
+
+@pytest.fixture
+def script():
+    return ScriptedProvider()
+
+
+@pytest.fixture
+def fake_server(script):
+    with FakeProviderServer(responder=script) as server:
+        yield server
+
+
+@pytest.fixture
+def providers(settings, fake_server):
+    from annotation import generation_services
+
+    settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=5.0)
+    yield
+    generation_services._clients.clear()
+
+
+def assert_no_duplicates(run):
+    units = run.units.all()
+    per_unit = list(Candidate.objects.filter(run=run).values_list("unit_id", flat=True))
+    assert len(per_unit) == len(set(per_unit)), "a unit yielded two candidates"
+    succeeded = set(
+        units.filter(status=GenerationUnit.Status.SUCCEEDED).values_list("pk", flat=True)
+    )
+    assert set(per_unit) == succeeded
+    for unit in units.filter(status=GenerationUnit.Status.FAILED):
+        assert unit.error_kind and unit.error_message, f"unit {unit.pk} failed without a reason"
+
+
+def test_a_redis_restart_mid_run_loses_and_duplicates_nothing(
+    own_redis, celery_worker_factory, providers, fake_server
+):
+    fake_server.latency_s = 1.0  # units are in flight when the broker goes away
+    env = {
+        **worker_env(fake_server, timeout=5.0),
+        "CELERY_BROKER_URL": own_redis.url,
+        "CELERY_VISIBILITY_TIMEOUT": "3",
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+        "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+    }
+    worker = celery_worker_factory(extra_env=env, pool="threads", concurrency=4, name="redis")
+    corpus(characters=3, scenarios=3)
+    run = generation_run_create(user=UserFactory(), families=["claude", "gpt", "gemini"])
+    generation_run_start(run_id=run.pk)
+
+    def some_done_some_waiting(run):
+        statuses = list(run.units.values_list("status", flat=True))
+        return statuses.count(GenerationUnit.Status.SUCCEEDED) >= 1 and (
+            statuses.count(GenerationUnit.Status.PENDING) >= 3
+        )
+
+    wait_for(run, some_done_some_waiting, worker, "units done and units queued")
+    own_redis.stop()
+    assert not own_redis.ping()
+    time.sleep(2)  # the worker notices the broker is gone and keeps retrying
+    own_redis.start()
+
+    wait_for(run, finished, worker)
+    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.units.count() == 27
+    assert Candidate.objects.filter(run=run).count() == 27
+    assert_no_duplicates(run)
+
+
+class FlakyProvider(ScriptedProvider):
+    """A fifth of all calls, at random (seeded), get an HTTP 500."""
+
+    def __init__(self, share: float, seed: int):
+        super().__init__()
+        self.rng = random.Random(seed)
+        self.share = share
+        self.served = 0
+        self.failed = 0
+        self.rng_lock = threading.Lock()
+
+    def __call__(self, req):
+        with self.rng_lock:
+            self.served += 1
+            fail = self.rng.random() < self.share
+            self.failed += fail
+        return server_error(500) if fail else super().__call__(req)
+
+
+def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
+    celery_worker_factory, settings
+):
+    flaky = FlakyProvider(FAULT_SHARE, FAULT_SEED)
+    with FakeProviderServer(responder=flaky) as server:
+        from annotation import generation_services
+
+        settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=5.0)
+        worker = celery_worker_factory(
+            extra_env=worker_env(server, timeout=5.0, max_retries=2), pool="threads", concurrency=4
+        )
+        corpus(characters=3, scenarios=3)
+        run = generation_run_create(user=UserFactory(), families=["claude", "gpt", "gemini"])
+        generation_run_start(run_id=run.pk)
+        wait_for(run, finished, worker)
+
+        # Every request the server saw, and every 500 it injected, is on record: the
+        # platform's attempt log agrees with the server's own count.
+        assert flaky.served > 27 * 2 and flaky.failed > 0
+        attempts = [
+            a for c in LlmCallRecord.objects.filter(unit__run=run) for a in c.details["attempts"]
+        ]
+        assert len(attempts) == flaky.served
+        assert sum(a["status_code"] == 500 for a in attempts) == flaky.failed
+        assert all(a["error_kind"] == "server_error" for a in attempts if a["status_code"] == 500)
+        assert run.status in (
+            GenerationRun.Status.FINISHED,
+            GenerationRun.Status.FINISHED_WITH_FAILURES,
+        )
+        assert_no_duplicates(run)
+        failed = run.units.filter(status=GenerationUnit.Status.FAILED)
+        for unit in failed:
+            assert unit.error_kind == "server_error"
+            assert "HTTP 500" in unit.error_message
+
+        if failed.exists():
+            generation_run_retry_failed(run_id=run.pk)
+            wait_for(run, finished, worker)
+            assert_no_duplicates(run)
+        generation_services._clients.clear()
+    assert (
+        Candidate.objects.filter(run=run).count()
+        == run.units.filter(status=GenerationUnit.Status.SUCCEEDED).count()
+    )

@@ -1,0 +1,456 @@
+"""One declared access matrix over every URL the URLconf defines (issue #12).
+
+On a fully populated database (the demo: every workflow at a stage where its pages have
+real objects), every role, a signed-in user without a role and an anonymous visitor GET
+every named URL with real object ids. The test asserts (a) the allow/deny of each
+(role, view) pair against ``ACCESS`` below, declared by hand from DESIGN.md's role
+table, and (b) that no response a role may receive contains a value that role must
+never see. A URL added later without an entry here fails the test, so whoever adds a
+page must decide who may open it.
+
+"Allowed" means the view answers the role (200, a redirect inside the workflow, 404 for
+an object of the wrong kind or 405 for a POST-only action); "denied" means 403, and for
+anonymous visitors a redirect to the login page (pages) or 403 (the API).
+"""
+
+import io
+import re
+import zipfile
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from adjudication.models import McqItem
+from annotation.comparison_models import PairAssignment
+from annotation.generation_models import Candidate, ModelFamily
+from annotation.models import Memory, ProfileVersion
+from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
+from heartbench_site.roles import CORPUS_READERS, Role
+
+from .test_blinding import named_patterns
+
+pytestmark = pytest.mark.django_db
+
+R = Role
+ANNOTATOR, ARBITRATOR, SCENARIO, MEMORY = (
+    R.PRIMARY_ANNOTATOR,
+    R.ARBITRATOR,
+    R.SCENARIO_REVIEWER,
+    R.MEMORY_REVIEWER,
+)
+EXPERT, AUDIT_ADJ, PARTICIPANT, ADMIN = (
+    R.AUDIT_EXPERT,
+    R.AUDIT_ADJUDICATOR,
+    R.BASELINE_PARTICIPANT,
+    R.ADMIN,
+)
+PUBLIC = "public"  # anyone, signed in or not
+SIGNED_IN = frozenset(Role)  # every signed-in person, with or without a role
+READERS = frozenset(CORPUS_READERS)
+
+
+def only(*roles):
+    return frozenset(roles)
+
+
+# Who may open each named URL (Django admin pages are staff-only and checked apart).
+ACCESS = {
+    "home": SIGNED_IN,
+    "login": PUBLIC,
+    "logout": PUBLIC,  # POST-only; signing out needs no role
+    "healthz": PUBLIC,
+    "api-me": SIGNED_IN,
+    "api-schema": READERS,
+    "api-docs": READERS,
+    # The corpus: every construction role; never a baseline participant (App. J).
+    **dict.fromkeys(
+        [
+            "corpus:index",
+            "corpus:character-list",
+            "corpus:character-detail",
+            "corpus:memory-detail",
+            "corpus:scenario-list",
+            "corpus:scenario-detail",
+            "corpus-api:character-list",
+            "corpus-api:character-detail",
+            "corpus-api:memory-list",
+            "corpus-api:memory-detail",
+            "corpus-api:scenario-list",
+            "corpus-api:scenario-detail",
+        ],
+        READERS,
+    ),
+    # Imports, candidate generation, prompts: admins.
+    **dict.fromkeys(
+        [
+            "corpus:import",
+            "corpus:import-job",
+            "corpus-api:import-list",
+            "corpus-api:import-detail",
+            "corpus:generation-list",
+            "corpus:generation-new",
+            "corpus:generation-detail",
+            "corpus:generation-cancel",
+            "corpus:generation-retry",
+            "corpus:generation-unit",
+            "corpus:prompt-list",
+            "corpus:prompt-new",
+            "generation-api:run-list",
+            "generation-api:run-detail",
+            "generation-api:run-cancel",
+            "generation-api:run-retry",
+            "generation-api:unit-list",
+        ],
+        only(ADMIN),
+    ),
+    # Profile review: annotators review; the senior adjudicates, edits and freezes.
+    "review:profile-list": only(ANNOTATOR, ARBITRATOR, ADMIN),
+    "review-api:profile-list": only(ANNOTATOR, ARBITRATOR, ADMIN),
+    "review:profile-outcomes": only(ARBITRATOR, ADMIN),
+    "review:profile-outcomes-csv": only(ARBITRATOR, ADMIN),
+    "review-api:profile-outcomes": only(ARBITRATOR, ADMIN),
+    "review:profile-review": only(ANNOTATOR),
+    "review-api:profile-review": only(ANNOTATOR),
+    "review:change-request-add": only(ANNOTATOR),
+    "review-api:change-request-create": only(ANNOTATOR),
+    "review:change-request-withdraw": only(ANNOTATOR),
+    "review:change-request-resolve": only(ARBITRATOR),
+    "review:profile-adjudicate": only(ARBITRATOR),
+    "review:profile-edit": only(ARBITRATOR),
+    "review:profile-edit-detail": only(ARBITRATOR),
+    "review:profile-freeze": only(ARBITRATOR),
+    # Scenario review: reviewers work; admins read lists, coverage and blueprints.
+    **dict.fromkeys(
+        [
+            "review:scenario-list",
+            "review:scenario-coverage",
+            "review:coverage-diamonds-csv",
+            "review:coverage-life-stages-csv",
+            "review:coverage-agreement-csv",
+            "review:blueprint-list",
+            "review:blueprint-detail",
+            "review:scenario-review",
+            "review-api:scenario-list",
+            "review-api:scenario-coverage",
+            "review-api:blueprint-list",
+            "review-api:blueprint-detail",
+            "review-api:scenario-review",
+        ],
+        only(SCENARIO, ADMIN),
+    ),
+    **dict.fromkeys(
+        [
+            "review:scenario-new",
+            "review:blueprint-queue",
+            "review:scenario-screen",
+            "review:scenario-revise",
+            "review:scenario-rate",
+            "review:scenario-reassess",
+            "review-api:scenario-rate",
+        ],
+        only(SCENARIO),
+    ),
+    # Memory quality audit.
+    "audit:queue": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit:case-detail": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit:outcomes": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit:outcomes-csv": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit-api:case-list": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit:case-decide": only(MEMORY),
+    "audit:case-edit": only(ARBITRATOR),
+    **dict.fromkeys(
+        [
+            "audit:run-list",
+            "audit:run-detail",
+            "audit:run-finalize",
+            "audit:run-classify",
+            "audit:settings",
+            "audit-api:run-list",
+            "audit-api:run-detail",
+        ],
+        only(ADMIN),
+    ),
+    # Reference-label audit: experts select blind; the adjudicator compares with the key.
+    "audit:labels:home": only(EXPERT, AUDIT_ADJ, ADMIN),
+    "audit-api:labels-api:audit-list": only(EXPERT, AUDIT_ADJ, ADMIN),
+    "audit:labels:create": only(ADMIN),
+    "audit:labels:audit": only(AUDIT_ADJ, ADMIN),
+    "audit:labels:outcomes": only(AUDIT_ADJ, ADMIN),
+    "audit:labels:outcomes-csv": only(AUDIT_ADJ, ADMIN),
+    "audit-api:labels-api:outcomes": only(AUDIT_ADJ, ADMIN),
+    "audit:labels:adjudicate": only(AUDIT_ADJ, ADMIN),
+    "audit:labels:expert-queue": only(EXPERT),
+    "audit:labels:select": only(EXPERT),
+    "audit:labels:draft": only(EXPERT),
+    "audit-api:labels-api:expert-queue": only(EXPERT),
+    "audit-api:labels-api:expert-item": only(EXPERT),
+    # Blinded comparison (annotators) and arbitration.
+    "comparison:queue": only(ANNOTATOR),
+    "comparison:pair": only(ANNOTATOR),
+    "comparison:draft": only(ANNOTATOR),
+    "comparison-api:queue": only(ANNOTATOR),
+    "comparison-api:pair": only(ANNOTATOR),
+    "comparison:assign": only(ADMIN),
+    "adjudication:queue": only(ARBITRATOR, ADMIN),
+    "adjudication:pair": only(ARBITRATOR, ADMIN),
+    "adjudication:outcomes": only(ARBITRATOR, ADMIN),
+    "adjudication:outcomes-csv": only(ARBITRATOR, ADMIN),
+    "adjudication-api:outcomes": only(ARBITRATOR, ADMIN),
+    "adjudication:reopen": only(ADMIN),
+    # MCQ item review (senior experts) and assembly (admins).
+    "mcq:queue": only(ARBITRATOR, ADMIN),
+    "mcq:queue-csv": only(ARBITRATOR, ADMIN),
+    "mcq:item": only(ARBITRATOR, ADMIN),
+    "mcq-api:queue": only(ARBITRATOR, ADMIN),
+    "mcq:screen": only(ADMIN),
+    "mcq:runs": only(ADMIN),
+    "mcq:run": only(ADMIN),
+    # The human baseline: participants take it; admins run it.
+    "baseline:join": PUBLIC,
+    "baseline:home": only(PARTICIPANT, ADMIN),
+    **dict.fromkeys(
+        [
+            "baseline:study",
+            "baseline:consent",
+            "baseline:briefing",
+            "baseline:practice",
+            "baseline:start",
+            "baseline:item",
+            "baseline:item-time",
+            "baseline:finalize",
+        ],
+        only(PARTICIPANT),
+    ),
+    **dict.fromkeys(
+        [
+            "baseline:admin",
+            "baseline:families",
+            "baseline:predictions",
+            "baseline:selection-create",
+            "baseline:selection-detail",
+            "baseline:study-create",
+            "baseline:study-detail",
+            "baseline:participant-create",
+            "baseline:study-status",
+            "baseline:time-csv",
+            "baseline:report",
+            "baseline:report-csv",
+        ],
+        only(ADMIN),
+    ),
+    # Evaluation runs and the export: admins.
+    **dict.fromkeys(
+        [
+            "evaluation:run-list",
+            "evaluation:run-detail",
+            "evaluation:run-resume",
+            "evaluation:run-csv",
+            "evaluation:prediction-detail",
+            "evaluation:import",
+            "evaluation:analysis",
+            "evaluation:analysis-csv",
+            "evaluation-api:run-list",
+            "evaluation-api:run-detail",
+            "export:home",
+            "export:download",
+            "decision-history",
+        ],
+        only(ADMIN),
+    ),
+}
+
+# Field names that carry a key or its provenance; they must never reach a baseline
+# participant or an audit expert, in any form (JSON key, label, data attribute).
+KEY_FIELDS = (
+    "is_correct",
+    "correct_answer",
+    "source_character",
+    "source_family",
+    "source_reference",
+)
+
+
+@pytest.fixture
+def populated(release_dir, demo_providers, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+    users = get_user_model().objects
+    return {role: users.get(username=name) for name, role, _ in DEMO_ACCOUNTS}
+
+
+def first(model, **filters):
+    row = model.objects.filter(**filters).order_by("pk").first()
+    assert row is not None, f"the demo has no {model.__name__} {filters}"
+    return row
+
+
+def url_values(user):
+    """Real object ids for every URL parameter, the caller's own where it matters."""
+    from annotation.generation_models import GenerationRun, GenerationUnit
+    from annotation.models import Scenario
+    from audit.label_models import LabelAudit, LabelAuditItem
+    from audit.models import AuditRun, MemoryCase
+    from evaluation.models import EvaluationPrediction, EvaluationRun
+    from humanbaseline.models import BaselineStudy, SubsetSelection
+
+    study = first(BaselineStudy)
+    evaluation_run = first(EvaluationRun)
+    own = PairAssignment.objects.filter(annotator=user).order_by("pk").first()
+    common = {
+        "key": first(ProfileVersion).character.key,
+        "memory_id": first(Memory).memory_id,
+        "scenario_id": first(Scenario).scenario_id,
+        "stage": "response",
+        "job_id": 1,
+        "id": 1,
+        "unit_id": first(GenerationUnit).pk,
+        "case_id": first(MemoryCase).pk,
+        "pair_id": first(PairAssignment).pair_id,
+        "assignment": (own or first(PairAssignment)).public_id,
+        "label_audit_id": first(LabelAudit).pk,
+        "label_item_id": first(LabelAuditItem).pk,
+        "study_id": study.pk,
+        "position": 1,
+        "token": study.invitation_token,
+        "selection_id": first(SubsetSelection).pk,
+        "item_id": first(McqItem, status=McqItem.Status.FLAGGED).pk,
+        "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
+    }
+    by_namespace = {
+        "corpus": {"run_id": first(GenerationRun).pk},
+        "generation-api": {"run_id": first(GenerationRun).pk},
+        "audit": {"run_id": first(AuditRun).pk},
+        "audit-api": {"run_id": first(AuditRun).pk},
+        "evaluation": {"run_id": evaluation_run.pk},
+        "evaluation-api": {"run_id": evaluation_run.pk},
+        "mcq": {"run_id": 1},
+    }
+    return common, by_namespace
+
+
+def every_url(user):
+    common, by_namespace = url_values(user)
+    urls = {}
+    for name, params in named_patterns():
+        if name.startswith("admin:"):
+            continue
+        values = common | by_namespace.get(name.split(":")[0], {})
+        urls[name] = reverse(name, kwargs={p: values[p] for p in params})
+    return urls
+
+
+def is_denied(response, *, anonymous, path):
+    if response.status_code == 403:
+        return True
+    if anonymous and response.status_code == 302:
+        return response["Location"].startswith(reverse("login"))
+    return anonymous and path.startswith("/api/") and response.status_code == 401
+
+
+def forbidden_values():
+    """What each role must never receive, from the populated database itself."""
+    families = [label for _, label in ModelFamily.choices]
+    models = sorted(
+        {m for m in Candidate.objects.values_list("model_name", flat=True) if m}
+        if hasattr(Candidate, "model_name")
+        else set()
+    )
+    profile_texts = set()
+    for version in ProfileVersion.objects.all():
+        profile_texts.update([version.description, version.self_value_logic])
+        profile_texts.update(version.core_patterns)
+    annotations = set()
+    for memory in Memory.objects.all()[:60]:
+        annotations.update([memory.psych_conclusion, memory.behavior_policy])
+    family_words = [re.compile(rf"\b{re.escape(f)}\b") for f in families]
+    return {
+        ANNOTATOR: {"patterns": family_words, "texts": set(models)},
+        PARTICIPANT: {
+            "patterns": family_words + [re.compile(rf"\b{f}\b") for f in KEY_FIELDS],
+            "texts": {t for t in profile_texts | annotations if len(t) >= 20},
+        },
+        EXPERT: {"patterns": [re.compile(rf"\b{f}\b") for f in KEY_FIELDS], "texts": set()},
+    }
+
+
+def found(body, secrets):
+    hits = [p.pattern for p in secrets["patterns"] if p.search(body)]
+    hits += [t[:40] for t in secrets["texts"] if t in body]
+    return hits
+
+
+def test_every_url_is_declared():
+    names = {name for name, _ in named_patterns() if not name.startswith("admin:")}
+    assert names - set(ACCESS) == set(), "declare who may open these URLs"
+    assert set(ACCESS) - names == set(), "these declared URLs no longer exist"
+
+
+def test_each_role_reaches_exactly_its_declared_urls_and_nothing_it_must_not_see(populated):
+    no_role = get_user_model().objects.create_user("no-role-yet", password="x")
+    callers = [(role, user) for role, user in populated.items() if role in set(Role)]
+    callers += [("no role", no_role), ("anonymous", None)]
+    secrets = forbidden_values()
+    wrong, leaked = [], []
+    for who, user in callers:
+        client = Client()
+        if user is not None:
+            client.force_login(user)
+        for name, path in every_url(user).items():
+            response = client.get(path)
+            assert response.status_code < 500, f"{who} GET {path}: {response.status_code}"
+            allowed = ACCESS[name]
+            if allowed == PUBLIC:
+                expected = True
+            elif user is None:
+                expected = False
+            elif who == "no role":
+                expected = allowed == SIGNED_IN
+            else:
+                expected = who in allowed
+            denied = is_denied(response, anonymous=user is None, path=path)
+            if denied == expected:
+                wrong.append(f"{who} GET {name} {path}: {response.status_code}")
+            if not denied and who in secrets:
+                body = response.content.decode(errors="replace")
+                hits = found(body, secrets[who])
+                if hits:
+                    leaked.append(f"{who} GET {path}: {hits}")
+    assert not wrong, "\n".join(wrong)
+    assert not leaked, "\n".join(leaked)
+
+
+def test_the_leak_scan_sees_what_admins_may_see(populated):
+    """The control: the same scan finds the families, the key fields and the profile
+    texts on pages an admin may open, so the scan above can fail."""
+    client = Client()
+    client.force_login(populated[ADMIN])
+    everything = {ANNOTATOR: [], PARTICIPANT: [], EXPERT: []}
+    secrets = forbidden_values()
+    urls = every_url(populated[ADMIN])
+    bodies = [
+        client.get(urls[name]).content.decode(errors="replace")
+        for name in ["corpus:generation-detail", "corpus:character-detail"]
+    ]
+    # The construction export carries the keys and their provenance.
+    with zipfile.ZipFile(io.BytesIO(client.get(urls["export:download"]).content)) as bundle:
+        bodies.append(bundle.read("heartbench-final-set/construction/items.json").decode())
+    for body in bodies:
+        for role in everything:
+            everything[role] += found(body, secrets[role])
+    assert everything[ANNOTATOR], "no model family on the admin's generation run page"
+    assert everything[PARTICIPANT], "no profile text on the admin's character page"
+    assert everything[EXPERT], "no key field in the construction export"
+
+
+def test_an_annotator_cannot_open_another_annotators_pair_by_changing_the_id(populated):
+    annotator = populated[ANNOTATOR]
+    theirs = PairAssignment.objects.exclude(annotator=annotator).order_by("pk").first()
+    assert theirs is not None
+    client = Client()
+    client.force_login(annotator)
+    for name in ["comparison:pair", "comparison:draft", "comparison-api:pair"]:
+        response = client.get(reverse(name, kwargs={"assignment": theirs.public_id}), follow=True)
+        assert response.status_code in (403, 404), f"{name}: {response.status_code}"
