@@ -1,4 +1,4 @@
-"""Concurrent annotators against gunicorn + PostgreSQL on loopback: is anything lost?
+"""Annotators and participants at once against gunicorn + PostgreSQL: is anything lost?
 
 ``--users`` simulated people (default 50) each log in through the real login form and,
 for ``--seconds`` (default 120), work through their queue the way a person does: open
@@ -19,7 +19,8 @@ prints throughput and p50/p95/p99 latency per endpoint, and exits 1 on any misma
 A workflow is a class with ``seed()`` (runs once, in-process, before the server starts),
 ``act(person, rng)`` (one step of one person) and ``verify()`` (compares ledger and
 database, returns a list of problems); add one to ``WORKFLOWS`` to load a new endpoint
-(the human baseline's answer endpoint, say).
+(``ComparisonWorkflow`` for annotators, ``BaselineWorkflow`` for participants; the
+``--users`` are split evenly between the workflows).
 """
 
 import argparse
@@ -145,11 +146,16 @@ class ComparisonWorkflow:
         from annotation import comparison_services
         from heartbench_site.roles import Role
         from tests.comparison.helpers import make_pair
+        from tests.factories import ScenarioFactory
 
         User = get_user_model()
         admin = User.objects.get(username="load-admin")
+        # Scenario ids of their own, clear of the ones other workflows' fixtures create.
         pairs = [
-            make_pair(key=f"CHAR_{n + 10:02d}")
+            make_pair(
+                key=f"CHAR_{n + 10:02d}",
+                scenario=ScenarioFactory(scenario_id=f"SCN_SCHOOL_AGE_{1000 + n}"),
+            )
             for n in range(len(usernames) * self.pairs_per_person // 3)
         ]
         annotators = [u for u in User.objects.filter(username__in=usernames)]
@@ -266,7 +272,105 @@ class ComparisonWorkflow:
         )
 
 
-WORKFLOWS = {w.name: w for w in (ComparisonWorkflow,)}
+class BaselineWorkflow:
+    """The human baseline (/baseline/s/<study>/items/<position>/): participants answer and
+    revise items in their own order, by htmx saves and by plain form posts with "next",
+    until the time is up. Each participant has their own responses, so the check is
+    per participant: the stored answer history equals the acknowledged one."""
+
+    name = "baseline"
+    role = "baseline_participant"
+    items = 20
+
+    def __init__(self):
+        # ledger[(username, position)] = acknowledged choices, consecutive duplicates merged
+        self.answered = defaultdict(list)
+        self.study_id = None
+
+    def seed(self, usernames: list[str]) -> None:
+        from django.contrib.auth import get_user_model
+
+        from humanbaseline import services
+        from tests.humanbaseline.conftest import make_study
+
+        study, _, _ = make_study(n_items=self.items, n_practice=1)
+        self.study_id = study.pk
+        for user in get_user_model().objects.filter(username__in=usernames):
+            p = services.participant_enrol(study=study, user=user, via="admin")
+            p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
+            p = services.briefing_complete(participation=p)
+            services.baseline_session_start(participation=p)
+
+    def start(self, person: Person) -> None:
+        person.state["url"] = f"/baseline/s/{self.study_id}/items/"
+
+    def act(self, person: Person, rng: random.Random) -> None:
+        position = rng.randint(1, self.items)
+        page = f"{person.state['url']}{position}/"
+        roll = rng.random()
+        if roll < 0.25:
+            person.request("GET /baseline/s/<study>/items/<n>/", "GET", page)
+            return
+        choice = rng.choice("ABCD")
+        # seconds=0: a save re-sent after a dropped connection must stay idempotent.
+        if roll < 0.8:
+            response = person.post(
+                "POST /baseline/…/items/<n>/ (htmx save)",
+                page,
+                {"choice": choice, "seconds": "0"},
+                headers={"HX-Request": "true"},
+            )
+            ok = f"Saved {choice} at" in response.text
+        else:
+            response = person.post(
+                "POST /baseline/…/items/<n>/ (next)", page, {"choice": choice, "go": "next"}
+            )
+            ok = response.status_code == 302
+        if not ok:
+            raise AssertionError(f"unexpected answer to a save: {response.status_code}")
+        ledger = self.answered[(person.username, position)]
+        if not ledger or ledger[-1] != choice:
+            ledger.append(choice)
+
+    def verify(self) -> list[str]:
+        from humanbaseline.models import AnswerEvent, ItemResponse
+
+        problems = []
+        events = defaultdict(list)
+        for event in AnswerEvent.objects.select_related("response__participation__user").order_by(
+            "pk"
+        ):
+            r = event.response
+            events[(r.participation.user.username, r.position)].append(event.choice)
+        responses = {
+            (r.participation.user.username, r.position): r
+            for r in ItemResponse.objects.select_related("participation__user").filter(
+                participation__study_id=self.study_id
+            )
+        }
+        for key, response in responses.items():
+            expected = self.answered.get(key, [])
+            if events.get(key, []) != expected:
+                problems.append(
+                    f"{key}: answer history {events.get(key)} != acknowledged {expected}"
+                )
+            if (response.choice or None) != (expected[-1] if expected else None):
+                problems.append(f"{key}: stored {response.choice!r}, acknowledged {expected[-1:]}")
+            if response.revisions != max(len(expected) - 1, 0):
+                problems.append(
+                    f"{key}: {response.revisions} revisions, expected {len(expected) - 1}"
+                )
+        return problems
+
+    def summary(self) -> str:
+        saves = sum(len(v) for v in self.answered.values())
+        return (
+            f"{saves} acknowledged distinct answers/revisions on {len(self.answered)} "
+            f"participant x item responses"
+        )
+
+
+WORKFLOWS = {w.name: w for w in (ComparisonWorkflow, BaselineWorkflow)}
 
 
 # --- Running ---------------------------------------------------------------------------------

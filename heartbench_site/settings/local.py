@@ -24,3 +24,6 @@ STORAGES = {
 
 # No collected static files here: Django's finders serve static/ (runserver, live_server).
 MIDDLEWARE = [m for m in MIDDLEWARE if m != "whitenoise.middleware.WhiteNoiseMiddleware"]  # noqa: F405
+
+# Eager tasks log one INFO line each; the demo's loader runs hundreds of them.
+LOGGING["loggers"]["celery.app.trace"] = {"level": "WARNING"}  # noqa: F405
