@@ -1,16 +1,24 @@
 from django.contrib import admin
 
+from heartbench_site.admin_base import ReadOnlyAdmin
+
 from .models import (
     AdjudicationSettings,
     ArbitrationDecision,
+    McqAssemblyRun,
     McqItem,
+    McqItemVersion,
     McqOption,
+    McqReviewDecision,
+    McqScreening,
     ReferenceResponse,
 )
 
 
 @admin.register(ReferenceResponse)
-class ReferenceResponseAdmin(admin.ModelAdmin):
+class ReferenceResponseAdmin(ReadOnlyAdmin):
+    """References change only through arbitration (a new row supersedes the old)."""
+
     list_display = ["__str__", "decision_type", "final_decision_start", "created_at"]
     list_filter = ["decision_type", "scenario__stage", "character"]
     search_fields = ["character__key", "scenario__scenario_id", "final_decision", "summary"]
@@ -28,11 +36,30 @@ class McqOptionInline(admin.TabularInline):
     fields = ["label", "content", "is_correct", "is_generated", "source_character"]
     extra = 0
 
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(McqItem)
-class McqItemAdmin(admin.ModelAdmin):
-    list_display = ["question_id", "character", "scenario", "stage", "correct_answer", "version"]
-    list_filter = ["stage", "correct_answer", "character"]
+class McqItemAdmin(ReadOnlyAdmin):
+    """Items change only through item versions (item review, the label audit), never here."""
+
+    list_display = [
+        "question_id",
+        "character",
+        "scenario",
+        "stage",
+        "correct_answer",
+        "version",
+        "status",
+    ]
+    list_filter = ["status", "stage", "correct_answer", "character"]
     search_fields = ["question_id", "character__key", "scenario__scenario_id"]
     list_select_related = ["character", "scenario"]
     autocomplete_fields = ["character", "scenario"]
@@ -46,10 +73,34 @@ class AdjudicationSettingsAdmin(admin.ModelAdmin):
 
 
 @admin.register(ArbitrationDecision)
-class ArbitrationDecisionAdmin(admin.ModelAdmin):
+class ArbitrationDecisionAdmin(ReadOnlyAdmin):
     list_display = ["pair", "kind", "arbitrator", "decided_at", "reopened_at"]
     list_filter = ["kind"]
     readonly_fields = [f.name for f in ArbitrationDecision._meta.fields]
 
-    def has_add_permission(self, request):
-        return False  # decisions are made on the arbitration page, through the service
+
+@admin.register(McqItemVersion)
+class McqItemVersionAdmin(ReadOnlyAdmin):
+    list_display = ["item", "number", "origin", "correct_answer", "created_by", "created_at"]
+    list_filter = ["origin"]
+    search_fields = ["item__question_id"]
+    list_select_related = ["item", "created_by"]
+
+
+@admin.register(McqAssemblyRun)
+class McqAssemblyRunAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "status"]
+
+
+@admin.register(McqScreening)
+class McqScreeningAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "outcome"]
+    list_filter = ["outcome"]
+
+
+@admin.register(McqReviewDecision)
+class McqReviewDecisionAdmin(ReadOnlyAdmin):
+    list_display = ["item", "action", "reviewer", "decided_at"]
+    list_filter = ["action"]
+    search_fields = ["item__question_id", "reviewer__username"]
+    list_select_related = ["item", "reviewer"]

@@ -5,7 +5,18 @@ from django.contrib import admin
 
 from heartbench_site.admin_base import ReadOnlyAdmin
 
-from .models import AuditEvent, AuditRun, AuditSettings, MemoryCase, MemoryVersion, RepairAttempt
+from . import label_models
+from .models import (
+    AuditEvent,
+    AuditRun,
+    AuditSettings,
+    ClassifierResult,
+    MemoryCase,
+    MemoryFlag,
+    MemoryVersion,
+    RepairAttempt,
+    TimelineEntry,
+)
 
 
 @admin.register(AuditSettings)
@@ -40,3 +51,19 @@ class MemoryVersionAdmin(ReadOnlyAdmin):
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "actor", "action", "run", "case")
+
+
+# The rest of the memory audit and the reference-label audit: written only through
+# their services, browsed here.
+for _model in (
+    MemoryFlag,
+    ClassifierResult,
+    TimelineEntry,
+    label_models.LabelAudit,
+    label_models.LabelAuditExpert,
+    label_models.LabelAuditItem,
+    label_models.LabelSelection,
+    label_models.LabelAdjudication,
+    label_models.LabelAuditEvent,
+):
+    admin.site.register(_model, ReadOnlyAdmin)

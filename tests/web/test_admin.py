@@ -2,6 +2,7 @@
 view-only there."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from adjudication.models import McqItem, McqOption, ReferenceResponse
@@ -149,3 +150,30 @@ def test_a_call_record_shows_its_request_and_response(admin_client, generation_r
         reverse("admin:annotation_llmcallrecord_change", args=[call.pk])
     ).content.decode()
     assert "zqx request body" in body and "raw response" in body
+
+
+WORKFLOW_APPS = ("adjudication", "audit", "humanbaseline", "evaluation")
+
+
+def test_every_workflow_model_is_browsable_and_read_only_in_the_admin(admin_client, rf):
+    """Admins can look at every record of the downstream workflows, and change none of
+    them there: items change only through item versions, decisions only through the
+    workflows' services (their history is at /history/)."""
+    from django.apps import apps
+    from django.contrib import admin as django_admin
+
+    editable = {"adjudicationsettings"}  # the arbitration switch, edited in the admin
+    request = rf.get("/admin/")
+    request.user = get_user_model().objects.get(username="admin")
+    for label in WORKFLOW_APPS:
+        for model in apps.get_app_config(label).get_models():
+            name = model._meta.model_name
+            if name == "mcqoption":
+                continue  # shown, read-only, inline on its item
+            assert model in django_admin.site._registry, f"{label}.{name} is not in the admin"
+            url = reverse(f"admin:{label}_{name}_changelist")
+            assert admin_client.get(url).status_code == 200, url
+            if name not in editable:
+                model_admin = django_admin.site._registry[model]
+                assert not model_admin.has_change_permission(request), f"{label}.{name} editable"
+                assert not model_admin.has_add_permission(request), f"{label}.{name} can be added"

@@ -1,0 +1,16 @@
+"""Evaluation runs, predictions and stored retrieval sets in the Django admin,
+read-only: runs are created and resumed on the evaluation pages."""
+
+from django.contrib import admin
+
+from heartbench_site.admin_base import ReadOnlyAdmin
+
+from . import models
+
+for _model in (
+    models.EvaluationRun,
+    models.EvaluationPrediction,
+    models.RetrievalSet,
+    models.RetrievedMemory,
+):
+    admin.site.register(_model, ReadOnlyAdmin)
