@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from heartbench_site.admin_base import ReadOnlyAdmin
+from heartbench_site.admin_base import ReadOnlyAdmin, ReadOnlyInline
 
 from .models import (
     AdjudicationSettings,
@@ -31,19 +31,10 @@ class ReferenceResponseAdmin(ReadOnlyAdmin):
         return obj.final_decision[:80] + ("…" if len(obj.final_decision) > 80 else "")
 
 
-class McqOptionInline(admin.TabularInline):
+class McqOptionInline(ReadOnlyInline):
     model = McqOption
     fields = ["label", "content", "is_correct", "is_generated", "source_character"]
     extra = 0
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(McqItem)

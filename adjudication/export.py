@@ -45,6 +45,7 @@ from annotation.models import Memory, ProfileVersion
 
 from . import export_sections  # noqa: F401  (registers the chain sections of this app)
 from .export_chain import chain_sections
+from .mcq_versions import option_dicts
 from .models import OPTION_LABELS, McqItem, McqItemVersion, McqOption, ReferenceResponse
 
 EXPORT_FORMAT = "heartbench-final-set/1"
@@ -638,17 +639,7 @@ def construction_question(item, reference, profile, chain: dict) -> dict:
         "assembly_params": item.assembly_params,
         "source": item.source,
         "created_at": _iso(item.created_at),
-        "options": [
-            {
-                "label": o.label,
-                "content": o.content,
-                "is_correct": o.is_correct,
-                "is_generated": o.is_generated,
-                "source_character": o.source_character,
-                "source_reference": o.source_reference_id,
-            }
-            for o in item.options.all()
-        ],
+        "options": option_dicts(item),
         "reference": construction_reference(reference),
         "profile_version": (
             {

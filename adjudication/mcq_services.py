@@ -6,15 +6,14 @@ in full. LLM calls happen outside database transactions; the row is locked only 
 record their outcome.
 """
 
-import os
 import random
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import ActivationSet, Memory, ProfileVersion
+from heartbench_site.providers import configured_provider
 from llm import ProviderConfig, make_client
 
 from . import mcq_assembly, mcq_screening
@@ -38,25 +37,16 @@ class McqError(ValueError):
 # --- Providers ----------------------------------------------------------------------------
 
 
-def _provider(prefix: str) -> ProviderConfig | None:
-    configured = getattr(settings, f"{prefix}_PROVIDER", None)
-    if configured is not None:
-        return configured
-    if not any(os.environ.get(f"{prefix}_{n}") for n in ("KIND", "BASE_URL")):
-        return None
-    return ProviderConfig.from_env(prefix, os.environ)
-
-
 def selector_provider() -> ProviderConfig | None:
     """The distractor selector (App. D.3 uses Claude-Sonnet-4.6): ``HEARTBENCH_MCQ_SELECTOR_*``.
     None: the deterministic fallback selects."""
-    return _provider(SELECTOR_PROVIDER_PREFIX)
+    return configured_provider(SELECTOR_PROVIDER_PREFIX)
 
 
 def screener_provider() -> ProviderConfig | None:
     """The screening judge (App. D.3.1): ``HEARTBENCH_MCQ_SCREENER_*``. None: revised and
     assembled items wait in ``screening`` until one is configured."""
-    return _provider(SCREENER_PROVIDER_PREFIX)
+    return configured_provider(SCREENER_PROVIDER_PREFIX)
 
 
 # --- Assembly -----------------------------------------------------------------------------

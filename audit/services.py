@@ -8,15 +8,14 @@ the network); the attempt is recorded afterwards under the case's row lock, once
 
 import hashlib
 import logging
-import os
 import time
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from annotation.models import Character, Memory
+from heartbench_site.providers import configured_provider
 from heartbench_site.roles import Role, has_any_role
 from llm import ProviderConfig, make_client
 
@@ -121,24 +120,15 @@ def audit_settings_current() -> AuditSettings:
     )
 
 
-def _provider(prefix: str) -> ProviderConfig | None:
-    configured = getattr(settings, f"{prefix}_PROVIDER", None)
-    if configured is not None:
-        return configured
-    if not any(os.environ.get(f"{prefix}_{n}") for n in ("KIND", "BASE_URL")):
-        return None
-    return ProviderConfig.from_env(prefix, os.environ)
-
-
 def repair_provider() -> ProviderConfig | None:
     """The repair model: ``settings.HEARTBENCH_AUDIT_REPAIR_PROVIDER`` when set, else
     ``HEARTBENCH_AUDIT_REPAIR_*`` from the environment (llm/README.md), else none."""
-    return _provider(REPAIR_PROVIDER_PREFIX)
+    return configured_provider(REPAIR_PROVIDER_PREFIX)
 
 
 def classifier_provider() -> ProviderConfig | None:
     """The optional LLM classifier: ``HEARTBENCH_AUDIT_CLASSIFIER_PROVIDER`` / ``_*``."""
-    return _provider(CLASSIFIER_PROVIDER_PREFIX)
+    return configured_provider(CLASSIFIER_PROVIDER_PREFIX)
 
 
 # --- Memory versions ----------------------------------------------------------------------

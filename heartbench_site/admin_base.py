@@ -3,9 +3,8 @@
 from django.contrib import admin
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written only by the workflow services (and their history): admins may look,
-    filter and search, never add, change or delete."""
+class ReadOnlyPermissions:
+    """Admins may look, filter and search, never add, change or delete."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -15,3 +14,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(ReadOnlyPermissions, admin.ModelAdmin):
+    """Rows written only by the workflow services (and their history)."""
+
+
+class ReadOnlyInline(ReadOnlyPermissions, admin.TabularInline):
+    """Child rows shown on their parent's read-only page."""
