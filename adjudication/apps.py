@@ -6,6 +6,6 @@ class AdjudicationConfig(AppConfig):
     verbose_name = "Adjudication, references and MCQs"
 
     def ready(self):
-        from .mcq_celery_tasks import connect_mcq_workflow
+        from adjudication.mcq.celery_tasks import connect_mcq_workflow
 
         connect_mcq_workflow()  # re-screen revised items; screening/review export sections

@@ -6,8 +6,7 @@ class AuditConfig(AppConfig):
     verbose_name = "Memory quality audit and reference-label audit"
 
     def ready(self):
-        from adjudication.export_chain import register_chain_section
-
-        from .label_selectors import label_audit_chain_section
+        from adjudication.export.chain import register_chain_section
+        from audit.reference_labels.selectors import label_audit_chain_section
 
         register_chain_section("label_audit", label_audit_chain_section)

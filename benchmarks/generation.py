@@ -1,7 +1,7 @@
 """How close does a generation run get to the provider's own limit?
 
 A run of 704 pairs (11 synthetic stand-in characters x the release's 64 scenarios) x 3
-families against the fake provider server (``python -m llm.fake_server``, a separate
+families against the fake provider server (``python -m llm.testing.fake_server``, a separate
 process, ``--latency-ms`` per call, schema-valid demo answers) on a fresh database
 ``heartbench_genbench``. The units go through the platform's own code path,
 ``generation_unit_execute`` with every stage, call record and candidate written to
@@ -61,7 +61,7 @@ def start_fake_server(port: int, latency_ms: float) -> subprocess.Popen:
         [
             sys.executable,
             "-m",
-            "llm.fake_server",
+            "llm.testing.fake_server",
             "--port",
             str(port),
             "--latency-ms",
@@ -97,7 +97,7 @@ def drive(unit_ids: list[int], threads: int) -> None:
     """Execute units on ``threads`` threads, each with its own database connection."""
     from django.db import connection
 
-    from annotation.generation_services import generation_unit_execute
+    from annotation.generation.services import generation_unit_execute
 
     lock = threading.Lock()
     todo = iter(unit_ids)
@@ -165,17 +165,12 @@ def run_benchmark(args, per_process: int) -> None:
     from django.db.models import Count, Sum
     from django.utils import timezone
 
-    from annotation.generation_models import (
-        Candidate,
-        GenerationRun,
-        GenerationUnit,
-        LlmCallRecord,
-    )
-    from annotation.generation_services import generation_run_create
-    from annotation.importers import import_files
-    from annotation.importers.synthetic import synthetic_characters_json
-    from annotation.models import Character, ProfileVersion, Scenario
-    from heartbench_site.release import find_release_dir
+    from annotation.corpus.models import Character, ProfileVersion, Scenario
+    from annotation.corpus_import.importing import import_files
+    from annotation.corpus_import.synthetic import synthetic_characters_json
+    from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
+    from annotation.generation.services import generation_run_create
+    from heartbench_site.base.release import find_release_dir
 
     call_command("migrate", verbosity=0)
     scenarios = (find_release_dir() / "scenarios.json").read_bytes()

@@ -95,12 +95,12 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from annotation.importers import import_files
-    from heartbench_site.release import find_release_dir
+    from annotation.corpus_import.importing import import_files
+    from heartbench_site.base.release import find_release_dir
 
     release_dir = find_release_dir()
-    from annotation.importers.synthetic import synthetic_characters
-    from annotation.models import Memory
+    from annotation.corpus.models import Memory
+    from annotation.corpus_import.synthetic import synthetic_characters
 
     call_command("migrate", verbosity=0)
 

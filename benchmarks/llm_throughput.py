@@ -3,7 +3,7 @@
 704 (character, scenario) pairs x 3 families = 2112 calls, each answered after 200 ms,
 at concurrency C. The ideal is C / latency calls per second; the script prints what was
 achieved and the ratio. The fake server runs as a separate process
-(`python -m llm.fake_server`) so its threads do not share this process's GIL.
+(`python -m llm.testing.fake_server`) so its threads do not share this process's GIL.
 
     .venv/bin/python benchmarks/llm_throughput.py [--concurrency 32] [--mode asyncio]
 """
@@ -48,7 +48,15 @@ CANDIDATE_SCHEMA = {
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llm.fake_server", "--port", "0", "--latency-ms", str(latency_ms)],
+        [
+            sys.executable,
+            "-m",
+            "llm.testing.fake_server",
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

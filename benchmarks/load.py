@@ -143,8 +143,8 @@ class ComparisonWorkflow:
     def seed(self, usernames: list[str]) -> None:
         from django.contrib.auth import get_user_model
 
-        from annotation import comparison_services
-        from heartbench_site.roles import Role
+        from annotation.comparison import services as comparison_services
+        from heartbench_site.base.roles import Role
         from tests.comparison.helpers import make_pair
         from tests.factories import ScenarioFactory
 
@@ -165,7 +165,7 @@ class ComparisonWorkflow:
         )
 
     def start(self, person: Person) -> None:
-        from annotation.comparison_models import PairAssignment
+        from annotation.comparison.models import PairAssignment
 
         person.state["assignments"] = [
             str(a)
@@ -224,7 +224,7 @@ class ComparisonWorkflow:
                     raise AssertionError(f"unexpected answer to a submit: {response.status_code}")
 
     def verify(self) -> list[str]:
-        from annotation.comparison_models import (
+        from annotation.comparison.models import (
             ComparisonDraft,
             ComparisonJudgment,
             ComparisonJudgmentVersion,
@@ -379,7 +379,7 @@ WORKFLOWS = {w.name: w for w in (ComparisonWorkflow, BaselineWorkflow)}
 def seed(workflows, users: int) -> dict[str, list[str]]:
     from django.contrib.auth.models import Group
 
-    from heartbench_site.roles import Role
+    from heartbench_site.base.roles import Role
     from tests.factories import UserFactory
 
     for role in Role:

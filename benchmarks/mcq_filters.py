@@ -1,7 +1,7 @@
 """How do the MCQ assembly filters (seed 000 App. D.3) behave on the authors' release?
 
 Two measurements, both on the public release, with the pure core
-(``adjudication.mcq_assembly``, no database):
+(``adjudication.mcq.assembly``, no database):
 
   1. the authors' own 2,019 distractors (mcq.json): their TF-IDF cosine to the key and to
      the scenario text, and how many the default thresholds would reject (the defaults
@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudication import mcq_assembly  # noqa: E402
-from heartbench_site.release import find_release_dir  # noqa: E402
+from adjudication.mcq import assembly as mcq_assembly  # noqa: E402
+from heartbench_site.base.release import find_release_dir  # noqa: E402
 
 
 def scenario_text(s: dict) -> str:
-    """The same fields as ``adjudication.mcq_services.scenario_text``."""
+    """The same fields as ``adjudication.mcq.services.scenario_text``."""
     trigger = s.get("trigger_event") or {}
     parts = (
         s.get("name"),

@@ -1,11 +1,11 @@
 """How fast is the automated memory audit, measured against bare TF-IDF + cosine?
 
 Generates a full-scale synthetic corpus (11 characters x 1,000 memories, mean narrative
-~3,300 characters, seed 000 App. B.8; ``annotation.importers.synthetic``, deterministic)
+~3,300 characters, seed 000 App. B.8; ``annotation.corpus_import.synthetic``, deterministic)
 and, in rounds, times:
 
-  1. the audit's pure core, ``audit.criteria.audit_memories``: criteria 1-6 without the
-     LLM classifier (pattern checks on every field, word counts, lengths, and TF-IDF +
+  1. the audit's pure core, ``audit.memory_quality.criteria.audit_memories``: criteria 1-6 without
+     the LLM classifier (pattern checks on every field, word counts, lengths, and TF-IDF +
      cosine per character and age window), findings built;
   2. the floor: scikit-learn ``TfidfVectorizer().fit_transform`` and the sparse
      ``triu(X @ X.T) > 0.85`` over exactly the same windows, nothing else.
@@ -13,7 +13,7 @@ and, in rounds, times:
 The figure is the ratio (1) / (2); the target is at most 2x. With ``--db`` it also
 loads the corpus into a fresh database ``heartbench_audit_bench`` on the server of
 DATABASE_URL and times the end-to-end run the Celery task does
-(``audit.services.audit_run_execute``: read rows, audit, write cases, flags and
+(``audit.memory_quality.services.audit_run_execute``: read rows, audit, write cases, flags and
 versions, progress), reported separately.
 
     .venv/bin/python benchmarks/memory_audit.py [--rounds 3] [--db]
@@ -46,7 +46,7 @@ def timed(fn):
 
 
 def memory_texts(characters):
-    from audit.criteria import MemoryText
+    from audit.memory_quality.criteria import MemoryText
 
     return [
         MemoryText(
@@ -68,7 +68,7 @@ def floor(texts, config) -> int:
     from scipy import sparse
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from audit.criteria import window_groups
+    from audit.memory_quality.criteria import window_groups
 
     pairs = 0
     for indices in window_groups(texts, config).values():
@@ -100,10 +100,10 @@ def db_run(characters, rounds: int) -> None:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        from annotation.life_stages import life_stage_for_age
-        from annotation.models import Character, Memory
-        from audit import services
-        from audit.models import AuditRun
+        from annotation.corpus.life_stages import life_stage_for_age
+        from annotation.corpus.models import Character, Memory
+        from audit.memory_quality import services
+        from audit.memory_quality.models import AuditRun
 
         rows = []
         for c in characters:
@@ -168,8 +168,8 @@ def main() -> None:
     import django
 
     django.setup()
-    from annotation.importers.synthetic import synthetic_characters
-    from audit.criteria import AuditConfig, CompiledConfig, audit_memories
+    from annotation.corpus_import.synthetic import synthetic_characters
+    from audit.memory_quality.criteria import AuditConfig, CompiledConfig, audit_memories
 
     gen_seconds, characters = timed(
         lambda: synthetic_characters(

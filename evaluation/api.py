@@ -6,7 +6,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_site.roles import HasRole, Role
+from heartbench_site.base.roles import HasRole, Role
 
 from . import selectors
 from .models import EvaluationRun

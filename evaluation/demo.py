@@ -10,8 +10,8 @@ offline demo provider (deterministic per prompt), not from a model: the accuraci
 nothing and the pages say which provider produced them. Idempotent.
 """
 
-from adjudication.models import McqItem
-from annotation.models import ProfileVersion
+from adjudication.arbitration.models import McqItem
+from annotation.corpus.models import ProfileVersion
 
 from . import services
 from .models import EvaluationRun, RetrievalSet, Setting

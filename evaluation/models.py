@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from adjudication.models import McqItem
-from annotation.models import Memory, ProfileVersion
+from adjudication.arbitration.models import McqItem
+from annotation.corpus.models import Memory, ProfileVersion
 
 
 class RetrievalSet(models.Model):

@@ -15,8 +15,8 @@ import re
 
 from django.db import transaction
 
-from adjudication.models import McqItem
-from annotation.models import Memory
+from adjudication.arbitration.models import McqItem
+from annotation.corpus.models import Memory
 
 from .models import RetrievalSet, RetrievedMemory
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 from django.urls import reverse
 
-from adjudication.models import McqItem
-from heartbench_site.roles import Role, user_roles
+from adjudication.arbitration.models import McqItem
+from heartbench_site.base.roles import Role, user_roles
 
 from . import analysis
 from .models import EvaluationPrediction, EvaluationRun, Setting

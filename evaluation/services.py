@@ -14,8 +14,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from adjudication.models import McqItem
-from annotation.models import ProfileVersion
+from adjudication.arbitration.models import McqItem
+from annotation.corpus.models import ProfileVersion
 
 from . import leakcheck, parsing, prompt, providers, retrieval
 from .models import (

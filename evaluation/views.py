@@ -7,8 +7,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from heartbench_site.roles import Role, role_required
-from heartbench_site.web import add_error_messages, csv_download
+from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.web import add_error_messages, csv_download
 
 from . import analysis, selectors, services
 from .forms import EvaluationRunForm, PredictionImportForm

@@ -1,4 +1,4 @@
-"""The Celery application. Tasks live in each app's ``celery_tasks.py``."""
+"""The Celery application. Tasks live in each workflow package's ``celery_tasks.py``."""
 
 import os
 
@@ -6,8 +6,17 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.local")
 
+# Every package that holds a ``celery_tasks`` module, in pipeline order.
+TASK_PACKAGES = (
+    "annotation.corpus_import",
+    "annotation.scenario_review",
+    "annotation.generation",
+    "audit.memory_quality",
+    "adjudication.mcq",
+    "evaluation",
+    "humanbaseline",
+)
+
 app = Celery("heartbench")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(related_name="celery_tasks")
-app.autodiscover_tasks(related_name="review_celery_tasks")
-app.autodiscover_tasks(related_name="mcq_celery_tasks")
+app.autodiscover_tasks(lambda: TASK_PACKAGES, related_name="celery_tasks")

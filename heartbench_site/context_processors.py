@@ -1,4 +1,11 @@
-from .roles import CORPUS_ADMINS, CORPUS_READERS, Role, has_any_role, ordered_roles, user_roles
+from heartbench_site.base.roles import (
+    CORPUS_ADMINS,
+    CORPUS_READERS,
+    Role,
+    has_any_role,
+    ordered_roles,
+    user_roles,
+)
 
 PROFILE_REVIEW_ROLES = (Role.PRIMARY_ANNOTATOR, Role.ARBITRATOR, Role.ADMIN)
 SCENARIO_REVIEW_ROLES = (Role.SCENARIO_REVIEWER, Role.ADMIN)

@@ -9,8 +9,8 @@ the object's previous row (before → after).
 from django.contrib.auth import get_user_model
 from django.shortcuts import render
 
-from .history import HISTORY_TYPES, history_models
-from .roles import Role, role_required
+from heartbench_site.base.history import HISTORY_TYPES, history_models
+from heartbench_site.base.roles import Role, role_required
 
 PAGE_SIZE = 50
 MAX_PAGE = 200

@@ -15,18 +15,17 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from adjudication.export_selectors import export_home_queues
-from adjudication.mcq_selectors import mcq_home_queues
-from annotation.comparison_selectors import comparison_home_queues
-from annotation.generation_ui_selectors import generation_running_count
-from annotation.review_selectors import review_home_queues
-from annotation.selectors import corpus_overview, import_job_list
-from audit.label_selectors import label_audit_home_queues
-from audit.selectors import audit_home_queues
+from adjudication.export.selectors import export_home_queues
+from adjudication.mcq.selectors import mcq_home_queues
+from annotation.comparison.selectors import comparison_home_queues
+from annotation.corpus.selectors import corpus_overview, import_job_list
+from annotation.generation.run_selectors import generation_running_count
+from annotation.profile_review.selectors import review_home_queues
+from audit.memory_quality.selectors import audit_home_queues
+from audit.reference_labels.selectors import label_audit_home_queues
 from evaluation.selectors import evaluation_home_queues
+from heartbench_site.base.roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
 from humanbaseline.selectors import baseline_home_queues
-
-from .roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
 
 # Seed 000 App. J: each baseline participant answers the same 150-item subset.
 HUMAN_BASELINE_ITEM_COUNT = 150

@@ -13,10 +13,10 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from adjudication.models import McqItem
+from adjudication.arbitration.models import McqItem
 from agreement.constants import HUMAN_BASELINE_SEED
-from annotation.life_stages import LIFE_STAGE_KEYS
-from heartbench_site.roles import Role
+from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from heartbench_site.base.roles import Role
 
 from . import services
 from .models import BaselineStudy, ItemResponse, ItemSourceFamily

@@ -11,9 +11,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from adjudication.models import OPTION_LABELS, McqItem
-from annotation.generation_models import ModelFamily
-from annotation.life_stages import LIFE_STAGE_CHOICES
+from adjudication.arbitration.models import OPTION_LABELS, McqItem
+from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
+from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
 
 LETTER_CHOICES = [(x, x) for x in OPTION_LABELS]

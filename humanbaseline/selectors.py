@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, Sum
 from django.urls import reverse
 
-from adjudication.models import McqItem, McqOption
-from annotation.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
-from annotation.models import ProfileVersion
+from adjudication.arbitration.models import McqItem, McqOption
+from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
+from annotation.corpus.models import ProfileVersion
 from evaluation.models import RetrievedMemory
 from evaluation.retrieval import format_entry
 from evaluation.selectors import model_predictions as evaluation_predictions
-from heartbench_site.roles import Role, user_roles
+from heartbench_site.base.roles import Role, user_roles
 
 from .models import (
     BaselineReport,

@@ -14,12 +14,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from adjudication.models import OPTION_LABELS, McqItem
-from annotation.generation_models import ModelFamily
-from annotation.life_stages import LIFE_STAGE_KEYS
+from adjudication.arbitration.models import OPTION_LABELS, McqItem
+from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import DEFAULT_K, retrieve_for_item
-from heartbench_site.roles import Role, user_roles
+from heartbench_site.base.roles import Role, user_roles
 
 from . import selectors
 from .models import (

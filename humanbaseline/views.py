@@ -11,8 +11,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from heartbench_site.roles import Role, role_required, user_roles
-from heartbench_site.web import add_error_messages, csv_download
+from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.web import add_error_messages, csv_download
 
 from . import selectors, services
 from .forms import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from heartbench_site.release import find_release_dir
+from heartbench_site.base.release import find_release_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE_DIR = find_release_dir()

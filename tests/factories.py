@@ -4,8 +4,8 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from annotation.life_stages import life_stage_for_age
-from annotation.models import Character, Memory, ProfileVersion, Scenario
+from annotation.corpus.life_stages import life_stage_for_age
+from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 
 DEFAULT_PASSWORD = "correct-horse-battery-9"
 

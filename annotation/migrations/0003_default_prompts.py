@@ -3,7 +3,7 @@ App. L.5 (L.5.1 screening, L.5.2 re-ranking, L.5.3 response).
 
 The text lives here, not imported from code, so the migration keeps creating exactly
 what it created the first time. Placeholders in braces are filled by
-``annotation.generation_prompts.render``; any other brace is left as written.
+``annotation.generation.prompts.render``; any other brace is left as written.
 """
 
 from django.db import migrations

@@ -4,10 +4,14 @@ rate on the reference; reopen by an admin only; outcome statistics."""
 import pytest
 from django.urls import reverse
 
-from adjudication import services
-from adjudication.models import AdjudicationSettings, ArbitrationDecision, ReferenceResponse
+from adjudication.arbitration import services
+from adjudication.arbitration.models import (
+    AdjudicationSettings,
+    ArbitrationDecision,
+    ReferenceResponse,
+)
 from agreement import word_edit_rate
-from annotation.comparison_models import ComparisonPair
+from annotation.comparison.models import ComparisonPair
 from tests.comparison.helpers import assign, judge, make_pair, people
 
 pytestmark = pytest.mark.django_db
@@ -150,7 +154,7 @@ def test_outcome_statistics_page_and_csv(client, escalated):
         kind="adopted",
         candidate_id=candidate(who["pair"], "claude").pk,
     )
-    from adjudication.selectors import comparison_outcomes
+    from adjudication.arbitration.selectors import comparison_outcomes
 
     o = comparison_outcomes(n_boot=200)
     assert (
@@ -164,7 +168,7 @@ def test_outcome_statistics_page_and_csv(client, escalated):
     from statsmodels.stats.inter_rater import aggregate_raters
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-    from annotation.comparison_models import ComparisonJudgment
+    from annotation.comparison.models import ComparisonJudgment
     from tests.comparison.helpers import letter_for
 
     judgments = ComparisonJudgment.objects.select_related(

@@ -7,11 +7,11 @@ import threading
 import pytest
 from django.db import connection
 
-from adjudication import services
-from adjudication.models import ArbitrationDecision, ReferenceResponse
-from annotation import comparison_services
-from annotation.comparison_models import ComparisonJudgment, ComparisonJudgmentVersion
-from heartbench_site.roles import Role
+from adjudication.arbitration import services
+from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
+from annotation.comparison import services as comparison_services
+from annotation.comparison.models import ComparisonJudgment, ComparisonJudgmentVersion
+from heartbench_site.base.roles import Role
 from tests.comparison.helpers import assign, judge, letter_for, make_pair, people
 from tests.factories import UserFactory
 

@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from annotation.importers.synthetic import synthetic_characters
-from annotation.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from annotation.corpus.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
+from annotation.corpus_import.synthetic import synthetic_characters
 
 CORPUS_MODELS = (
     Character,

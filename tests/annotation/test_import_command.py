@@ -12,8 +12,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from adjudication.models import ReferenceResponse
-from annotation.models import Scenario
+from adjudication.arbitration.models import ReferenceResponse
+from annotation.corpus.models import Scenario
 
 from . import as_json, corpus_counts, small_characters
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation.models import ImportJob, Memory
-from annotation.services import import_job_create, import_job_run
+from annotation.corpus.models import ImportJob, Memory
+from annotation.corpus_import.services import import_job_create, import_job_run
 from tests.factories import UserFactory
 
 from . import as_json, corpus_counts, small_characters

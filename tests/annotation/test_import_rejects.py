@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from annotation.importers import ImportProblem, ImportRejected, import_files
-from annotation.importers.memory_storage import dump_memory_storage
+from annotation.corpus_import.importing import import_files
+from annotation.corpus_import.memory_storage import dump_memory_storage
+from annotation.corpus_import.problems import ImportProblem, ImportRejected
 
 from . import as_json, corpus_counts, corpus_dump, small_characters
 

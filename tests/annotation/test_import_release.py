@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from annotation.importers import import_files, import_paths
-from annotation.models import ActivationSet, Character, ProfileVersion, Scenario
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from annotation.corpus.models import ActivationSet, Character, ProfileVersion, Scenario
+from annotation.corpus_import.importing import import_files, import_paths
 
 from . import corpus_counts, corpus_dump, release_files
 

@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from annotation.celery_tasks import run_import_job
-from annotation.models import ImportJob, Memory, ProfileVersion
-from annotation.services import import_job_create
+from annotation.corpus.models import ImportJob, Memory, ProfileVersion
+from annotation.corpus_import.celery_tasks import run_import_job
+from annotation.corpus_import.services import import_job_create
 from tests.factories import UserFactory
 
 from . import as_json, small_characters

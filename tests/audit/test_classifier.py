@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from audit import services
-from audit.models import ClassifierResult, MemoryCase, MemoryFlag
-from heartbench_site.roles import Role
+from audit.memory_quality import services
+from audit.memory_quality.models import ClassifierResult, MemoryCase, MemoryFlag
+from heartbench_site.base.roles import Role
 from llm import ProviderConfig
 
 from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written

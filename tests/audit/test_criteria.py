@@ -3,8 +3,14 @@ No database."""
 
 import pytest
 
-from audit import criteria
-from audit.criteria import AuditConfig, MemoryText, audit_memories, check_memory, sanitize_text
+from audit.memory_quality import criteria
+from audit.memory_quality.criteria import (
+    AuditConfig,
+    MemoryText,
+    audit_memories,
+    check_memory,
+    sanitize_text,
+)
 
 CONFIG = AuditConfig()
 COMPILED = criteria.CompiledConfig.of(CONFIG)

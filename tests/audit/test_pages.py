@@ -5,9 +5,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from audit import services
-from audit.models import MemoryCase
-from heartbench_site.roles import Role
+from audit.memory_quality import services
+from audit.memory_quality.models import MemoryCase
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory
 
 from .conftest import CLEAN, DRIFT, hand_written
@@ -198,7 +198,7 @@ def test_the_admin_starts_a_run_and_saves_a_settings_version(
     )
     response = client.post(reverse("audit:settings"), data)
     assert response.status_code == 302, response.context["form"].errors
-    from audit.models import AuditSettings
+    from audit.memory_quality.models import AuditSettings
 
     latest = AuditSettings.objects.order_by("-number").first()
     assert latest.number == 2 and latest.duplicate_threshold == 0.8

@@ -4,10 +4,17 @@ and the post-audit finalization."""
 
 import pytest
 
-from audit import services
-from audit.models import AuditError, AuditRun, MemoryCase, MemoryFlag, MemoryVersion, RepairAttempt
-from audit.selectors import audit_outcomes
-from heartbench_site.roles import Role
+from audit.memory_quality import services
+from audit.memory_quality.models import (
+    AuditError,
+    AuditRun,
+    MemoryCase,
+    MemoryFlag,
+    MemoryVersion,
+    RepairAttempt,
+)
+from audit.memory_quality.selectors import audit_outcomes
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory
 
 from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written
@@ -18,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def run_audit(admin, *, capture, **kwargs):
     with capture(execute=True):
         run = services.audit_run_start(created_by=admin, **kwargs)
-        from audit.celery_tasks import dispatch_audit_run
+        from audit.memory_quality.celery_tasks import dispatch_audit_run
 
         dispatch_audit_run(run.pk)
     run.refresh_from_db()
@@ -189,7 +196,7 @@ def test_three_failed_repairs_send_the_memory_to_the_manual_queue(
 def test_a_failing_provider_counts_as_a_failed_attempt(
     admin_user, repair_model, eager_celery, django_capture_on_commit_callbacks
 ):
-    from llm.fake_server import http_error
+    from llm.testing.fake_server import http_error
 
     hand_written(content_full=DRIFT)
     repair_model.enqueue(http_error(400), http_error(400), http_error(400))

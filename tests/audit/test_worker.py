@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from audit import services
-from audit.celery_tasks import dispatch_audit_run
-from audit.models import AuditRun, MemoryCase
+from audit.memory_quality import services
+from audit.memory_quality.celery_tasks import dispatch_audit_run
+from audit.memory_quality.models import AuditRun, MemoryCase
 
 from .conftest import CLEAN_REWRITE, DRIFT, hand_written
 
@@ -24,7 +24,7 @@ def wait_for(predicate, timeout=60.0):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_server, person):
-    from heartbench_site.roles import Role
+    from heartbench_site.base.roles import Role
 
     admin = person(Role.ADMIN)
     memory = hand_written(content_full=DRIFT)

@@ -7,7 +7,7 @@ and finalizes."""
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.roles import Role
+from heartbench_site.base.roles import Role
 from humanbaseline.models import AnswerEvent, ItemResponse, Participation
 from tests.humanbaseline.conftest import make_study
 

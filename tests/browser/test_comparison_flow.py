@@ -6,11 +6,11 @@ arbitration; a flagged pair is discarded."""
 
 import pytest
 
-from adjudication.models import ArbitrationDecision, ReferenceResponse
-from adjudication.selectors import arbiter_order
-from adjudication.services import REFERENCE_TEXT_FIELDS, candidate_response_text
+from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
+from adjudication.arbitration.selectors import arbiter_order
+from adjudication.arbitration.services import REFERENCE_TEXT_FIELDS, candidate_response_text
 from agreement import word_edit_rate
-from annotation.comparison_models import ComparisonPair, PairAssignment
+from annotation.comparison.models import ComparisonPair, PairAssignment
 from tests.comparison.helpers import assign, judge, letter_for, make_pair, people
 
 from .test_login import log_in

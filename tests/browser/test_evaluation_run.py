@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from evaluation.models import EvaluationRun
-from heartbench_site.roles import Role
+from heartbench_site.base.roles import Role
 from tests.evaluation.conftest import build_corpus
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -8,9 +8,9 @@ import zipfile
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.export import verify_manifest
-from annotation.importers import import_files
-from heartbench_site.roles import Role
+from adjudication.export.services import verify_manifest
+from annotation.corpus_import.importing import import_files
+from heartbench_site.base.roles import Role
 from tests.annotation import as_json, release_files, small_characters
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

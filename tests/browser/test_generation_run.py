@@ -5,8 +5,8 @@ polls with htmx until it shows the run finished."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.models import Candidate, GenerationRun
-from heartbench_site.roles import Role
+from annotation.generation.models import Candidate, GenerationRun
+from heartbench_site.base.roles import Role
 from tests.factories import DEFAULT_PASSWORD, ScenarioFactory, UserFactory
 from tests.web.conftest import frozen_character
 

@@ -4,8 +4,8 @@ imports it while the job page polls with htmx until it shows the summary."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.models import ImportJob, Scenario
-from heartbench_site.roles import Role
+from annotation.corpus.models import ImportJob, Scenario
+from heartbench_site.base.roles import Role
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]

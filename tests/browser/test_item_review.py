@@ -6,9 +6,9 @@ another item, which needs a note."""
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication import mcq_services
-from adjudication.models import McqItem
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq import services as mcq_services
+from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 from tests.mcq.conftest import flag, judge_config, scenario_with_references
 from tests.mcq.test_worker import honest_judge
@@ -38,7 +38,7 @@ def flagged(transactional_db, settings, fake_server):
 
 @pytest.fixture
 def fake_server():
-    from llm.fake_server import FakeProviderServer
+    from llm.testing.fake_server import FakeProviderServer
 
     with FakeProviderServer() as server:
         yield server

@@ -6,9 +6,9 @@ notes and the key, and changes the key, which makes a new item version to re-scr
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import McqItem, McqItemVersion
-from audit.label_models import LabelAudit, LabelAuditItem
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem, McqItemVersion
+from audit.reference_labels.models import LabelAudit, LabelAuditItem
+from heartbench_site.base.roles import Role
 from tests.label_audit.conftest import make_team, small_final_set
 
 from .test_login import log_in

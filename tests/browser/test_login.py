@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.roles import Role
+from heartbench_site.base.roles import Role
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 pytestmark = pytest.mark.browser

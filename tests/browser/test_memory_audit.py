@@ -5,9 +5,9 @@ senior expert edits the confirmed one with a diff preview, and the re-audit pass
 import pytest
 from django.contrib.auth.models import Group
 
-from audit import services
-from audit.models import MemoryCase
-from heartbench_site.roles import Role
+from audit.memory_quality import services
+from audit.memory_quality.models import MemoryCase
+from heartbench_site.base.roles import Role
 from tests.audit.conftest import CLEAN, DRIFT, hand_written
 from tests.factories import CharacterFactory, UserFactory
 

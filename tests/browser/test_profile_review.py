@@ -5,9 +5,9 @@ change request resolved, and the freeze."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.models import FrozenVersionError, ProfileVersion
-from annotation.review_models import ChangeRequest, ProfileReviewCase
-from heartbench_site.roles import Role
+from annotation.corpus.models import FrozenVersionError, ProfileVersion
+from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 
 from .test_login import log_in

@@ -5,8 +5,8 @@ re-assessment, then the coverage table."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.review_models import ScenarioReview
-from heartbench_site.roles import Role
+from annotation.profile_review.models import ScenarioReview
+from heartbench_site.base.roles import Role
 from tests.factories import ScenarioFactory, UserFactory
 
 from .test_login import log_in

@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 
 from django.contrib.auth.models import Group
 
-from annotation import comparison_services as services
-from annotation.comparison_models import COMPARISON_LETTERS, PairAssignment
-from annotation.generation_models import Candidate
-from heartbench_site.roles import Role
+from annotation.comparison import services
+from annotation.comparison.models import COMPARISON_LETTERS, PairAssignment
+from annotation.generation.models import Candidate
+from heartbench_site.base.roles import Role
 from tests.factories import (
     CharacterFactory,
     MemoryFactory,
@@ -52,7 +52,7 @@ def people():
 def make_pair(*, key="CHAR_41", scenario=None, memories=3):
     """One (character, scenario) with three imported candidates (one per family), each
     citing ``memories`` activated memories, and a ComparisonPair."""
-    from annotation.comparison_models import ComparisonPair
+    from annotation.comparison.models import ComparisonPair
 
     character = CharacterFactory(key=key)
     version = ProfileVersionFactory(

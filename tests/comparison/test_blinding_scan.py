@@ -6,9 +6,9 @@ of the candidates. The control finds them where the admin may see them."""
 
 import pytest
 
-from adjudication import services as arbitration
-from annotation import comparison_services
-from heartbench_site.roles import Role
+from adjudication.arbitration import services as arbitration
+from annotation.comparison import services as comparison_services
+from heartbench_site.base.roles import Role
 from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES
 from tests.web.test_blinding import every_url
@@ -44,7 +44,7 @@ def world(secret_corpus, make_user):
     arbitrator = make_user(Role.ARBITRATOR, username="blind-arbitrator")
     admin = make_user(Role.ADMIN, username="blind-admin", is_staff=True, is_superuser=True)
     pairs = [make_pair(key=f"CHAR_3{i}") for i in range(4)]
-    from annotation.generation_models import Candidate
+    from annotation.generation.models import Candidate
 
     for c in Candidate.objects.all():
         c.model_name = SECRET_MODEL_NAMES[c.family]

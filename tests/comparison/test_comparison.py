@@ -4,9 +4,9 @@ idempotent submit, revision history, drafts and routing (seed 000 App. D.2)."""
 import pytest
 from django.urls import reverse
 
-from adjudication.models import ReferenceResponse
-from annotation import comparison_services as services
-from annotation.comparison_models import (
+from adjudication.arbitration.models import ReferenceResponse
+from annotation.comparison import services
+from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonJudgment,
     ComparisonJudgmentVersion,

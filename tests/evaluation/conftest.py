@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from heartbench_site.roles import Role
-from llm.fake_server import FakeProviderServer
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from heartbench_site.base.roles import Role
+from llm.testing.fake_server import FakeProviderServer
 from tests.factories import (
     CharacterFactory,
     MemoryFactory,

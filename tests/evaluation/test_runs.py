@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from adjudication.models import McqOption
+from adjudication.arbitration.models import McqOption
 from evaluation import services
 from evaluation.models import EvaluationError, EvaluationPrediction, RetrievedMemory, Setting
 from evaluation.selectors import model_predictions
-from llm.fake_server import json_reply, raw_body, server_error, text_reply
+from llm.testing.fake_server import json_reply, raw_body, server_error, text_reply
 
 from .conftest import LATE_WORD, SCENARIO_AGE
 

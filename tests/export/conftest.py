@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from annotation.importers import import_files
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from annotation.corpus_import.importing import import_files
+from heartbench_site.base.roles import Role
 from tests.annotation import as_json, release_files, small_characters
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
 

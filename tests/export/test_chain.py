@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from adjudication import services
-from adjudication.export import build_export
-from adjudication.models import McqItem
+from adjudication.arbitration import services
+from adjudication.arbitration.models import McqItem
+from adjudication.export.services import build_export
 from tests.comparison.helpers import MODEL_NAMES, assign, judge, make_pair, people
 
 from .conftest import make_item

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from adjudication.models import McqItem, McqItemVersion
-from annotation.importers import import_files
+from adjudication.arbitration.models import McqItem, McqItemVersion
+from annotation.corpus_import.importing import import_files
 from tests.annotation import as_json, release_files
 
 pytestmark = pytest.mark.django_db
@@ -56,8 +56,8 @@ def test_a_changed_item_gets_the_next_version_and_keeps_the_first(imported_relea
 
 
 def test_a_revised_item_leaves_the_set_and_returns_with_its_new_version(imported_release):
-    from adjudication.export import build_export
-    from adjudication.mcq_versions import revise_item
+    from adjudication.export.services import build_export
+    from adjudication.mcq.versions import revise_item
     from tests.factories import UserFactory
 
     item = McqItem.objects.get(question_id="Q_CHAR_01_SCN_EARLY_ADULT_TRANSITION_6")

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from adjudication.export import build_export
-from adjudication.models import McqItem
-from annotation.models import Memory, ProfileVersion
+from adjudication.arbitration.models import McqItem
+from adjudication.export.services import build_export
+from annotation.corpus.models import Memory, ProfileVersion
 
 from .conftest import (
     CONTENT_FULL,

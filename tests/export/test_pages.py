@@ -9,10 +9,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from adjudication.export import build_export
-from adjudication.export_selectors import export_home_queues
-from adjudication.models import McqItem
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem
+from adjudication.export.selectors import export_home_queues
+from adjudication.export.services import build_export
+from heartbench_site.base.roles import Role
 from tests.factories import ScenarioFactory, UserFactory
 
 from .conftest import TARGET, make_item

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from adjudication.export import build_export
-from adjudication.models import McqItemVersion
-from annotation.importers import import_files
+from adjudication.arbitration.models import McqItemVersion
+from adjudication.export.services import build_export
+from annotation.corpus_import.importing import import_files
 from tests.annotation import corpus_dump
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 import pytest
 
-from annotation import generation_services
-from llm.fake_server import FakeProviderServer
+from annotation.generation import services as generation_services
+from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import ScriptedProvider, family_settings
 

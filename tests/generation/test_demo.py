@@ -3,10 +3,10 @@
 import pytest
 from django.utils import timezone
 
-from annotation.generation_demo import DEMO_RUN_NOTE, demo_generation
-from annotation.generation_models import Candidate, GenerationRun
-from annotation.generation_services import GenerationError
-from annotation.models import ProfileVersion
+from annotation.corpus.models import ProfileVersion
+from annotation.generation.demo import DEMO_RUN_NOTE, demo_generation
+from annotation.generation.models import Candidate, GenerationRun
+from annotation.generation.services import GenerationError
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario

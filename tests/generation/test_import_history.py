@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from annotation.generation_models import Candidate
-from annotation.importers import ImportRejected, import_files, import_paths
+from annotation.corpus_import.importing import import_files, import_paths
+from annotation.corpus_import.problems import ImportRejected
+from annotation.generation.models import Candidate
 
 pytestmark = pytest.mark.django_db
 

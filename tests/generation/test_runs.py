@@ -3,14 +3,14 @@
 import pytest
 from django.db import connection
 
-from annotation.generation_models import (
+from annotation.generation.models import (
     GenerationRun,
     GenerationUnit,
     PromptVersion,
     PromptVersionInUseError,
 )
-from annotation.generation_selectors import generation_run_progress
-from annotation.generation_services import (
+from annotation.generation.selectors import generation_run_progress
+from annotation.generation.services import (
     GenerationError,
     generation_run_cancel,
     generation_run_create,
@@ -19,7 +19,7 @@ from annotation.generation_services import (
     generation_unit_execute,
     prompt_version_create,
 )
-from llm.fake_server import server_error
+from llm.testing.fake_server import server_error
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from annotation.generation_models import Candidate, GenerationRun, GenerationUnit
-from annotation.generation_services import (
+from annotation.generation.models import Candidate, GenerationRun, GenerationUnit
+from annotation.generation.services import (
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
 )
-from llm.fake_server import (
+from llm.testing.fake_server import (
     hang,
     json_reply,
     malformed_body,

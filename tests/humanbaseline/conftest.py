@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import SelectionItem, SubsetSelection
 from tests.factories import (

@@ -11,8 +11,8 @@ import re
 import pytest
 from django.urls import get_resolver, reverse
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import ItemResponse, ItemSourceFamily, SelectionItem
 from tests.blinding import scan_responses

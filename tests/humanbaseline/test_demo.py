@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from annotation.importers import import_files
+from annotation.corpus_import.importing import import_files
+from heartbench_site.base.roles import Role
 from heartbench_site.demo import standin_characters
-from heartbench_site.roles import Role
 from humanbaseline import services
 from humanbaseline.demo import DEMO_STUDY_NAME, seed_baseline_demo
 from humanbaseline.models import BaselineReport, BaselineStudy, Participation, StudyItem

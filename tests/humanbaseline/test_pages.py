@@ -5,8 +5,8 @@ cards; and role checks."""
 import pytest
 from django.urls import reverse
 
-from adjudication.models import McqItem
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem
+from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import (
     BaselineStudy,

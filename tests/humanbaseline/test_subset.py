@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from adjudication.models import McqItem
-from annotation.importers import import_paths
+from adjudication.arbitration.models import McqItem
+from annotation.corpus_import.importing import import_paths
 from humanbaseline import services
 from humanbaseline.models import SelectionItem
 from humanbaseline.subset import CandidateItem, SubsetConstraints, precheck, select_subset

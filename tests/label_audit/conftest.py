@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import OPTION_LABELS, McqItem, McqOption
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import OPTION_LABELS, McqItem, McqOption
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 

@@ -13,9 +13,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from adjudication.models import McqItem, McqItemVersion, McqOption
-from audit import label_services as services
-from audit.label_models import LabelAuditItem
+from adjudication.arbitration.models import McqItem, McqItemVersion, McqOption
+from audit.reference_labels import services
+from audit.reference_labels.models import LabelAuditItem
 from tests.blinding import scan_responses
 from tests.web.conftest import secret_corpus  # noqa: F401
 from tests.web.test_blinding import every_url

@@ -4,15 +4,15 @@ against the recorded history and a refusal names each excluded person and the re
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.mcq_models import McqReviewDecision
-from adjudication.mcq_versions import record_version
-from adjudication.models import ArbitrationDecision
-from annotation import review_services
-from audit import label_services as services
-from audit import services as memory_audit
-from audit.label_models import LabelAudit, LabelAuditError
-from audit.models import AuditRun, MemoryCase
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import ArbitrationDecision
+from adjudication.mcq.models import McqReviewDecision
+from adjudication.mcq.versions import record_version
+from annotation.profile_review import services as review_services
+from audit.memory_quality import services as memory_audit
+from audit.memory_quality.models import AuditRun, MemoryCase
+from audit.reference_labels import services
+from audit.reference_labels.models import LabelAudit, LabelAuditError
+from heartbench_site.base.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair
 from tests.factories import (
     MemoryFactory,

@@ -3,10 +3,10 @@ demo account, and idempotent."""
 
 import pytest
 
-from audit.label_demo import DEMO_NOTE, seed_label_audit_demo
-from audit.label_models import LabelAudit, LabelAuditItem, LabelSelection
-from audit.label_selectors import label_audit_home_queues
-from heartbench_site.roles import Role
+from audit.reference_labels.demo import DEMO_NOTE, seed_label_audit_demo
+from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
+from audit.reference_labels.selectors import label_audit_home_queues
+from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import small_final_set

@@ -7,9 +7,9 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from agreement import bootstrap_unit_indices
-from audit import label_services as services
-from audit.label_models import LabelAdjudication, LabelAuditItem
-from audit.label_selectors import label_audit_outcomes
+from audit.reference_labels import services
+from audit.reference_labels.models import LabelAdjudication, LabelAuditItem
+from audit.reference_labels.selectors import label_audit_outcomes
 
 from .conftest import small_final_set
 

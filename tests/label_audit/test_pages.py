@@ -11,9 +11,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from audit import label_services as services
-from audit.label_models import LabelAudit, LabelAuditItem, LabelSelection
-from heartbench_site.roles import Role
+from audit.reference_labels import services
+from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
+from heartbench_site.base.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair
 from tests.factories import UserFactory
 

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from adjudication.models import McqItem
-from annotation.importers import import_paths
-from annotation.life_stages import LIFE_STAGE_KEYS
-from audit import label_services as services
-from audit.label_models import LabelAuditError, LabelAuditItem
+from adjudication.arbitration.models import McqItem
+from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from annotation.corpus_import.importing import import_paths
+from audit.reference_labels import services
+from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 
 from .conftest import make_team, small_final_set
 

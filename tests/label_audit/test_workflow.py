@@ -5,18 +5,18 @@ the item out of the final set. The construction export records each audited item
 
 import pytest
 
-from adjudication.export_chain import chain_sections
-from adjudication.mcq_versions import item_revised
-from adjudication.models import McqItem, McqItemVersion
-from audit import label_services as services
-from audit.label_models import (
+from adjudication.arbitration.models import McqItem, McqItemVersion
+from adjudication.export.chain import chain_sections
+from adjudication.mcq.versions import item_revised
+from audit.reference_labels import services
+from audit.reference_labels.models import (
     LabelAdjudication,
     LabelAudit,
     LabelAuditError,
     LabelAuditItem,
     LabelSelection,
 )
-from audit.label_selectors import label_audit_chain_section
+from audit.reference_labels.selectors import label_audit_chain_section
 from tests.factories import UserFactory
 
 from .conftest import small_final_set
@@ -219,7 +219,7 @@ def test_only_this_audit_s_adjudicator_decides_an_open_item(audit, team):
 
 
 def test_an_item_changed_elsewhere_is_not_adjudicated_over(audit, team):
-    from adjudication.mcq_versions import revise_item
+    from adjudication.mcq.versions import revise_item
 
     row = disagreed(audit, team)
     revise_item(row.item, user=None, origin="review", correct_answer=other(row.key_at_audit))

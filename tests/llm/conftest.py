@@ -6,7 +6,7 @@ No database: nothing here requests `db`.
 import pytest
 
 from llm import make_client, reset_limiters
-from llm.fake_server import FakeProviderServer
+from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import config_for
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from llm import ConcurrencyLimiter, ErrorKind, JsonCall, arun_many, make_client, run_many
-from llm.fake_server import FakeProviderServer
+from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import CANDIDATE_SCHEMA, SYSTEM, USER, VALID_CANDIDATE, config_for
 

@@ -1,4 +1,4 @@
-"""`python -m llm.fake_server` serves schema-valid demo JSON to a real client."""
+"""`python -m llm.testing.fake_server` serves schema-valid demo JSON to a real client."""
 
 import os
 import re
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_standalone_server_answers_every_format():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llm.fake_server", "--port", "0", "--latency-ms", "5"],
+        [sys.executable, "-m", "llm.testing.fake_server", "--port", "0", "--latency-ms", "5"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from llm import ErrorKind, ProviderConfig, make_client
-from llm.fake_server import (
+from llm.testing.fake_server import (
     disconnect,
     hang,
     http_error,
@@ -123,7 +123,7 @@ def test_client_errors_are_not_retried(server, client_for, status):
 
 
 def test_wrong_key_is_a_client_error_without_the_key(client_for):
-    from llm.fake_server import FakeProviderServer
+    from llm.testing.fake_server import FakeProviderServer
 
     with FakeProviderServer(api_key="the-right-key") as strict:
         client = make_client(
@@ -245,7 +245,7 @@ def test_truncated_output_every_round_is_recorded(server, client_for):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_non_json_text_is_asked_again(server, client_for, mode):
-    from llm.fake_server import non_json_reply
+    from llm.testing.fake_server import non_json_reply
 
     server.enqueue(non_json_reply("I would stay home."), VALID_CANDIDATE)
     result = call(client_for("gemini"), mode)
@@ -257,7 +257,7 @@ def test_non_json_text_is_asked_again(server, client_for, mode):
 
 
 def test_empty_text_is_asked_again(server, client_for):
-    from llm.fake_server import text_reply
+    from llm.testing.fake_server import text_reply
 
     server.enqueue(text_reply(""), VALID_CANDIDATE)
     result = call(client_for("anthropic"))

@@ -5,10 +5,10 @@ distractors), role groups, the fake provider server as the judge, eager Celery."
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.models import ReferenceResponse
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import ReferenceResponse
+from heartbench_site.base.roles import Role
 from llm import ProviderConfig
-from llm.fake_server import FakeProviderServer
+from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 KEY = (
@@ -175,8 +175,8 @@ def scenario_with_references(n: int):
 
 def flag(item, **verdict_changes):
     """Record a flagged screening of ``item`` as the judge would (no HTTP: page tests)."""
-    from adjudication.mcq_models import McqScreening
-    from adjudication.models import McqItem, McqItemVersion
+    from adjudication.arbitration.models import McqItem, McqItemVersion
+    from adjudication.mcq.models import McqScreening
 
     output = verdict(item, **({"checks": {"R2": "flag"}} | verdict_changes))
     McqScreening.objects.create(

@@ -5,10 +5,11 @@ recorded seed."""
 
 import pytest
 
-from adjudication import mcq_assembly, mcq_services
-from adjudication.mcq_models import McqAssemblyRun
-from adjudication.models import McqItem, McqItemVersion
-from llm.fake_server import json_reply
+from adjudication.arbitration.models import McqItem, McqItemVersion
+from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqAssemblyRun
+from llm.testing.fake_server import json_reply
 
 from .conftest import KEY, NEAR_DUPLICATE, OFF_SCENARIO, PLAUSIBLE, judge_config
 
@@ -131,7 +132,7 @@ def test_a_selector_choosing_unoffered_ids_falls_back_and_says_why(references, f
 def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
     references, person, django_capture_on_commit_callbacks
 ):
-    from heartbench_site.roles import Role
+    from heartbench_site.base.roles import Role
 
     admin = person(Role.ADMIN)
     run = mcq_services.mcq_assembly_run_start(started_by=admin, dispatch=False)
@@ -151,7 +152,7 @@ def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
 
 
 def test_a_second_run_is_refused_while_one_is_queued(references, person):
-    from heartbench_site.roles import Role
+    from heartbench_site.base.roles import Role
 
     admin = person(Role.ADMIN)
     mcq_services.mcq_assembly_run_start(started_by=admin, dispatch=False)

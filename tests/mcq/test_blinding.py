@@ -5,9 +5,9 @@ item in the URLconf finds neither; the reviewer's own pages do not show them eit
 import pytest
 from django.urls import reverse
 
-from adjudication import mcq_services
-from adjudication.models import ReferenceResponse
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq import services as mcq_services
+from heartbench_site.base.roles import Role
 from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES, secret_corpus  # noqa: F401
 from tests.web.test_blinding import HEADER_VARIANTS, named_patterns, url_arguments

@@ -1,6 +1,6 @@
 """The D.3.1 contract's consistency rules on their own (pure core, no database)."""
 
-from adjudication.mcq_screening import contract_problems, expected_needs_review
+from adjudication.mcq.screening import contract_problems, expected_needs_review
 
 
 class Item:

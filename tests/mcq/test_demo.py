@@ -5,10 +5,10 @@ needing completion), the 673 release items stay final, and a second call changes
 import pytest
 from django.core.management import call_command
 
-from adjudication.mcq_demo import DEMO_PREFIX, seed_mcq_demo
-from adjudication.mcq_models import McqScreening
-from adjudication.mcq_selectors import mcq_home_queues
-from adjudication.models import McqItem
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq.demo import DEMO_PREFIX, seed_mcq_demo
+from adjudication.mcq.models import McqScreening
+from adjudication.mcq.selectors import mcq_home_queues
 
 pytestmark = pytest.mark.django_db
 

@@ -3,11 +3,11 @@
 import pytest
 from django.urls import reverse
 
-from adjudication import mcq_services
-from adjudication.mcq_models import McqAssemblyRun
-from adjudication.mcq_versions import revise_item
-from adjudication.models import McqItem
-from heartbench_site.roles import Role
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqAssemblyRun
+from adjudication.mcq.versions import revise_item
+from heartbench_site.base.roles import Role
 
 from .conftest import flag
 
@@ -78,7 +78,7 @@ def test_the_item_page_runs_constant_queries(client, references, person, django_
 def test_an_admin_screens_a_waiting_item_now(
     client, references, person, judge, eager_celery, django_capture_on_commit_callbacks
 ):
-    from llm.fake_server import json_reply
+    from llm.testing.fake_server import json_reply
 
     from .conftest import verdict
 

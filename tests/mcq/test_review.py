@@ -5,11 +5,12 @@ an incomplete item is completed without padding, and the queue is for reviewers 
 import pytest
 from django.urls import reverse
 
-from adjudication import mcq_assembly, mcq_services
-from adjudication.mcq_models import McqReviewDecision, McqScreening
-from adjudication.models import McqItem, McqItemVersion
-from heartbench_site.roles import Role
-from llm.fake_server import json_reply
+from adjudication.arbitration.models import McqItem, McqItemVersion
+from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqReviewDecision, McqScreening
+from heartbench_site.base.roles import Role
+from llm.testing.fake_server import json_reply
 
 from .conftest import flag, scenario_with_references, verdict
 
@@ -239,7 +240,7 @@ def test_the_queue_page_runs_constant_queries(client, arbitrator, django_assert_
 
 
 def test_the_home_card_counts_flagged_and_incomplete_items(flagged, arbitrator, person):
-    from adjudication.mcq_selectors import mcq_home_queues
+    from adjudication.mcq.selectors import mcq_home_queues
 
     card = mcq_home_queues(user=arbitrator)["mcq_item_review"]
     assert card["count"] == 1 and card["url"] == reverse("mcq:queue")
@@ -247,7 +248,7 @@ def test_the_home_card_counts_flagged_and_incomplete_items(flagged, arbitrator, 
 
 
 def test_the_construction_export_gets_screening_and_review_sections(flagged, arbitrator):
-    from adjudication.export_chain import chain_sections
+    from adjudication.export.chain import chain_sections
 
     mcq_services.mcq_review_decide(
         item_id=flagged.pk, reviewer=arbitrator, action=A.RETAIN, version=1, note="holds"

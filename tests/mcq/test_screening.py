@@ -5,11 +5,12 @@ item is framed as data."""
 
 import pytest
 
-from adjudication import mcq_screening, mcq_services
-from adjudication.mcq_models import McqScreening
-from adjudication.mcq_versions import revise_item
-from adjudication.models import McqItem
-from llm.fake_server import json_reply, text_reply
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq import screening as mcq_screening
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqScreening
+from adjudication.mcq.versions import revise_item
+from llm.testing.fake_server import json_reply, text_reply
 
 from .conftest import verdict
 

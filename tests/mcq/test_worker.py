@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from adjudication import mcq_services
-from adjudication.mcq_models import McqAssemblyRun, McqScreening
-from adjudication.mcq_versions import revise_item
-from adjudication.models import McqItem
-from heartbench_site.roles import Role
-from llm.fake_server import json_reply
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqAssemblyRun, McqScreening
+from adjudication.mcq.versions import revise_item
+from heartbench_site.base.roles import Role
+from llm.testing.fake_server import json_reply
 
 
 def wait_for(predicate, timeout=90.0):

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
 
-from annotation.importers import import_files
-from heartbench_site.roles import Role
+from annotation.corpus_import.importing import import_files
+from heartbench_site.base.roles import Role
 from tests.annotation import as_json, small_characters
 from tests.comparison.helpers import assign, make_pair, people
 from tests.factories import UserFactory
@@ -44,7 +44,7 @@ def corpus(transactional_db, release_dir):
         ]
     )
     cast = people()
-    from annotation.models import Scenario
+    from annotation.corpus.models import Scenario
 
     pair = make_pair(key="CHAR_41", scenario=Scenario.objects.order_by("scenario_id").first())
     assign(pair, cast["annotators"], cast["admin"])
@@ -53,8 +53,8 @@ def corpus(transactional_db, release_dir):
 
 def real_path_parameters(cast) -> dict:
     """Ids of stored objects, so generated bodies also meet real records."""
-    from annotation.comparison_models import PairAssignment
-    from annotation.models import Memory, Scenario
+    from annotation.comparison.models import PairAssignment
+    from annotation.corpus.models import Memory, Scenario
 
     return {
         "key": "CHAR_01",

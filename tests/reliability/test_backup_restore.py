@@ -9,8 +9,8 @@ import psycopg
 import pytest
 from django.db import connection
 
-from annotation.models import Character, Memory
-from heartbench_site.roles import Role
+from annotation.corpus.models import Character, Memory
+from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import load_demo

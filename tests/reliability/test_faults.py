@@ -17,13 +17,13 @@ import time
 
 import pytest
 
-from annotation.generation_models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
-from annotation.generation_services import (
+from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
+from annotation.generation.services import (
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
 )
-from llm.fake_server import FakeProviderServer, server_error
+from llm.testing.fake_server import FakeProviderServer, server_error
 from tests.factories import UserFactory
 from tests.generation.helpers import ScriptedProvider, family_settings, worker_env
 from tests.generation.test_worker import corpus, finished, wait_for
@@ -136,7 +136,7 @@ def fake_server(script):
 
 @pytest.fixture
 def providers(settings, fake_server):
-    from annotation import generation_services
+    from annotation.generation import services as generation_services
 
     settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=5.0)
     yield
@@ -214,7 +214,7 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
 ):
     flaky = FlakyProvider(FAULT_SHARE, FAULT_SEED)
     with FakeProviderServer(responder=flaky) as server:
-        from annotation import generation_services
+        from annotation.generation import services as generation_services
 
         settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=5.0)
         worker = celery_worker_factory(

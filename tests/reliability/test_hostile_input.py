@@ -15,9 +15,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.importers import ImportRejected, import_files
-from annotation.models import Character, ImportJob
-from heartbench_site.roles import Role
+from annotation.corpus.models import Character, ImportJob
+from annotation.corpus_import.importing import import_files
+from annotation.corpus_import.problems import ImportRejected
+from heartbench_site.base.roles import Role
 from tests.annotation import as_json, small_characters
 from tests.comparison.helpers import assign, letter_for, make_pair, people
 
@@ -213,7 +214,7 @@ def test_a_huge_but_valid_memory_text_is_stored_whole():
     doc = small_characters(characters=1, memories=1)
     doc[0]["episodic_memory_set"][0]["content_full"] = text
     import_files([("characters.json", as_json(doc))])
-    from annotation.models import Memory
+    from annotation.corpus.models import Memory
 
     assert Memory.objects.get(memory_id=doc[0]["episodic_memory_set"][0]["id"]).content_full == (
         text
@@ -431,7 +432,7 @@ def test_a_draft_with_a_nul_character_is_saved_without_it_or_refused_not_a_crash
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
-    from annotation.comparison_models import ComparisonDraft
+    from annotation.comparison.models import ComparisonDraft
 
     draft = ComparisonDraft.objects.filter(assignment=assignment).first()
     assert draft is None or "\x00" not in json.dumps(draft.data)

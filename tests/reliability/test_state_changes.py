@@ -14,11 +14,11 @@ import pytest
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
-from annotation.comparison_models import ComparisonPair, PairAssignment
-from annotation.generation_models import GenerationRun, GenerationUnit
-from annotation.models import Character, ImportJob, Memory, Scenario
-from audit.models import MemoryCase
-from heartbench_site.roles import Role
+from annotation.comparison.models import ComparisonPair, PairAssignment
+from annotation.corpus.models import Character, ImportJob, Memory, Scenario
+from annotation.generation.models import GenerationRun, GenerationUnit
+from audit.memory_quality.models import MemoryCase
+from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 from tests.web.test_blinding import named_patterns, url_arguments
 

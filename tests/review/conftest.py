@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation import review_services as services
-from heartbench_site.roles import Role
+from annotation.profile_review import services
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 ALL_MEET = {

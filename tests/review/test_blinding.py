@@ -10,8 +10,8 @@ response the reviewer can request.
 import pytest
 from django.urls import reverse
 
-from annotation.review_models import ScenarioReview
-from annotation.review_services import change_request_resolve, profile_freeze
+from annotation.profile_review.models import ScenarioReview
+from annotation.profile_review.services import change_request_resolve, profile_freeze
 
 from .conftest import approve, login, rate, request_change, submit
 
@@ -75,7 +75,7 @@ def test_after_freezing_the_reviews_are_open_to_the_annotators(others_reviewed, 
     senior_client = login(senior)
     page = senior_client.get(reverse("review:profile-adjudicate", args=["CHAR_01"])).content
     assert OTHER_CONCERN.encode() in page and OTHER_EXPLANATION.encode() in page
-    from annotation.review_models import ChangeRequest
+    from annotation.profile_review.models import ChangeRequest
 
     change_request_resolve(
         request_id=ChangeRequest.objects.get().pk,
@@ -109,7 +109,7 @@ def other_rated(scenario, scenario_reviewers):
     me, other = scenario_reviewers
     approve(scenario.scenario_id, me)
     approve(scenario.scenario_id, other)
-    from annotation.review_services import scenario_rate
+    from annotation.profile_review.services import scenario_rate
 
     scenario_rate(
         scenario_id=scenario.scenario_id,

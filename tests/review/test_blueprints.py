@@ -4,11 +4,11 @@ HTTP to the fake provider server; the result is a draft scenario awaiting pass 1
 import pytest
 from django.urls import reverse
 
-from annotation.models import Scenario
-from annotation.review_models import ScenarioBlueprint, ScenarioReview
-from annotation.review_services import blueprint_create, blueprint_expand
+from annotation.corpus.models import Scenario
+from annotation.profile_review.models import ScenarioBlueprint, ScenarioReview
+from annotation.profile_review.services import blueprint_create, blueprint_expand
 from llm import ProviderConfig, reset_limiters
-from llm.fake_server import FakeProviderServer, json_reply, server_error
+from llm.testing.fake_server import FakeProviderServer, json_reply, server_error
 
 from .conftest import login
 

@@ -7,9 +7,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.review_diff import identity_anchors
-from annotation.review_selectors import scenario_coverage
-from annotation.review_services import scenario_reassess
+from annotation.profile_review.selectors import scenario_coverage
+from annotation.profile_review.services import scenario_reassess
+from heartbench_site.base.text_diff import identity_anchors
 from tests.factories import ScenarioFactory
 
 from .conftest import approve, login, rate

@@ -2,15 +2,15 @@
 
 from django.contrib.auth import get_user_model
 
-from annotation.review_demo import demo_reviews
-from annotation.review_models import (
+from annotation.profile_review.demo import demo_reviews
+from annotation.profile_review.models import (
     ChangeRequest,
     ProfileReviewCase,
     ReviewEvent,
     ScenarioBlueprint,
     ScenarioReview,
 )
-from heartbench_site.roles import Role
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 

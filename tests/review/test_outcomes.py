@@ -6,8 +6,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.review_selectors import profile_outcome_table
-from heartbench_site.roles import Role
+from annotation.profile_review.selectors import profile_outcome_table
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 
 from .conftest import login, request_change, submit

@@ -6,10 +6,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation.models import ProfileVersion
-from annotation.review_models import ChangeRequest, ProfileReview
-from annotation.review_selectors import review_home_queues
-from heartbench_site.roles import Role
+from annotation.corpus.models import ProfileVersion
+from annotation.profile_review.models import ChangeRequest, ProfileReview
+from annotation.profile_review.selectors import review_home_queues
+from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 from .conftest import approve, login, rate, request_change, submit

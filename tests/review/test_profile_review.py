@@ -3,9 +3,9 @@ change requests, the senior's edits as new versions with a diff, guards, freezin
 
 import pytest
 
-from annotation.models import FrozenVersionError, ProfileVersion
-from annotation.review_forms import ProfileEditForm
-from annotation.review_models import (
+from annotation.corpus.models import FrozenVersionError, ProfileVersion
+from annotation.profile_review.forms import ProfileEditForm
+from annotation.profile_review.models import (
     ChangeRequest,
     ProfileEdit,
     ProfileReview,
@@ -13,11 +13,7 @@ from annotation.review_models import (
     ReviewError,
     ReviewEvent,
 )
-from annotation.review_services import (
-    change_request_resolve,
-    profile_edit,
-    profile_freeze,
-)
+from annotation.profile_review.services import change_request_resolve, profile_edit, profile_freeze
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
 from .conftest import request_change, submit

@@ -4,11 +4,11 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from adjudication.models import McqItem, ReferenceResponse
-from annotation.models import Character, Memory, ProfileVersion, Scenario
+from adjudication.arbitration.models import McqItem, ReferenceResponse
+from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.demo import STANDIN
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
-from heartbench_site.roles import Role, user_roles
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def counts():
         Character.objects.count(),
         ProfileVersion.objects.count(),
         Memory.objects.count(),
-        __import__("annotation.generation_models").generation_models.Candidate.objects.count(),
+        __import__("annotation.generation.models").generation_models.Candidate.objects.count(),
     )
 
 
@@ -58,7 +58,7 @@ def test_demo_loads_the_release_and_labelled_standins(demo, release_dir):
 
 
 def test_demo_memories_respect_the_scenario_age_eligibility(demo):
-    from annotation.models import ActivationSet
+    from annotation.corpus.models import ActivationSet
 
     ages = dict(Memory.objects.values_list("memory_id", "event_age"))
     checked = 0
@@ -80,8 +80,8 @@ def test_running_the_demo_twice_changes_nothing(
 
 
 def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
-    from annotation.generation_models import Candidate, GenerationRun
-    from annotation.review_models import ProfileReviewCase, ScenarioReview
+    from annotation.generation.models import Candidate, GenerationRun
+    from annotation.profile_review.models import ProfileReviewCase, ScenarioReview
 
     run = GenerationRun.objects.get()
     assert run.status == "finished"
@@ -99,7 +99,7 @@ def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
 
 
 def test_the_demo_has_comparisons_at_telling_stages(demo):
-    from annotation.comparison_models import ComparisonJudgment, ComparisonPair
+    from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 
     statuses = sorted(ComparisonPair.objects.values_list("status", flat=True))
     assert statuses == ["adopted", "annotating", "annotating", "escalated"]
@@ -144,8 +144,8 @@ def test_the_demo_participant_holds_only_the_baseline_role(demo):
 
 
 def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
-    from audit.demo import DEMO_NOTE, PLANTED
-    from audit.models import AuditRun, MemoryCase, MemoryVersion
+    from audit.memory_quality.demo import DEMO_NOTE, PLANTED
+    from audit.memory_quality.models import AuditRun, MemoryCase, MemoryVersion
 
     run = AuditRun.objects.get(note=DEMO_NOTE)
     assert run.status == "finished"

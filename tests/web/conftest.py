@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation.models import ImportJob, ImportJobFile
-from heartbench_site.roles import Role
+from annotation.corpus.models import ImportJob, ImportJobFile
+from heartbench_site.base.roles import Role
 from tests.factories import (
     CharacterFactory,
     MemoryFactory,
@@ -39,7 +39,7 @@ def fresh_character():
     """A character with an unused key. The factory's key sequence wraps after CHAR_99 and
     then returns an existing row (get_or_create), so tests that grow the corpus pick
     free keys themselves."""
-    from annotation.models import Character
+    from annotation.corpus.models import Character
 
     taken = set(Character.objects.values_list("key", flat=True))
     key = next(f"CHAR_{n:02d}" for n in range(1, 100) if f"CHAR_{n:02d}" not in taken)
@@ -194,7 +194,7 @@ def make_run(db, default_prompts, make_user):
 
     ``statuses`` cycles over the units; a succeeded unit gets a candidate and a call
     record with its family's SECRET_MODEL_NAMES entry."""
-    from annotation.models import (
+    from annotation.generation.models import (
         Candidate,
         GenerationRun,
         GenerationUnit,

@@ -23,12 +23,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from adjudication.models import McqItem
-from annotation.comparison_models import PairAssignment
-from annotation.generation_models import Candidate, ModelFamily
-from annotation.models import Memory, ProfileVersion
+from adjudication.arbitration.models import McqItem
+from annotation.comparison.models import PairAssignment
+from annotation.corpus.models import Memory, ProfileVersion
+from annotation.generation.models import Candidate, ModelFamily
+from heartbench_site.base.roles import CORPUS_READERS, Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
-from heartbench_site.roles import CORPUS_READERS, Role
 
 from .test_blinding import named_patterns
 
@@ -289,10 +289,10 @@ def first(model, **filters):
 
 def url_values(user):
     """Real object ids for every URL parameter, the caller's own where it matters."""
-    from annotation.generation_models import GenerationRun, GenerationUnit
-    from annotation.models import Scenario
-    from audit.label_models import LabelAudit, LabelAuditItem
-    from audit.models import AuditRun, MemoryCase
+    from annotation.corpus.models import Scenario
+    from annotation.generation.models import GenerationRun, GenerationUnit
+    from audit.memory_quality.models import AuditRun, MemoryCase
+    from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
     from humanbaseline.models import BaselineStudy, SubsetSelection
 

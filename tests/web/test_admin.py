@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from adjudication.models import McqItem, McqOption, ReferenceResponse
-from annotation.models import ActivationSet
+from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from annotation.corpus.models import ActivationSet
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def generation_run(secret_corpus, make_run):
 
 
 def test_the_generation_models_are_listed_and_read_only(admin_client, generation_run):
-    from annotation.models import Candidate, LlmCallRecord
+    from annotation.generation.models import Candidate, LlmCallRecord
 
     unit = generation_run.units.first()
     objects = {
@@ -143,7 +143,7 @@ def test_the_generation_models_are_listed_and_read_only(admin_client, generation
 
 
 def test_a_call_record_shows_its_request_and_response(admin_client, generation_run):
-    from annotation.models import LlmCallRecord
+    from annotation.generation.models import LlmCallRecord
 
     call = LlmCallRecord.objects.first()
     body = admin_client.get(

@@ -12,8 +12,8 @@ import pytest
 from django.contrib.contenttypes.models import ContentType
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from annotation.models import Character
-from heartbench_site.roles import CORPUS_READERS, Role
+from annotation.corpus.models import Character
+from heartbench_site.base.roles import CORPUS_READERS, Role
 
 from .conftest import SECRET_KEY, SECRETS
 

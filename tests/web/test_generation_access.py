@@ -5,8 +5,8 @@ for every other role (and for a person holding all of them), a login redirect (p
 import pytest
 from django.urls import reverse
 
-from annotation.models import GenerationRun, GenerationUnit, PromptVersion
-from heartbench_site.roles import Role
+from annotation.generation.models import GenerationRun, GenerationUnit, PromptVersion
+from heartbench_site.base.roles import Role
 
 
 @pytest.fixture

@@ -6,14 +6,14 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import (
+from annotation.generation.models import (
     Candidate,
     GenerationRun,
     GenerationUnit,
     LlmCallRecord,
     PromptVersion,
 )
-from heartbench_site.roles import Role
+from heartbench_site.base.roles import Role
 from tests.factories import ProfileVersionFactory
 
 from .conftest import SECRET_MODEL_NAMES, fresh_character, frozen_character

@@ -8,8 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import ImportJob, ImportJobFile, Scenario
-from heartbench_site.roles import CORPUS_ADMINS, Role
+from annotation.corpus.models import ImportJob, ImportJobFile, Scenario
+from heartbench_site.base.roles import CORPUS_ADMINS, Role
 
 BROKEN_JSON = b'{"scenarios": {"school_age": [ {"id": "SCN_SCHOOL_AGE_1", '
 

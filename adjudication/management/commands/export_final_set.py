@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from adjudication.export import MANIFEST, build_export, sha256
+from adjudication.export.services import MANIFEST, build_export, sha256
 
 
 class Command(BaseCommand):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importers import ImportRejected, import_paths
+from annotation.corpus_import.importing import import_paths
+from annotation.corpus_import.problems import ImportRejected
 
 
 class Command(BaseCommand):

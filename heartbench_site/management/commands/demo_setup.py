@@ -12,18 +12,19 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from adjudication.mcq_demo import seed_mcq_demo
-from annotation.comparison_demo import demo_comparisons
-from annotation.generation_demo import demo_generation
-from annotation.importers import ImportRejected, import_files
-from annotation.models import Memory, ProfileVersion
-from annotation.review_demo import demo_reviews
-from audit.demo import demo_memory_audit
-from audit.label_demo import seed_label_audit_demo
+from adjudication.mcq.demo import seed_mcq_demo
+from annotation.comparison.demo import demo_comparisons
+from annotation.corpus.models import Memory, ProfileVersion
+from annotation.corpus_import.importing import import_files
+from annotation.corpus_import.problems import ImportRejected
+from annotation.generation.demo import demo_generation
+from annotation.profile_review.demo import demo_reviews
+from audit.memory_quality.demo import demo_memory_audit
+from audit.reference_labels.demo import seed_label_audit_demo
 from evaluation.demo import seed_evaluation_demo
+from heartbench_site.base.release import find_release_dir
+from heartbench_site.base.roles import ROLE_LABELS, Role
 from heartbench_site.demo import ARCHETYPES, standin_characters
-from heartbench_site.release import find_release_dir
-from heartbench_site.roles import ROLE_LABELS, Role
 from humanbaseline.demo import seed_baseline_demo
 
 RELEASE_FILES = (

@@ -1,8 +1,0 @@
-from django.urls import path
-
-from . import api
-
-app_name = "adjudication-api"
-urlpatterns = [
-    path("outcomes/", api.ComparisonOutcomesApi.as_view(), name="outcomes"),
-]

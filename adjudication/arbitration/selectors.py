@@ -1,0 +1,266 @@
+"""Reads of arbitration and of the comparison outcome statistics (App. D.2)."""
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from adjudication.arbitration.models import (
+    AdjudicationSettings,
+    ArbitrationDecision,
+    ReferenceResponse,
+)
+from agreement import UndefinedStatisticError, fleiss_kappa
+from agreement.constants import CI_LEVEL, N_BOOTSTRAP
+from annotation.comparison.models import (
+    COMPARISON_LETTERS,
+    ComparisonJudgment,
+    ComparisonPair,
+    Suitability,
+)
+from annotation.corpus.models import Memory
+from annotation.generation.models import ModelFamily
+from heartbench_site.base.text_diff import word_diff
+
+# Seed of the κ bootstrap on the outcome page (a named constant, like agreement's seeds).
+OUTCOME_BOOTSTRAP_SEED = 20261012
+EDIT_RATE_BINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
+
+
+def escalated_count() -> int:
+    return ComparisonPair.objects.filter(status=ComparisonPair.Status.ESCALATED).count()
+
+
+def arbitration_queue():
+    return list(
+        ComparisonPair.objects.exclude(status=ComparisonPair.Status.ANNOTATING)
+        .select_related("character", "scenario")
+        .order_by("status", "character__key", "scenario__scenario_id")
+    )
+
+
+@dataclass
+class ArbiterCandidate:
+    number: int
+    candidate: object
+    family_label: str
+    memories: list
+    chosen_by: list = field(default_factory=list)
+
+
+@dataclass
+class ArbitrationPage:
+    pair: ComparisonPair
+    candidates: list[ArbiterCandidate]
+    judgments: list[dict]
+    flagged: bool
+    show_family: bool
+    decision: ArbitrationDecision | None
+    history: list[ArbitrationDecision]
+    reference: ReferenceResponse | None
+
+    def by_number(self, number):
+        return next((c for c in self.candidates if c.number == number), None)
+
+
+def arbiter_order(pair: ComparisonPair, candidates) -> list:
+    """A stable order that follows neither database ids nor families (seeded by pair)."""
+    ordered = sorted(candidates, key=lambda c: c.pk)
+    random.Random(f"arbitration-{pair.pk}").shuffle(ordered)
+    return ordered
+
+
+def arbitration_page(*, pair_id: int) -> ArbitrationPage | None:
+    pair = (
+        ComparisonPair.objects.select_related("character", "scenario", "profile_version")
+        .filter(pk=pair_id)
+        .first()
+    )
+    if pair is None:
+        return None
+    show_family = AdjudicationSettings.current().show_family_to_arbitrator
+    candidates = arbiter_order(pair, pair.candidates.all())
+    wanted = {i for c in candidates for i in c.activated_memory_ids or []}
+    memories = {}
+    for m in Memory.objects.filter(character_id=pair.character_id, memory_id__in=wanted):
+        memories[m.memory_id] = m
+    views = [
+        ArbiterCandidate(
+            number=i + 1,
+            candidate=c,
+            family_label=ModelFamily(c.family).label if show_family else "",
+            memories=[memories[m] for m in c.activated_memory_ids or [] if m in memories],
+        )
+        for i, c in enumerate(candidates)
+    ]
+    number_of = {v.candidate.pk: v.number for v in views}
+    judgments = []
+    for j in (
+        ComparisonJudgment.objects.filter(assignment__pair=pair)
+        .select_related("assignment__annotator")
+        .order_by("assignment__annotator__username")
+    ):
+        n = number_of.get(j.selected_candidate_id)
+        judgments.append({"judgment": j, "annotator": j.assignment.annotator, "number": n})
+        views[n - 1].chosen_by.append(j.assignment.annotator.get_username())
+    history = list(
+        ArbitrationDecision.objects.filter(pair=pair)
+        .select_related("arbitrator", "reopened_by", "reference")
+        .order_by("decided_at")
+    )
+    open_decision = next((d for d in history if d.reopened_at is None), None)
+    reference = (
+        ReferenceResponse.objects.filter(
+            character=pair.character_id, scenario=pair.scenario_id, superseded_at__isnull=True
+        )
+        .select_related("arbitrator")
+        .first()
+    )
+    return ArbitrationPage(
+        pair=pair,
+        candidates=views,
+        judgments=judgments,
+        flagged=any(j["judgment"].suitability == Suitability.FLAGGED for j in judgments),
+        show_family=show_family,
+        decision=open_decision,
+        history=history,
+        reference=reference,
+    )
+
+
+def edit_diff(before: str, after: str) -> list[tuple[str, str]]:
+    return word_diff(before, after)
+
+
+@dataclass
+class Outcomes:
+    pairs_total: int
+    by_status: dict
+    discarded_at_suitability: int
+    discarded_at_arbitration: int
+    routed: int
+    unanimous: int
+    unanimous_share: float | None
+    references_by_family: dict
+    edit_rates: list[float]
+    mean_edit_rate: float | None
+    edit_rate_bins: list[tuple[str, int]]
+    kappa: float | None
+    kappa_ci: tuple | None
+    kappa_note: str
+    kappa_items: int
+    position_counts: dict
+    position_total: int
+    decision_types: dict = field(default_factory=dict)
+
+    def csv_rows(self):
+        rows = [
+            ("pairs_total", self.pairs_total),
+            *[(f"pairs_{k}", v) for k, v in self.by_status.items()],
+            ("discarded_at_suitability", self.discarded_at_suitability),
+            ("discarded_at_arbitration", self.discarded_at_arbitration),
+            ("adopted_unanimously", self.unanimous),
+            ("adopted_unanimously_share", self.unanimous_share),
+            *[(f"references_from_{k}", v) for k, v in self.references_by_family.items()],
+            ("mean_word_edit_rate", self.mean_edit_rate),
+            *[(f"edit_rate_bin_{label}", n) for label, n in self.edit_rate_bins],
+            ("fleiss_kappa", self.kappa),
+            ("fleiss_kappa_ci_low", self.kappa_ci[0] if self.kappa_ci else None),
+            ("fleiss_kappa_ci_high", self.kappa_ci[1] if self.kappa_ci else None),
+            ("fleiss_kappa_items", self.kappa_items),
+            *[(f"selected_letter_{k}", v) for k, v in self.position_counts.items()],
+        ]
+        return rows
+
+
+def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
+    """The outcome statistics of App. D.2 for the pairs of the comparison workflow."""
+    statuses = dict.fromkeys(ComparisonPair.Status.values, 0)
+    for status in ComparisonPair.objects.values_list("status", flat=True):
+        statuses[status] += 1
+    total = sum(statuses.values())
+    discards = list(
+        ArbitrationDecision.objects.filter(
+            reopened_at__isnull=True, kind=ArbitrationDecision.Kind.DISCARDED
+        ).values_list("pair_id", flat=True)
+    )
+    flagged_pairs = set(
+        ComparisonJudgment.objects.filter(
+            suitability=Suitability.FLAGGED, assignment__pair__in=discards
+        ).values_list("assignment__pair_id", flat=True)
+    )
+    at_suitability = len(flagged_pairs)
+    references = list(
+        ReferenceResponse.objects.filter(superseded_at__isnull=True)
+        .exclude(decision_type=ReferenceResponse.DecisionType.IMPORTED)
+        .values_list("source_family", "word_edit_rate", "decision_type")
+    )
+    by_family = {f.label: 0 for f in ModelFamily}
+    by_family["(rewritten)"] = 0
+    decision_types = {}
+    rates = []
+    for family, rate, kind in references:
+        by_family[ModelFamily(family).label if family else "(rewritten)"] += 1
+        decision_types[kind] = decision_types.get(kind, 0) + 1
+        if rate is not None:
+            rates.append(rate)
+    bins = []
+    for lo, hi in zip(EDIT_RATE_BINS, EDIT_RATE_BINS[1:], strict=False):
+        last = hi == EDIT_RATE_BINS[-1]
+        n = sum(1 for r in rates if lo <= r < hi or (last and r >= hi))
+        bins.append((f"{lo:.0%}–{hi:.0%}" + ("+" if last else ""), n))
+    surviving = statuses["adopted"] + statuses["resolved"]
+    judgments = list(
+        ComparisonJudgment.objects.values_list(
+            "assignment__pair_id", "selected_candidate__family", "selected_letter"
+        )
+    )
+    positions = dict.fromkeys(COMPARISON_LETTERS, 0)
+    per_pair: dict[int, list[str]] = {}
+    for pair_id, family, letter in judgments:
+        positions[letter] += 1
+        per_pair.setdefault(pair_id, []).append(family)
+    # κ needs the same number of raters per item: the modal count (three by default).
+    kappa = ci = None
+    note = ""
+    sizes = [len(v) for v in per_pair.values()]
+    n_raters = max(set(sizes), key=sizes.count) if sizes else 0
+    items = [v for v in per_pair.values() if len(v) == n_raters and n_raters >= 2]
+    if items:
+        codes = {f: i for i, f in enumerate(ModelFamily.values)}
+        ratings = np.array([[codes[f] for f in v] for v in items])
+        try:
+            estimate = fleiss_kappa(
+                ratings,
+                n_categories=len(codes),
+                n_boot=n_boot if len(items) > 1 else 0,
+                seed=OUTCOME_BOOTSTRAP_SEED,
+                ci_level=CI_LEVEL,
+            )
+            kappa = estimate.estimate
+            if estimate.ci_low is not None:
+                ci = (estimate.ci_low, estimate.ci_high)
+        except UndefinedStatisticError as error:
+            note = str(error)
+    else:
+        note = "No pair has judgments from every assigned annotator yet."
+    return Outcomes(
+        pairs_total=total,
+        by_status=statuses,
+        discarded_at_suitability=at_suitability,
+        discarded_at_arbitration=len(discards) - at_suitability,
+        routed=total - statuses["annotating"],
+        unanimous=statuses["adopted"],
+        unanimous_share=statuses["adopted"] / surviving if surviving else None,
+        references_by_family=by_family,
+        edit_rates=rates,
+        mean_edit_rate=sum(rates) / len(rates) if rates else None,
+        edit_rate_bins=bins,
+        kappa=kappa,
+        kappa_ci=ci,
+        kappa_note=note,
+        kappa_items=len(items),
+        position_counts=positions,
+        position_total=sum(positions.values()),
+        decision_types=decision_types,
+    )

@@ -1,0 +1,215 @@
+"""Writes of consensus-then-arbitration (seed 000 §2.4 Stage 2, App. D.2).
+
+Each function is one transition, keyword-only and atomic; ``ArbitrationError`` carries
+a message the arbitrator can act on. The pair row is locked before any decision, and a
+partial unique constraint backs the lock: exactly one open decision per pair.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
+from agreement import UndefinedStatisticError, word_edit_rate
+from annotation.comparison.models import ComparisonPair, Suitability
+from annotation.generation.models import Candidate
+from heartbench_site.base.roles import Role, has_any_role
+
+REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_decision")
+
+
+class ArbitrationError(ValidationError):
+    """An arbitration action that cannot be carried out as asked; the message says why."""
+
+
+def candidate_response_text(candidate: Candidate) -> str:
+    """The text the word edit rate compares: the candidate's rationale and decision."""
+    return "\n".join(getattr(candidate, f) for f in REFERENCE_TEXT_FIELDS)
+
+
+def _edit_rate(candidate: Candidate, fields: dict) -> float | None:
+    try:
+        return word_edit_rate(
+            candidate_response_text(candidate), "\n".join(fields[f] for f in REFERENCE_TEXT_FIELDS)
+        ).rate
+    except UndefinedStatisticError:
+        return None
+
+
+def _install_reference(
+    *, pair: ComparisonPair, fields: dict, decision_type: str, candidate=None, arbitrator=None
+) -> ReferenceResponse:
+    """Create the pair's current reference; a current one (imported from the release) is
+    kept as history, superseded. Caller must hold the pair's row lock."""
+    previous = (
+        ReferenceResponse.objects.select_for_update(of=("self",))
+        .filter(character=pair.character_id, scenario=pair.scenario_id, superseded_at__isnull=True)
+        .order_by("pk")
+        .first()
+    )
+    if previous is not None:
+        if previous.decision_type != ReferenceResponse.DecisionType.IMPORTED:
+            raise ArbitrationError(f"{pair} already has an adjudicated reference response.")
+        previous.superseded_at = timezone.now()
+        previous.save(update_fields=["superseded_at"])
+    return ReferenceResponse.objects.create(
+        character_id=pair.character_id,
+        scenario_id=pair.scenario_id,
+        decision_type=decision_type,
+        source_candidate=candidate,
+        source_family=candidate.family if candidate else "",
+        arbitrator=arbitrator,
+        word_edit_rate=_edit_rate(candidate, fields) if candidate else None,
+        supersedes=previous,
+        source="consensus-then-arbitration",
+        **fields,
+    )
+
+
+@transaction.atomic
+def reference_adopt_unanimous(*, pair: ComparisonPair, candidate_id: int) -> ReferenceResponse:
+    """All three selected the candidate as-is: it becomes the reference unchanged."""
+    if pair.status != ComparisonPair.Status.ADOPTED:
+        raise ArbitrationError(f"{pair} was not adopted unanimously.")
+    candidate = Candidate.objects.get(pk=candidate_id)
+    fields = {f: getattr(candidate, f) for f in REFERENCE_TEXT_FIELDS}
+    return _install_reference(
+        pair=pair,
+        fields=fields,
+        decision_type=ReferenceResponse.DecisionType.UNANIMOUS,
+        candidate=candidate,
+    )
+
+
+def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
+    pair = ComparisonPair.objects.select_for_update(of=("self",)).filter(pk=pair_id).first()
+    if pair is None:
+        raise ArbitrationError(f"There is no comparison pair {pair_id}.")
+    if pair.status != ComparisonPair.Status.ESCALATED:
+        raise ArbitrationError(
+            f"{pair} is not awaiting arbitration ({pair.get_status_display().lower()}); "
+            "another arbitrator may have decided it already."
+        )
+    return pair
+
+
+def _was_flagged(pair: ComparisonPair) -> bool:
+    from annotation.comparison.models import ComparisonJudgment
+
+    return ComparisonJudgment.objects.filter(
+        assignment__pair=pair, suitability=Suitability.FLAGGED
+    ).exists()
+
+
+def _record(**kwargs) -> ArbitrationDecision:
+    try:
+        with transaction.atomic():
+            return ArbitrationDecision.objects.create(**kwargs)
+    except IntegrityError:
+        raise ArbitrationError("This pair already has a decision.") from None
+
+
+@transaction.atomic
+def arbitration_discard(*, pair_id: int, arbitrator, reason: str) -> ArbitrationDecision:
+    """Discard a pair deemed fundamentally unfit (App. D.2); a reason is required."""
+    _require_arbitrator(arbitrator)
+    reason = (reason or "").strip()
+    if not reason:
+        raise ArbitrationError("Give the reason the pair is fundamentally unfit for evaluation.")
+    pair = _locked_escalated_pair(pair_id)
+    decision = _record(
+        pair=pair, kind=ArbitrationDecision.Kind.DISCARDED, arbitrator=arbitrator, reason=reason
+    )
+    pair.status = ComparisonPair.Status.DISCARDED
+    pair.save(update_fields=["status"])
+    return decision
+
+
+def _require_arbitrator(user) -> None:
+    if not has_any_role(user, [Role.ARBITRATOR]):
+        raise ArbitrationError("Only an arbitrator decides escalated pairs.")
+
+
+@transaction.atomic
+def arbitration_resolve(
+    *,
+    pair_id: int,
+    arbitrator,
+    kind: str,
+    candidate_id: int | None = None,
+    fields: dict | None = None,
+    reason: str = "",
+) -> ArbitrationDecision:
+    """Retain the pair and set its reference: ``adopted`` (a candidate as-is), ``edited``
+    (a candidate revised: ``fields`` is the edited text) or ``rewritten`` (``fields``
+    from scratch). The result must state a concrete behavioral decision."""
+    _require_arbitrator(arbitrator)
+    Kind = ArbitrationDecision.Kind
+    if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
+        raise ArbitrationError("Choose adopt, edit or rewrite (or discard the pair).")
+    pair = _locked_escalated_pair(pair_id)
+    candidate = None
+    if kind in (Kind.ADOPTED, Kind.EDITED):
+        candidate = pair.candidates.filter(pk=candidate_id).first()
+        if candidate is None:
+            raise ArbitrationError("Select the candidate to adopt or edit.")
+    if kind == Kind.ADOPTED:
+        fields = {f: getattr(candidate, f) for f in REFERENCE_TEXT_FIELDS}
+    else:
+        fields = {f: (fields or {}).get(f, "").strip() for f in REFERENCE_TEXT_FIELDS}
+    if not fields["final_decision"]:
+        raise ArbitrationError(
+            "The reference response must state a concrete behavioral decision "
+            "(the final decision may not be empty)."
+        )
+    if not fields["summary"]:
+        raise ArbitrationError("The reference response needs its first-person rationale (summary).")
+    decision = _record(
+        pair=pair, kind=kind, arbitrator=arbitrator, source_candidate=candidate, reason=reason
+    )
+    decision.reference = _install_reference(
+        pair=pair,
+        fields=fields,
+        decision_type=kind,
+        candidate=candidate,
+        arbitrator=arbitrator,
+    )
+    decision.save(update_fields=["reference"])
+    pair.status = ComparisonPair.Status.RESOLVED
+    pair.save(update_fields=["status"])
+    return decision
+
+
+@transaction.atomic
+def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecision:
+    """An admin reopens a decided pair: the decision stays, marked reopened; its
+    reference is superseded (the one it superseded becomes current again) and the pair
+    returns to the arbitration queue."""
+    if not has_any_role(admin, [Role.ADMIN]):
+        raise ArbitrationError("Only an admin may reopen an arbitration decision.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ArbitrationError("Give the reason for reopening the decision.")
+    pair = ComparisonPair.objects.select_for_update(of=("self",)).filter(pk=pair_id).first()
+    decision = (
+        ArbitrationDecision.objects.select_for_update(of=("self",))
+        .filter(pair=pair, reopened_at__isnull=True)
+        .order_by("pk")
+        .first()
+        if pair
+        else None
+    )
+    if decision is None:
+        raise ArbitrationError("This pair has no decision to reopen.")
+    now = timezone.now()
+    decision.reopened_at, decision.reopened_by, decision.reopen_reason = now, admin, reason
+    decision.save(update_fields=["reopened_at", "reopened_by", "reopen_reason"])
+    reference = decision.reference
+    if reference is not None:
+        reference.superseded_at = now
+        reference.save(update_fields=["superseded_at"])
+        if reference.supersedes_id:
+            ReferenceResponse.objects.filter(pk=reference.supersedes_id).update(superseded_at=None)
+    pair.status = ComparisonPair.Status.ESCALATED
+    pair.save(update_fields=["status"])
+    return decision

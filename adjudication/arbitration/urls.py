@@ -1,0 +1,14 @@
+"""Consensus-then-arbitration (seed 000 §2.4 Stage 2, App. D.2), under /arbitration/."""
+
+from django.urls import path
+
+from adjudication.arbitration import views
+
+app_name = "adjudication"
+urlpatterns = [
+    path("", views.arbitration_queue, name="queue"),
+    path("outcomes/", views.comparison_outcomes, name="outcomes"),
+    path("outcomes.csv", views.comparison_outcomes_csv, name="outcomes-csv"),
+    path("pairs/<int:pair_id>/", views.arbitration_pair, name="pair"),
+    path("pairs/<int:pair_id>/reopen/", views.arbitration_reopen, name="reopen"),
+]

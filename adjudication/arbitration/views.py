@@ -1,0 +1,162 @@
+"""Pages of arbitration and of the comparison outcomes. Thin: parse, call a service or
+selector, render."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from adjudication.arbitration import selectors, services
+from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
+from adjudication.arbitration.models import AdjudicationSettings
+from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.web import add_error_messages, csv_download
+
+arbitrator_required = role_required(Role.ARBITRATOR)
+arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
+admin_required = role_required(Role.ADMIN)
+TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
+
+
+@arbitration_readers
+def arbitration_queue(request):
+    return render(request, "adjudication/queue.html", {"pairs": selectors.arbitration_queue()})
+
+
+def _prefill(page, number):
+    chosen = page.by_number(number)
+    if chosen is None:
+        return {}
+    return {
+        "kind": "edited",
+        "candidate": number,
+        **{f: getattr(chosen.candidate, f) for f in TEXT_FIELDS},
+    }
+
+
+@arbitration_readers
+@require_http_methods(["GET", "POST"])
+def arbitration_pair(request, pair_id):
+    page = selectors.arbitration_page(pair_id=pair_id)
+    if page is None:
+        raise Http404("No such comparison pair.")
+    is_arbitrator = Role.ARBITRATOR in user_roles(request.user)
+    diff = None
+    if request.method == "POST":
+        if not is_arbitrator:
+            raise Http404("Only an arbitrator decides.")
+        form = ArbitrationForm(request.POST, pair_id=pair_id)
+        if form.is_valid():
+            data = form.cleaned_data
+            chosen = page.by_number(data["candidate"]) if data["candidate"] else None
+            fields = {f: data[f] for f in TEXT_FIELDS}
+            if "preview" in request.POST and chosen is not None:
+                diff = {
+                    f: selectors.edit_diff(getattr(chosen.candidate, f), fields[f])
+                    for f in TEXT_FIELDS
+                }
+            else:
+                try:
+                    if data["kind"] == "discarded":
+                        services.arbitration_discard(
+                            pair_id=pair_id, arbitrator=request.user, reason=data["reason"]
+                        )
+                    else:
+                        services.arbitration_resolve(
+                            pair_id=pair_id,
+                            arbitrator=request.user,
+                            kind=data["kind"],
+                            candidate_id=chosen.candidate.pk if chosen else None,
+                            fields=fields,
+                            reason=data["reason"],
+                        )
+                except services.ArbitrationError as error:
+                    add_error_messages(form, error)
+                else:
+                    messages.success(request, f"Decision recorded for {page.pair}.")
+                    return redirect("adjudication:pair", pair_id=pair_id)
+    else:
+        number = request.GET.get("edit", "")
+        form = ArbitrationForm(
+            initial=_prefill(page, int(number)) if number.isdigit() else {}, pair_id=pair_id
+        )
+    editing = None
+    if form.is_bound and form.is_valid() and form.cleaned_data.get("candidate"):
+        editing = page.by_number(form.cleaned_data["candidate"])
+    elif not form.is_bound and form.initial.get("candidate"):
+        editing = page.by_number(form.initial["candidate"])
+    return render(
+        request,
+        "adjudication/pair.html",
+        {
+            "page": page,
+            "form": form if is_arbitrator and page.pair.status == "escalated" else None,
+            "editing": editing,
+            "diff": diff,
+            "reopen_form": ReopenForm(pair_id=pair_id)
+            if Role.ADMIN in user_roles(request.user) and page.decision
+            else None,
+        },
+    )
+
+
+@admin_required
+@require_POST
+def arbitration_reopen(request, pair_id):
+    form = ReopenForm(request.POST, pair_id=pair_id)
+    if form.is_valid():
+        try:
+            services.arbitration_reopen(
+                pair_id=pair_id, admin=request.user, reason=form.cleaned_data["reason"]
+            )
+        except services.ArbitrationError as error:
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, "Decision reopened; the pair is back in the queue.")
+    else:
+        messages.error(request, "Give the reason for reopening the decision.")
+    return redirect("adjudication:pair", pair_id=pair_id)
+
+
+def _families_visible(user) -> bool:
+    return (
+        Role.ADMIN in user_roles(user) or AdjudicationSettings.current().show_family_to_arbitrator
+    )
+
+
+def _bars(items, total):
+    """(label, value, width %) for the inline SVG bar charts."""
+    return [(label, n, (100 * n / total) if total else 0) for label, n in items]
+
+
+@arbitration_readers
+def comparison_outcomes(request):
+    outcomes = selectors.comparison_outcomes()
+    families = _families_visible(request.user)
+    family_total = sum(outcomes.references_by_family.values())
+    return render(
+        request,
+        "adjudication/outcomes.html",
+        {
+            "o": outcomes,
+            "families": families,
+            "family_bars": _bars(outcomes.references_by_family.items(), family_total)
+            if families
+            else [],
+            "edit_bars": _bars(outcomes.edit_rate_bins, max(len(outcomes.edit_rates), 1)),
+            "position_bars": _bars(outcomes.position_counts.items(), outcomes.position_total),
+        },
+    )
+
+
+@arbitration_readers
+def comparison_outcomes_csv(request):
+    outcomes = selectors.comparison_outcomes()
+    families = _families_visible(request.user)
+    response, writer = csv_download("comparison-outcomes.csv")
+    writer.writerow(["statistic", "value"])
+    for name, value in outcomes.csv_rows():
+        if not families and name.startswith("references_from_"):
+            continue
+        writer.writerow([name, "" if value is None else value])
+    return response

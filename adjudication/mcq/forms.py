@@ -1,0 +1,52 @@
+"""Forms of item review and of starting an assembly run."""
+
+from django import forms
+
+from adjudication.arbitration.models import OPTION_LABELS
+from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq.models import McqReviewDecision
+
+
+class ReviewDecisionForm(forms.Form):
+    action = forms.ChoiceField(choices=McqReviewDecision.Action.choices)
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    label = forms.ChoiceField(
+        choices=[("", "—")] + [(x, x) for x in OPTION_LABELS], required=False, label="Option"
+    )
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    reference_id = forms.IntegerField(required=False, label="Replacement reference")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
+class AssemblyRunForm(forms.Form):
+    measure = forms.ChoiceField(choices=[], initial=mcq_assembly.DEFAULT_MEASURE)
+    similarity_max = forms.FloatField(
+        min_value=0.01,
+        max_value=1.0,
+        initial=mcq_assembly.DEFAULT_SIMILARITY_MAX,
+        label="Too similar to the key at cosine ≥",
+    )
+    relevance_min = forms.FloatField(
+        min_value=0.0,
+        max_value=0.99,
+        initial=mcq_assembly.DEFAULT_RELEVANCE_MIN,
+        label="Off-scenario below cosine",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["measure"].choices = [(m, m) for m in sorted(mcq_assembly.MEASURES)]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            data["params"] = mcq_assembly.AssemblyParams(
+                measure=data["measure"],
+                similarity_max=data["similarity_max"],
+                relevance_min=data["relevance_min"],
+            )
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from error
+        return data

@@ -1,0 +1,222 @@
+"""Reads of MCQ assembly, screening and item review. Every page's reads are a fixed number
+of queries, whatever the number of items (select_related / prefetch_related)."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Prefetch, Q
+from django.urls import reverse
+
+from adjudication.arbitration.models import McqItem, McqItemVersion, McqOption, ReferenceResponse
+from adjudication.mcq.models import McqAssemblyRun, McqReviewDecision, McqScreening
+from heartbench_site.base.roles import Role, user_roles
+
+# Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without
+# naming the team; D.4's audit team is "not involved in construction", so the review is
+# a construction role: the arbitrators (the senior experts of Stage 2), and admins.
+ITEM_REVIEWER_ROLES = (Role.ARBITRATOR, Role.ADMIN)
+REVIEW_QUEUE_STATUSES = (McqItem.Status.FLAGGED, McqItem.Status.NEEDS_COMPLETION)
+
+RULE_LABELS = {
+    "R1": "Keyed response distinguishably better supported",
+    "R2": "Substantive distinctness",
+    "R3": "Scenario relevance and feasibility",
+    "R4": "Supported interpretation",
+    "R5": "Clear and comparable options",
+    "R6": "No unintended answer cues",
+}
+
+
+def _latest_screenings() -> Prefetch:
+    return Prefetch(
+        "screenings",
+        queryset=McqScreening.objects.order_by("-created_at"),
+        to_attr="screenings_newest_first",
+    )
+
+
+@dataclass
+class QueueRow:
+    item: McqItem
+    screening: McqScreening | None
+
+    @property
+    def concerns(self) -> list[str]:
+        """Rule ids flagged or uncertain in the latest screening."""
+        if self.screening is None or not self.screening.output:
+            return []
+        return [c["rule_id"] for c in self.screening.output["checks"] if c["status"] != "pass"]
+
+
+def item_review_queue(*, status: str | None = None) -> list[QueueRow]:
+    statuses = [status] if status in REVIEW_QUEUE_STATUSES else list(REVIEW_QUEUE_STATUSES)
+    items = (
+        McqItem.objects.filter(status__in=statuses)
+        .select_related("character", "scenario")
+        .prefetch_related(_latest_screenings())
+        .annotate(option_count=Count("options"))
+        .order_by("status", "question_id")
+    )
+    return [
+        QueueRow(item, item.screenings_newest_first[0] if item.screenings_newest_first else None)
+        for item in items
+    ]
+
+
+def item_status_counts() -> dict[str, int]:
+    rows = McqItem.objects.values_list("status").annotate(n=Count("pk"))
+    counts = {s.value: 0 for s in McqItem.Status}
+    counts.update(dict(rows))
+    return counts
+
+
+@dataclass
+class ItemReviewPage:
+    item: McqItem
+    options: list[McqOption]
+    screening: McqScreening | None
+    screenings: list[McqScreening]
+    versions: list[McqItemVersion]
+    decisions: list[McqReviewDecision]
+    replacement_references: list[ReferenceResponse]
+
+    @property
+    def assessments(self) -> dict[str, dict]:
+        if self.screening is None or not self.screening.output:
+            return {}
+        return {a["option_id"]: a for a in self.screening.output["option_assessments"]}
+
+    @property
+    def option_rows(self) -> list[tuple[McqOption, dict | None]]:
+        found = self.assessments
+        return [(o, found.get(o.label)) for o in self.options]
+
+    @property
+    def checks(self) -> list[dict]:
+        if self.screening is None or not self.screening.output:
+            return []
+        return [
+            {**c, "label": RULE_LABELS.get(c["rule_id"], "")}
+            for c in sorted(self.screening.output["checks"], key=lambda c: c["rule_id"])
+        ]
+
+    @property
+    def issues(self) -> list[dict]:
+        if self.screening is None or not self.screening.output:
+            return []
+        return self.screening.output["issues"]
+
+    @property
+    def candidates(self) -> list[dict]:
+        return self.item.assembly_params.get("candidates", [])
+
+    @property
+    def distractor_labels(self) -> list[str]:
+        return [o.label for o in self.options if not o.is_correct]
+
+    @property
+    def incomplete(self) -> bool:
+        return self.item.status == McqItem.Status.NEEDS_COMPLETION
+
+
+def item_review_page(*, item_id: int) -> ItemReviewPage | None:
+    item = (
+        McqItem.objects.select_related("character", "scenario", "reference")
+        .filter(pk=item_id)
+        .first()
+    )
+    if item is None:
+        return None
+    screenings = list(item.screenings.order_by("-created_at"))
+    used = set(item.options.values_list("source_reference_id", flat=True))
+    replacements = list(
+        ReferenceResponse.objects.filter(scenario_id=item.scenario_id, superseded_at__isnull=True)
+        .exclude(character_id=item.character_id)
+        .exclude(pk__in=[u for u in used if u])
+        .select_related("character")
+        .order_by("character__key")
+    )
+    return ItemReviewPage(
+        item=item,
+        options=list(item.options.order_by("label")),
+        screening=screenings[0] if screenings else None,
+        screenings=screenings,
+        versions=list(item.versions.select_related("created_by").order_by("-number")),
+        decisions=list(item.review_decisions.select_related("reviewer").order_by("-decided_at")),
+        replacement_references=replacements,
+    )
+
+
+def assembly_runs(limit: int = 20) -> list[McqAssemblyRun]:
+    return list(McqAssemblyRun.objects.select_related("started_by")[:limit])
+
+
+def assembly_run_get(*, run_id: int) -> McqAssemblyRun | None:
+    return McqAssemblyRun.objects.filter(pk=run_id).first()
+
+
+def mcq_home_queues(*, user) -> dict:
+    """The home card of item review, for item reviewers only: one query."""
+    if not (user_roles(user) & set(ITEM_REVIEWER_ROLES)):
+        return {}
+    counts = McqItem.objects.aggregate(
+        flagged=Count("pk", filter=Q(status=McqItem.Status.FLAGGED)),
+        incomplete=Count("pk", filter=Q(status=McqItem.Status.NEEDS_COMPLETION)),
+    )
+    count = counts["flagged"] + counts["incomplete"]
+    return {
+        "mcq_item_review": {
+            "count": count,
+            "url": reverse("mcq:queue"),
+            "label": f"{count} MCQ item(s) awaiting review ({counts['flagged']} flagged by "
+            f"screening, {counts['incomplete']} needing completion)",
+        }
+    }
+
+
+# --- Construction-export chain sections (adjudication.export.chain) -----------------------
+
+
+def chain_screening(items) -> dict:
+    """Every screening of every exported item, oldest first."""
+    out: dict = {}
+    rows = (
+        McqScreening.objects.filter(item__in=[i.pk for i in items])
+        .select_related("item_version")
+        .order_by("item_id", "created_at", "pk")
+    )
+    for s in rows:
+        out.setdefault(s.item_id, []).append(
+            {
+                "item_version": s.item_version.number,
+                "outcome": s.outcome,
+                "attempts": s.attempts,
+                "attempt_errors": s.attempt_errors,
+                "needs_human_review": s.needs_human_review,
+                "output": s.output,
+                "prompt_sha256": s.prompt_sha256,
+                "finished_at": s.finished_at.isoformat() if s.finished_at else None,
+            }
+        )
+    return out
+
+
+def chain_item_review(items) -> dict:
+    """Every review decision of every exported item, oldest first."""
+    out: dict = {}
+    rows = (
+        McqReviewDecision.objects.filter(item__in=[i.pk for i in items])
+        .select_related("item_version", "result_version", "reviewer")
+        .order_by("item_id", "decided_at", "pk")
+    )
+    for d in rows:
+        out.setdefault(d.item_id, []).append(
+            {
+                "action": d.action,
+                "item_version": d.item_version.number,
+                "result_version": d.result_version.number if d.result_version else None,
+                "reviewer": d.reviewer.username,
+                "note": d.note,
+                "decided_at": d.decided_at.isoformat(),
+            }
+        )
+    return out

@@ -1,0 +1,147 @@
+"""Pages of MCQ item review and assembly runs, under /items/. Thin: parse, call a service
+or selector, render. The review pages are for item reviewers only (arbitrators, admins);
+nothing here shows a model family."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from adjudication.arbitration.models import McqItem
+from adjudication.mcq import selectors as mcq_selectors
+from adjudication.mcq import services as mcq_services
+from adjudication.mcq.forms import AssemblyRunForm, ReviewDecisionForm
+from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.web import csv_download
+
+reviewer_required = role_required(*mcq_selectors.ITEM_REVIEWER_ROLES)
+admin_required = role_required(Role.ADMIN)
+
+
+@reviewer_required
+def item_queue(request):
+    status = request.GET.get("status") or None
+    return render(
+        request,
+        "adjudication/mcq/queue.html",
+        {
+            "rows": mcq_selectors.item_review_queue(status=status),
+            "status": status,
+            "counts": mcq_selectors.item_status_counts(),
+            "is_admin": Role.ADMIN in user_roles(request.user),
+        },
+    )
+
+
+@reviewer_required
+def item_queue_csv(request):
+    response, writer = csv_download("mcq_review_queue.csv")
+    writer.writerow(["question_id", "status", "options", "screening_outcome", "concerns"])
+    for row in mcq_selectors.item_review_queue():
+        writer.writerow(
+            [
+                row.item.question_id,
+                row.item.status,
+                row.item.option_count,
+                row.screening.outcome if row.screening else "",
+                " ".join(row.concerns),
+            ]
+        )
+    return response
+
+
+@reviewer_required
+@require_http_methods(["GET", "POST"])
+def item_detail(request, item_id):
+    page = mcq_selectors.item_review_page(item_id=item_id)
+    if page is None:
+        raise Http404("No such MCQ item.")
+    form = ReviewDecisionForm(initial={"version": page.item.version})
+    if request.method == "POST":
+        form = ReviewDecisionForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                decision = mcq_services.mcq_review_decide(
+                    item_id=item_id,
+                    reviewer=request.user,
+                    action=data["action"],
+                    version=data["version"],
+                    note=data["note"],
+                    label=data["label"] or None,
+                    content=data["content"],
+                    reference_id=data["reference_id"],
+                )
+            except mcq_services.McqError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(
+                    request, f"{decision.get_action_display()}: {page.item.question_id}."
+                )
+                return redirect("mcq:item", item_id=item_id)
+        page = mcq_selectors.item_review_page(item_id=item_id)
+    return render(
+        request,
+        "adjudication/mcq/item.html",
+        {
+            "page": page,
+            "form": form,
+            "reviewable": page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES,
+            "awaiting_screening": page.item.status == McqItem.Status.SCREENING,
+            "screener_configured": mcq_services.screener_provider() is not None,
+            "is_admin": Role.ADMIN in user_roles(request.user),
+        },
+    )
+
+
+@admin_required
+@require_POST
+def item_screen(request, item_id):
+    try:
+        mcq_services.mcq_screening_request(item_id=item_id)
+    except mcq_services.McqError as error:
+        messages.error(request, str(error))
+    except McqItem.DoesNotExist:
+        raise Http404("No such MCQ item.") from None
+    else:
+        messages.success(request, "Screening queued.")
+    return redirect("mcq:item", item_id=item_id)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def assembly_runs(request):
+    form = AssemblyRunForm()
+    if request.method == "POST":
+        form = AssemblyRunForm(request.POST)
+        if form.is_valid():
+            try:
+                run = mcq_services.mcq_assembly_run_start(
+                    started_by=request.user, params=form.cleaned_data["params"]
+                )
+            except mcq_services.McqError as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect("mcq:run", run_id=run.pk)
+    return render(
+        request,
+        "adjudication/mcq/runs.html",
+        {
+            "form": form,
+            "runs": mcq_selectors.assembly_runs(),
+            "awaiting": mcq_services.pairs_awaiting_assembly().count(),
+            "selector_configured": mcq_services.selector_provider() is not None,
+        },
+    )
+
+
+@admin_required
+def assembly_run(request, run_id):
+    run = mcq_selectors.assembly_run_get(run_id=run_id)
+    if run is None:
+        raise Http404("No such assembly run.")
+    polling = run.status in ("queued", "running")
+    template = "adjudication/mcq/run.html"
+    if request.htmx:
+        template += "#progress"
+    return render(request, template, {"run": run, "polling": polling})

@@ -1,0 +1,277 @@
+"""Writes of the blinded three-candidate comparison (seed 000 §2.4 Stage 2, App. D.2).
+
+Every function is one workflow transition: keyword-only, atomic, guarded by the state it
+expects, raising ``ComparisonError`` with a message in the guideline's terms.
+"""
+
+import random
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.comparison.models import (
+    COMPARISON_LETTERS,
+    CRITERIA_FIELDS,
+    DEFAULT_ANNOTATORS_PER_PAIR,
+    JUDGMENT_FIELDS,
+    ComparisonDraft,
+    ComparisonJudgment,
+    ComparisonJudgmentVersion,
+    ComparisonPair,
+    PairAssignment,
+    Rating,
+    Suitability,
+)
+from annotation.generation.models import Candidate, GenerationRun
+from heartbench_site.base.roles import Role, has_any_role
+
+_shuffle = random.SystemRandom().shuffle
+
+
+class ComparisonError(ValidationError):
+    """A comparison action that cannot be carried out as asked; the message says why."""
+
+
+def canonical_candidate(*, assignment: PairAssignment, letter: str) -> int:
+    """The pk of the candidate shown to this annotator as ``letter``."""
+    if letter not in COMPARISON_LETTERS:
+        raise ComparisonError(f"Select candidate A, B or C (got {letter!r}).")
+    return assignment.permutation[COMPARISON_LETTERS.index(letter)]
+
+
+def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
+    """A pair for every (character, scenario) of the run with three candidates and none
+    yet. Idempotent."""
+    if not has_any_role(user, [Role.ADMIN]):
+        raise ComparisonError("Only an admin creates comparison pairs.")
+    with transaction.atomic():
+        run = GenerationRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise ComparisonError(f"There is no generation run {run_id}.")
+        groups = (
+            Candidate.objects.filter(run=run)
+            .values("character", "scenario")
+            .annotate(n=Count("pk"))
+            .filter(n=len(COMPARISON_LETTERS))
+        )
+        existing = set(ComparisonPair.objects.values_list("character", "scenario"))
+        created = []
+        for group in groups:
+            key = (group["character"], group["scenario"])
+            if key in existing:
+                continue
+            candidates = list(
+                Candidate.objects.filter(
+                    run=run, character_id=key[0], scenario_id=key[1]
+                ).select_related("profile_version")
+            )
+            pair = ComparisonPair.objects.create(
+                character_id=key[0],
+                scenario_id=key[1],
+                profile_version=candidates[0].profile_version,
+                created_by=user,
+            )
+            pair.candidates.set(candidates)
+            created.append(pair)
+        return created
+
+
+def _shuffled_permutation(pair: ComparisonPair) -> list[int]:
+    ids = [c.pk for c in pair.candidates.all()]
+    if len(ids) != len(COMPARISON_LETTERS):
+        raise ComparisonError(f"{pair} has {len(ids)} candidates; a comparison needs three.")
+    _shuffle(ids)
+    return ids
+
+
+@transaction.atomic
+def comparison_assign(
+    *,
+    user,
+    pair_ids: list[int],
+    annotator_ids: list[int],
+    overlap: int = DEFAULT_ANNOTATORS_PER_PAIR,
+    batch_size: int = 0,
+) -> int:
+    """Assign pairs to annotators: each pair to ``overlap`` of them, round-robin (the
+    default, three annotators and overlap three, gives every pair to the same three, as
+    in the paper); each annotator's pairs are numbered into batches of ``batch_size``
+    (0: one batch). Pairs already assigned to someone keep that assignment. Returns the
+    number of new assignments."""
+    if not has_any_role(user, [Role.ADMIN]):
+        raise ComparisonError("Only an admin assigns comparison pairs.")
+    annotators = list(get_user_model().objects.filter(pk__in=annotator_ids).order_by("username"))
+    not_annotators = [
+        a.username for a in annotators if not has_any_role(a, [Role.PRIMARY_ANNOTATOR])
+    ]
+    if not_annotators:
+        raise ComparisonError(f"Not primary annotators: {', '.join(not_annotators)}.")
+    if not 1 <= overlap <= len(annotators):
+        raise ComparisonError(
+            f"Each pair needs between 1 and {len(annotators)} annotator(s); got {overlap}."
+        )
+    pairs = list(
+        ComparisonPair.objects.select_for_update(of=("self",))
+        .filter(pk__in=pair_ids, status=ComparisonPair.Status.ANNOTATING)
+        .order_by("character__key", "scenario__scenario_id")
+    )
+    loads = dict(
+        PairAssignment.objects.filter(annotator__in=annotators)
+        .values_list("annotator")
+        .annotate(n=Count("pk"))
+    )
+    created = 0
+    for i, pair in enumerate(pairs):
+        taken = set(pair.assignments.values_list("annotator_id", flat=True))
+        chosen = [annotators[(i * overlap + j) % len(annotators)] for j in range(overlap)]
+        for annotator in chosen:
+            if annotator.pk in taken:
+                continue
+            load = loads.get(annotator.pk, 0)
+            PairAssignment.objects.create(
+                pair=pair,
+                annotator=annotator,
+                permutation=_shuffled_permutation(pair),
+                batch=load // batch_size + 1 if batch_size else 1,
+                assigned_by=user,
+            )
+            loads[annotator.pk] = load + 1
+            created += 1
+    return created
+
+
+def _own_assignment(*, public_id, annotator, lock: bool = False) -> PairAssignment:
+    rows = PairAssignment.objects.select_related("pair")
+    if lock:
+        rows = rows.select_for_update(of=("self",))
+    assignment = rows.filter(public_id=public_id, annotator=annotator).first()
+    if assignment is None:
+        raise ComparisonError("This comparison is not assigned to you.")
+    return assignment
+
+
+@transaction.atomic
+def comparison_draft_save(*, public_id, annotator, data: dict) -> ComparisonDraft:
+    """Keep the form's input as typed (letters, never candidate ids)."""
+    assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
+    if not assignment.pair.is_open:
+        raise ComparisonError("This pair has been routed; your judgment can no longer change.")
+    # NUL cannot be stored in jsonb; a form would refuse it on submit anyway.
+    clean = {
+        f: str(data.get(f, "")).replace("\x00", "")[:10_000] for f in JUDGMENT_FIELDS if f in data
+    }
+    draft, _ = ComparisonDraft.objects.update_or_create(
+        assignment=assignment, defaults={"data": clean}
+    )
+    return draft
+
+
+def check_judgment(content: dict) -> dict:
+    """The guideline's required output (App. D.2), checked; returns the cleaned content."""
+    content = {f: (content.get(f) or "").strip() for f in JUDGMENT_FIELDS}
+    problems = []
+    if content["suitability"] not in Suitability.values:
+        problems.append("Step 1: decide whether the pair is suitable or flag it for arbitration.")
+    elif content["suitability"] == Suitability.FLAGGED and not content["suitability_reason"]:
+        problems.append("Step 1: provide a brief reason for every flag (suitability_reason).")
+    if content["selected_letter"] not in COMPARISON_LETTERS:
+        problems.append("Step 3: select the strongest candidate (A, B, or C).")
+    if content["rating"] not in Rating.values:
+        problems.append(
+            "Step 3: rate the selected candidate acceptable as-is or acceptable with "
+            "partial revisions."
+        )
+    if not content["selection_rationale"]:
+        problems.append("Step 3: give a brief rationale for your candidate selection.")
+    if content["rating"] == Rating.PARTIAL and not content["revision_guidance"]:
+        problems.append(
+            "Step 3: partial revisions require concrete written guidance identifying what "
+            "should be added, removed, or replaced."
+        )
+    if problems:
+        raise ComparisonError(problems)
+    for f in CRITERIA_FIELDS:
+        content[f] = content[f] or ""
+    return content
+
+
+@transaction.atomic
+def comparison_submit(*, public_id, annotator, content: dict) -> ComparisonJudgment:
+    """Submit (or revise, until the pair is routed) the annotator's judgment.
+
+    Idempotent: the assignment row is locked and the judgment is one-to-one with it, so
+    a double click, a second tab or a retry yields one judgment; a resubmission of the
+    same content adds no version. Routes the pair when every assignee has submitted."""
+    content = check_judgment(content)
+    assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
+    pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=assignment.pair_id)
+    if not pair.is_open:
+        raise ComparisonError("This pair has been routed; your judgment can no longer change.")
+    candidate_id = canonical_candidate(assignment=assignment, letter=content["selected_letter"])
+    now = timezone.now()
+    judgment = ComparisonJudgment.objects.filter(assignment=assignment).first()
+    if judgment is None:
+        try:
+            with transaction.atomic():
+                judgment = ComparisonJudgment.objects.create(
+                    assignment=assignment,
+                    selected_candidate_id=candidate_id,
+                    submitted_at=now,
+                    **content,
+                )
+        except IntegrityError:  # a concurrent submit won the race: this one is a retry
+            return ComparisonJudgment.objects.get(assignment=assignment)
+    elif judgment.content() == content:
+        return judgment
+    else:
+        for f, value in content.items():
+            setattr(judgment, f, value)
+        judgment.selected_candidate_id = candidate_id
+        judgment.version += 1
+        judgment.submitted_at = now
+        judgment.save()
+    ComparisonJudgmentVersion.objects.create(
+        judgment=judgment,
+        number=judgment.version,
+        selected_candidate_id=candidate_id,
+        **content,
+    )
+    ComparisonDraft.objects.filter(assignment=assignment).delete()
+    _route_if_complete(pair=pair)
+    return judgment
+
+
+def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
+    """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
+    rule of App. D.2."""
+    reasons = []
+    if any(j.suitability == Suitability.FLAGGED for j in judgments):
+        reasons.append("suitability flagged")
+    if len({j.selected_candidate_id for j in judgments}) > 1:
+        reasons.append("different candidates selected")
+    if any(j.rating != Rating.AS_IS for j in judgments):
+        reasons.append("partial revisions requested")
+    return not reasons, reasons
+
+
+def _route_if_complete(*, pair: ComparisonPair) -> None:
+    """Caller must hold the pair's row lock."""
+    from adjudication.arbitration.services import reference_adopt_unanimous
+
+    assignments = list(pair.assignments.all())
+    judgments = list(ComparisonJudgment.objects.filter(assignment__pair=pair))
+    if not assignments or len(judgments) < len(assignments):
+        return
+    unanimous, reasons = routing_outcome(judgments)
+    pair.routed_at = timezone.now()
+    pair.escalation_reasons = reasons
+    if unanimous:
+        pair.status = ComparisonPair.Status.ADOPTED
+        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])
+        reference_adopt_unanimous(pair=pair, candidate_id=judgments[0].selected_candidate_id)
+    else:
+        pair.status = ComparisonPair.Status.ESCALATED
+        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])

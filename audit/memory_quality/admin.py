@@ -1,0 +1,68 @@
+"""The audit's rows in the Django admin, read-only: changes go through the services
+(settings versions through the audit settings page, which creates a new version)."""
+
+from django.contrib import admin
+
+from audit.memory_quality.models import (
+    AuditEvent,
+    AuditRun,
+    AuditSettings,
+    ClassifierResult,
+    MemoryCase,
+    MemoryFlag,
+    MemoryVersion,
+    RepairAttempt,
+    TimelineEntry,
+)
+from audit.reference_labels import models as label_models
+from heartbench_site.base.admin import ReadOnlyAdmin
+
+
+@admin.register(AuditSettings)
+class AuditSettingsAdmin(ReadOnlyAdmin):
+    list_display = ("number", "note", "created_by", "created_at")
+
+
+@admin.register(AuditRun)
+class AuditRunAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "status", "settings_version", "memory_done", "memory_total", "created_at")
+
+
+@admin.register(MemoryCase)
+class MemoryCaseAdmin(ReadOnlyAdmin):
+    list_display = ("memory", "run", "status", "decision", "escalated")
+    list_filter = ("status",)
+    list_select_related = ("memory", "run")
+
+
+@admin.register(RepairAttempt)
+class RepairAttemptAdmin(ReadOnlyAdmin):
+    list_display = ("case", "number", "passed", "created_at")
+    list_select_related = ("case__memory",)
+
+
+@admin.register(MemoryVersion)
+class MemoryVersionAdmin(ReadOnlyAdmin):
+    list_display = ("memory", "number", "origin", "author", "created_at")
+    list_select_related = ("memory", "author")
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "actor", "action", "run", "case")
+
+
+# The rest of the memory audit and the reference-label audit: written only through
+# their services, browsed here.
+for _model in (
+    MemoryFlag,
+    ClassifierResult,
+    TimelineEntry,
+    label_models.LabelAudit,
+    label_models.LabelAuditExpert,
+    label_models.LabelAuditItem,
+    label_models.LabelSelection,
+    label_models.LabelAdjudication,
+    label_models.LabelAuditEvent,
+):
+    admin.site.register(_model, ReadOnlyAdmin)

@@ -1,0 +1,103 @@
+"""The memory audit's part of `make demo` (seed 000 §2.2 Stage 3, App. B.6).
+
+The demo's stand-in memories are clean, so three of them get a planted defect, each
+kept as a labelled memory version ("Demo: planted defect") and marked in the text.
+The automated audit then runs, with the offline demo provider as the repair model:
+
+- the field-length inversion (context) is rewritten and passes: "passed after
+  automated rewriting";
+- the offline provider cannot write a first-person narrative, so the two narrative
+  defects are still flagged after three attempts and reach the manual queue; the demo
+  memory reviewer confirms one, which then awaits the senior expert's edit, and leaves
+  the other for the reviewer to try.
+
+The stand-ins share one template per character, so TF-IDF would call them all
+duplicates of each other; the demo's settings version turns criterion 4 off and says so.
+Idempotent: a second call finds the demo run and returns it.
+"""
+
+from annotation.corpus.models import Memory
+from audit.memory_quality import services
+from audit.memory_quality.models import AuditRun, MemoryCase
+from heartbench_site.base.roles import Role
+from llm import ProviderConfig
+
+DEMO_NOTE = "Demo audit of the stand-in memories (three planted defects)"
+DEMO_SETTINGS_NOTE = "Demo: criterion 4 off; the stand-in memories share one template per character"
+PLANTED = "(planted demo defect)"
+OFFLINE_DEMO = ProviderConfig(kind="offline_demo", model="offline-demo")
+
+
+def _plant(memories) -> dict[str, str]:
+    """memory id → the criterion planted, on three distinct stand-in memories."""
+    child = next((m for m in memories if m.event_age <= 12), memories[0])
+    rest = [m for m in memories if m.pk != child.pk]
+    context_memory, drift_memory = rest[0], rest[1]
+    services.demo_defect_plant(
+        memory_id=context_memory.memory_id,
+        field="context",
+        text=(
+            "The kettle clicked off, someone called my name from the hallway twice, I "
+            "answered that I was coming, and I finished drying the cups first "
+            f"{PLANTED}."
+        ),
+        note="Demo: planted field-length inversion (criterion 3)",
+    )
+    services.demo_defect_plant(
+        memory_id=drift_memory.memory_id,
+        field="content_full",
+        text=f"Years later I understood what that call had really meant {PLANTED}.",
+        note="Demo: planted omniscient-narrator marker (criterion 1)",
+    )
+    services.demo_defect_plant(
+        memory_id=child.memory_id,
+        field="content_full",
+        text=f"Looking back, I now understand that I was afraid {PLANTED}.",
+        note="Demo: planted adult evaluation (criterion 2)",
+    )
+    return {
+        context_memory.memory_id: "3",
+        drift_memory.memory_id: "1",
+        child.memory_id: "2",
+    }
+
+
+def demo_memory_audit(*, users: dict) -> AuditRun | None:
+    existing = AuditRun.objects.filter(note=DEMO_NOTE).first()
+    if existing is not None:
+        return existing
+    memories = list(
+        Memory.objects.filter(is_demo_standin=True).order_by("character__key", "sequence")[:40]
+    )
+    if len(memories) < 3:
+        return None
+    admin = users[Role.ADMIN.value]
+    planted = _plant(memories)
+    services.audit_settings_current()
+    version = services.audit_settings_create(
+        created_by=admin, note=DEMO_SETTINGS_NOTE, enabled_criteria=[1, 2, 3, 5, 6]
+    )
+    run = services.audit_run_start(created_by=admin, note=DEMO_NOTE, settings_version=version)
+    # The demo runs in-process: `make demo` needs no worker.
+    services.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
+    for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
+        # Each call runs one repair attempt and says whether another one is due.
+        again = True
+        while again:
+            again = services.repair_attempt_run(
+                case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False
+            )
+    child_case = MemoryCase.objects.filter(
+        run=run,
+        status=MemoryCase.Status.REVIEW,
+        memory__memory_id__in=[k for k, c in planted.items() if c == "2"],
+    ).first()
+    if child_case is not None:
+        services.case_review_decide(
+            case_id=child_case.pk,
+            reviewer=users[Role.MEMORY_REVIEWER.value],
+            decision=MemoryCase.Decision.CONFIRMED,
+            reason="Adult retrospective appraisal in a child-age memory (demo).",
+        )
+    run.refresh_from_db()
+    return run

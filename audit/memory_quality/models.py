@@ -1,0 +1,331 @@
+"""The memory quality audit (seed 000 §2.2 Stage 3, App. B.6): versioned settings, audit
+runs, flags with their evidence, repair attempts, the manual review and the memory
+versions it produces. Memory rows live in annotation/; their history is kept here and
+their fields change only through ``audit.memory_quality.services``.
+"""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from annotation.corpus.models import Character, Memory
+from audit.memory_quality import criteria
+
+CRITERION_CHOICES = [(number, f"{number}. {label}") for number, label in criteria.CRITERIA.items()]
+MEMORY_TEXT_FIELDS = ("context", "content_summary", "content_full")
+# What a version of a memory keeps: every field a repair, an edit or the sanitation
+# may change (the three narrative fields) and the annotations the reviewer reads.
+VERSIONED_FIELDS = (*MEMORY_TEXT_FIELDS, "psych_conclusion", "behavior_policy")
+
+
+class AuditError(ValidationError):
+    """A workflow step that cannot be taken; the message says what to do instead."""
+
+
+class AuditSettings(models.Model):
+    """One version of the admin-editable audit settings. Versions are never edited: a
+    change is a new version, and each run names the version it used."""
+
+    number = models.PositiveIntegerField(unique=True)
+    note = models.CharField(max_length=300, blank=True)
+    omniscient_patterns = models.JSONField(
+        help_text="Criterion 1: post-hoc or future markers (App. L.3 forbidden expressions)."
+    )
+    adult_evaluation_patterns = models.JSONField(
+        help_text="Criterion 2: adult-level retrospective phrases."
+    )
+    adult_evaluation_max_age = models.PositiveSmallIntegerField(
+        default=criteria.ADULT_EVALUATION_MAX_AGE
+    )
+    psychoanalytic_terms = models.JSONField(help_text="Criterion 6: high-register terms.")
+    low_intensity_threshold = models.FloatField(default=criteria.LOW_INTENSITY_THRESHOLD)
+    context_words_min = models.PositiveSmallIntegerField(default=criteria.CONTEXT_WORDS[0])
+    context_words_max = models.PositiveSmallIntegerField(default=criteria.CONTEXT_WORDS[1])
+    summary_words_min = models.PositiveSmallIntegerField(default=criteria.SUMMARY_WORDS[0])
+    summary_words_max = models.PositiveSmallIntegerField(default=criteria.SUMMARY_WORDS[1])
+    duplicate_threshold = models.FloatField(default=criteria.DUPLICATE_THRESHOLD)
+    age_windows = models.JSONField(
+        help_text='Criterion 4 windows: [{"key", "first_age", "last_age"}, ...].'
+    )
+    length_max_chars = models.PositiveIntegerField(default=criteria.LENGTH_MAX_CHARS)
+    guided_min_chars = models.PositiveIntegerField(default=criteria.GUIDED_LENGTH[0])
+    guided_max_chars = models.PositiveIntegerField(default=criteria.GUIDED_LENGTH[1])
+    max_repair_attempts = models.PositiveSmallIntegerField(default=criteria.MAX_REPAIR_ATTEMPTS)
+    enabled_criteria = models.JSONField(default=list)
+    narrator_labels = models.JSONField(
+        default=dict, help_text="Sanitation: gendered label → gender-neutral label."
+    )
+    character_names = models.JSONField(
+        default=dict, blank=True, help_text='Sanitation: {"CHAR_01": ["name", ...]} to remove.'
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        verbose_name_plural = "audit settings"
+
+    def __str__(self):
+        return f"Audit settings v{self.number}"
+
+    def as_config(self) -> criteria.AuditConfig:
+        return criteria.AuditConfig(
+            omniscient_patterns=tuple(self.omniscient_patterns),
+            adult_evaluation_patterns=tuple(self.adult_evaluation_patterns),
+            adult_evaluation_max_age=self.adult_evaluation_max_age,
+            psychoanalytic_terms=tuple(self.psychoanalytic_terms),
+            low_intensity_threshold=self.low_intensity_threshold,
+            context_words=(self.context_words_min, self.context_words_max),
+            summary_words=(self.summary_words_min, self.summary_words_max),
+            duplicate_threshold=self.duplicate_threshold,
+            windows=tuple(
+                criteria.AgeWindow(w["key"], int(w["first_age"]), int(w["last_age"]))
+                for w in self.age_windows
+            ),
+            length_max_chars=self.length_max_chars,
+            guided_length=(self.guided_min_chars, self.guided_max_chars),
+            enabled_criteria=frozenset(int(c) for c in self.enabled_criteria),
+        )
+
+
+class AuditRun(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+
+    settings_version = models.ForeignKey(
+        AuditSettings, on_delete=models.PROTECT, related_name="runs"
+    )
+    note = models.CharField(max_length=300, blank=True)
+    character_keys = models.JSONField(default=list, blank=True, help_text="Empty: every character.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    memory_total = models.PositiveIntegerField(default=0)
+    memory_done = models.PositiveIntegerField(default=0)
+    # {"per_character": {key: memories audited}, "length_report": {...}, "seconds": s}
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    finalized_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"Audit run #{self.pk}"
+
+    @property
+    def percent(self) -> int:
+        if not self.memory_total:
+            return 100 if self.status == self.Status.FINISHED else 0
+        return int(100 * self.memory_done / self.memory_total)
+
+
+class MemoryCase(models.Model):
+    """One memory the run flagged, from the first flag to its resolution."""
+
+    class Status(models.TextChoices):
+        REPAIRING = "repairing", "Automated repair"
+        REPAIRED = "repaired", "Passed after automated rewriting"
+        REVIEW = "review", "Awaiting memory reviewer"
+        SENIOR = "senior", "Confirmed: awaiting the senior expert's edit"
+        REVISED = "revised", "Revised by the senior expert"
+        FALSE_POSITIVE = "false_positive", "Accepted as false positive"
+
+    OPEN = (Status.REPAIRING, Status.REVIEW, Status.SENIOR)
+
+    class Decision(models.TextChoices):
+        CONFIRMED = "confirmed", "Confirm the defect"
+        FALSE_POSITIVE = "false_positive", "False positive: accept the memory as it is"
+
+    run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="cases")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="audit_cases")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.REPAIRING, db_index=True
+    )
+    initial_criteria = models.JSONField(default=list)
+    repair_note = models.CharField(max_length=300, blank=True)
+    decision = models.CharField(max_length=16, choices=Decision.choices, blank=True)
+    decision_reason = models.TextField(blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    escalated = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["character__key", "memory__event_age", "memory__sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "memory"], name="audit_case_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.memory.memory_id} ({self.get_status_display()})"
+
+
+class MemoryFlag(models.Model):
+    """One criterion a memory failed in one audit pass, with the matched evidence.
+    A re-audit closes the pass's flags (``current=False``) and opens its own."""
+
+    class Source(models.TextChoices):
+        PATTERN = "pattern", "Pattern and TF-IDF checks"
+        CLASSIFIER = "classifier", "LLM classifier"
+
+    case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="flags")
+    criterion = models.PositiveSmallIntegerField(choices=CRITERION_CHOICES)
+    field = models.CharField(max_length=32)
+    detail = models.CharField(max_length=500)
+    spans = models.JSONField(default=list, help_text='[{"field", "start", "end", "text"}]')
+    related_memory_id = models.CharField(max_length=64, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    audit_pass = models.CharField(max_length=40, help_text='"initial", "repair 2", "senior edit 1"')
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.PATTERN)
+    current = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["criterion", "pk"]
+        indexes = [models.Index(fields=["case", "current"])]
+
+    def __str__(self):
+        return f"criterion {self.criterion} on {self.field}"
+
+
+class ClassifierResult(models.Model):
+    """The optional LLM classifier's verdict on one criterion, kept apart from the
+    pattern result: it may confirm a pattern flag or add one the patterns missed."""
+
+    class Verdict(models.TextChoices):
+        CONFIRMS = "confirms", "Confirms the defect"
+        REJECTS = "rejects", "Finds no defect"
+        ADDS = "adds", "Adds a flag the patterns missed"
+        FAILED = "failed", "The call failed"
+
+    run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="classifications")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    criterion = models.PositiveSmallIntegerField(choices=CRITERION_CHOICES)
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    rationale = models.TextField(blank=True)
+    call = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "memory", "criterion"], name="audit_classifier_unique"
+            )
+        ]
+
+    def __str__(self):
+        return f"classifier on criterion {self.criterion}: {self.verdict}"
+
+
+class RepairAttempt(models.Model):
+    """One automated rewrite of a flagged memory's defective fields (App. B.6)."""
+
+    case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveSmallIntegerField()
+    criteria = models.JSONField(help_text="The criteria the attempt was asked to repair.")
+    fields = models.JSONField(help_text="The fields regenerated.")
+    system_prompt = models.TextField()
+    user_prompt = models.TextField()
+    output = models.JSONField(null=True, blank=True)
+    call = models.JSONField(default=dict, blank=True, help_text="llm CallResult.as_dict()")
+    error = models.TextField(blank=True)
+    audit_findings = models.JSONField(default=list, help_text="Findings of the re-audit.")
+    passed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "number"], name="audit_repair_attempt_unique")
+        ]
+
+    def __str__(self):
+        return f"Repair attempt {self.number} of {self.case}"
+
+
+class MemoryVersion(models.Model):
+    """The memory's text fields as they were after each change; version 1 is the text
+    the audit found. The Memory row always holds the newest version."""
+
+    class Origin(models.TextChoices):
+        ORIGINAL = "original", "As audited"
+        REPAIR = "repair", "Automated repair"
+        SENIOR_EDIT = "senior_edit", "Senior expert's edit"
+        SANITIZED = "sanitized", "Post-audit sanitation"
+        DEMO_DEFECT = "demo_defect", "Demo: planted defect"
+
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="audit_versions")
+    number = models.PositiveIntegerField()
+    origin = models.CharField(max_length=16, choices=Origin.choices)
+    fields = models.JSONField()
+    case = models.ForeignKey(
+        MemoryCase, null=True, blank=True, on_delete=models.SET_NULL, related_name="versions"
+    )
+    repair_attempt = models.OneToOneField(
+        RepairAttempt, null=True, blank=True, on_delete=models.SET_NULL, related_name="version"
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["memory", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "number"], name="audit_memory_version_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.memory.memory_id} v{self.number}"
+
+
+class TimelineEntry(models.Model):
+    """The post-audit timeline: accepted, deduplicated memories in chronological order."""
+
+    run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="timeline")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["character", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "memory"], name="audit_timeline_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.character_id} #{self.position}"
+
+
+class AuditEvent(models.Model):
+    """Append-only history of the audit workflow: who did what, when."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    action = models.CharField(max_length=60)
+    run = models.ForeignKey(AuditRun, null=True, blank=True, on_delete=models.CASCADE)
+    case = models.ForeignKey(MemoryCase, null=True, blank=True, on_delete=models.CASCADE)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return self.action

@@ -1,0 +1,323 @@
+"""Reads of the memory quality audit. Every page's reads are a fixed number of queries,
+whatever the number of rows (select_related / prefetch_related / aggregates)."""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Prefetch, Q
+from django.urls import reverse
+
+from annotation.corpus.models import Character, Memory
+from audit.memory_quality import criteria
+from audit.memory_quality.models import (
+    MEMORY_TEXT_FIELDS,
+    AuditRun,
+    AuditSettings,
+    MemoryCase,
+    MemoryFlag,
+    MemoryVersion,
+    RepairAttempt,
+)
+from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.text_diff import word_diff
+
+TEXT_COLUMNS = (
+    "memory_id",
+    "character__key",
+    "event_age",
+    "context",
+    "content_summary",
+    "content_full",
+    "emotion_intensity",
+)
+
+
+def memory_texts(queryset) -> list[criteria.MemoryText]:
+    """Memory rows → the pure core's input, chronological within each character."""
+    rows = queryset.order_by("character__key", "event_age", "sequence").values_list(*TEXT_COLUMNS)
+    return [criteria.MemoryText(*row) for row in rows]
+
+
+def window_texts(*, memory: Memory, config: criteria.AuditConfig) -> list[criteria.MemoryText]:
+    """The memory's character's memories in its criterion-4 window (itself included)."""
+    window = next(
+        (w for w in config.windows if w.first_age <= memory.event_age <= w.last_age), None
+    )
+    qs = Memory.objects.filter(character_id=memory.character_id)
+    if window is None:
+        qs = qs.filter(pk=memory.pk)
+    else:
+        qs = qs.filter(event_age__gte=window.first_age, event_age__lte=window.last_age)
+    return memory_texts(qs)
+
+
+def audit_settings_latest() -> AuditSettings | None:
+    return AuditSettings.objects.order_by("-number").first()
+
+
+def audit_settings_versions() -> list[AuditSettings]:
+    return list(AuditSettings.objects.select_related("created_by").order_by("-number"))
+
+
+def audit_run_list():
+    return AuditRun.objects.select_related("settings_version", "created_by").annotate(
+        open_cases=Count("cases", filter=Q(cases__status__in=MemoryCase.OPEN)),
+        case_count=Count("cases"),
+    )
+
+
+def audit_run_get(*, run_id: int) -> AuditRun | None:
+    return AuditRun.objects.select_related("settings_version").filter(pk=run_id).first()
+
+
+# --- The queues -------------------------------------------------------------------------
+
+
+def audit_home_queues(*, user) -> dict:
+    """The home cards of the audit, for the roles ``user`` holds only: one query each."""
+    held = user_roles(user)
+    cards = {}
+    if Role.MEMORY_REVIEWER in held:
+        count = MemoryCase.objects.filter(status=MemoryCase.Status.REVIEW).count()
+        cards["memory_audit"] = {
+            "count": count,
+            "url": reverse("audit:queue") + "?status=review",
+            "label": f"{count} flagged memory(ies) awaiting your review",
+        }
+    if Role.ARBITRATOR in held:
+        count = MemoryCase.objects.filter(status=MemoryCase.Status.SENIOR).count()
+        cards["memory_senior_edit"] = {
+            "count": count,
+            "url": reverse("audit:queue") + "?status=senior",
+            "label": f"{count} confirmed memory defect(s) awaiting your edit",
+        }
+    return cards
+
+
+def default_queue_status(*, user) -> str:
+    held = user_roles(user)
+    if Role.MEMORY_REVIEWER in held:
+        return MemoryCase.Status.REVIEW
+    if Role.ARBITRATOR in held:
+        return MemoryCase.Status.SENIOR
+    return MemoryCase.Status.REVIEW
+
+
+def case_queue(*, status: str):
+    """Cases at one status, with their memory and current flags: three queries."""
+    current = MemoryFlag.objects.filter(current=True).only(
+        "case_id", "criterion", "field", "detail"
+    )
+    return (
+        MemoryCase.objects.filter(status=status)
+        .select_related("memory", "character", "run")
+        .prefetch_related(Prefetch("flags", queryset=current, to_attr="current_flags"))
+        .annotate(attempt_count=Count("attempts"))
+        .order_by("character__key", "memory__event_age", "memory__sequence", "pk")
+    )
+
+
+def case_status_counts() -> dict[str, int]:
+    rows = MemoryCase.objects.values("status").annotate(n=Count("pk"))
+    counts = dict.fromkeys(MemoryCase.Status.values, 0)
+    counts.update({row["status"]: row["n"] for row in rows})
+    return counts
+
+
+# --- One case -----------------------------------------------------------------------------
+
+
+@dataclass
+class HighlightedField:
+    name: str
+    text: str
+    segments: list[tuple[str, bool, str]]  # (text, is evidence, criteria label)
+    flagged: bool
+
+
+def highlight(text: str, spans: list[dict]) -> list[tuple[str, bool, str]]:
+    """Split ``text`` into plain and evidence segments; overlapping spans merge."""
+    marks = sorted((s["start"], s["end"], s.get("label", "")) for s in spans)
+    out: list[tuple[str, bool, str]] = []
+    pos = 0
+    for start, end, label in marks:
+        start = max(start, pos)
+        if end <= start:
+            continue
+        if start > pos:
+            out.append((text[pos:start], False, ""))
+        out.append((text[start:end], True, label))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], False, ""))
+    return out
+
+
+@dataclass
+class CasePage:
+    case: MemoryCase
+    memory: Memory
+    current_flags: list[MemoryFlag]
+    fields: list[HighlightedField]
+    attempts: list[RepairAttempt]
+    versions: list[MemoryVersion]
+    flag_history: list[MemoryFlag]
+    last_edit_diff: list[dict] = field(default_factory=list)
+
+
+def case_page(*, case_id: int) -> CasePage | None:
+    case = (
+        MemoryCase.objects.select_related("memory", "character", "run", "reviewer")
+        .prefetch_related(
+            Prefetch("flags", queryset=MemoryFlag.objects.order_by("pk"), to_attr="all_flags"),
+            Prefetch("attempts", queryset=RepairAttempt.objects.order_by("number")),
+        )
+        .filter(pk=case_id)
+        .first()
+    )
+    if case is None:
+        return None
+    memory = case.memory
+    versions = list(
+        MemoryVersion.objects.filter(memory=memory).select_related("author").order_by("number")
+    )
+    current = [f for f in case.all_flags if f.current]
+    by_field = defaultdict(list)
+    for flag in current:
+        for span in flag.spans:
+            by_field[span["field"]].append({**span, "label": f"criterion {flag.criterion}"})
+    flagged_fields = {f.field for f in current}
+    fields = [
+        HighlightedField(
+            name,
+            getattr(memory, name),
+            highlight(getattr(memory, name), by_field[name]),
+            name in flagged_fields,
+        )
+        for name in MEMORY_TEXT_FIELDS
+    ]
+    last_edit = next(
+        (v for v in reversed(versions) if v.origin == MemoryVersion.Origin.SENIOR_EDIT), None
+    )
+    diff = []
+    if last_edit is not None:
+        before = next(v for v in versions if v.number == last_edit.number - 1)
+        diff = version_diff(before.fields, last_edit.fields)
+    return CasePage(
+        case=case,
+        memory=memory,
+        current_flags=current,
+        fields=fields,
+        attempts=list(case.attempts.all()),
+        versions=versions,
+        flag_history=case.all_flags,
+        last_edit_diff=diff,
+    )
+
+
+FIELD_LABELS = {
+    "context": "Context",
+    "content_summary": "Content summary",
+    "content_full": "Narrative (content_full)",
+}
+
+
+def version_diff(before: dict, after: dict) -> list[dict]:
+    """Field-level word diffs between two versions' fields, changed fields only."""
+    return [
+        {"field": name, "label": FIELD_LABELS[name], "ops": word_diff(before[name], after[name])}
+        for name in MEMORY_TEXT_FIELDS
+        if before.get(name) != after.get(name)
+    ]
+
+
+# --- Outcomes (seed 000 §2.2 Stage 3 / App. B.6 "Human review and audit outcomes") ------
+
+OUTCOME_COLUMNS = (
+    ("memories", "Memories audited"),
+    ("passed_initial", "Passed the initial audit"),
+    ("passed_after_rewriting", "Passed after automated rewriting"),
+    ("escalated", "Escalated to manual review"),
+    ("revised_by_senior", "Revised by the senior expert"),
+    ("false_positive", "Accepted as false positives"),
+    ("open", "Still open"),
+)
+
+
+@dataclass
+class Outcomes:
+    run: AuditRun
+    rows: list[dict]
+    total: dict
+    criteria_rows: list[dict]
+
+
+def audit_outcomes(*, run: AuditRun) -> Outcomes:
+    """Per character and overall; flags per criterion of the initial audit. Two queries."""
+    per_character = run.summary.get("per_character", {})
+    cases = (
+        MemoryCase.objects.filter(run=run)
+        .values("character__key", "status", "escalated")
+        .annotate(n=Count("pk"))
+    )
+    tallies: dict[str, Counter] = defaultdict(Counter)
+    for row in cases:
+        tally = tallies[row["character__key"]]
+        tally["flagged"] += row["n"]
+        status = row["status"]
+        if status == MemoryCase.Status.REPAIRED:
+            tally["passed_after_rewriting"] += row["n"]
+        elif status == MemoryCase.Status.REVISED:
+            tally["revised_by_senior"] += row["n"]
+        elif status == MemoryCase.Status.FALSE_POSITIVE:
+            tally["false_positive"] += row["n"]
+        else:
+            tally["open"] += row["n"]
+        if row["escalated"]:
+            tally["escalated"] += row["n"]
+    rows = []
+    for key in sorted(set(per_character) | set(tallies)):
+        tally = tallies[key]
+        memories = int(per_character.get(key, 0))
+        rows.append(
+            {
+                "character": key,
+                "memories": memories,
+                "passed_initial": memories - tally["flagged"],
+                **{name: tally[name] for name, _ in OUTCOME_COLUMNS[2:]},
+            }
+        )
+    total = {name: sum(r[name] for r in rows) for name, _ in OUTCOME_COLUMNS}
+    flag_rows = (
+        MemoryFlag.objects.filter(case__run=run, audit_pass="initial")
+        .values("criterion")
+        .annotate(flags=Count("pk"), memories=Count("case", distinct=True))
+    )
+    found = {row["criterion"]: row for row in flag_rows}
+    criteria_rows = [
+        {
+            "criterion": number,
+            "label": label,
+            "flags": found.get(number, {}).get("flags", 0),
+            "memories": found.get(number, {}).get("memories", 0),
+        }
+        for number, label in criteria.CRITERIA.items()
+    ]
+    return Outcomes(run=run, rows=rows, total=total, criteria_rows=criteria_rows)
+
+
+def character_keys() -> list[str]:
+    return list(Character.objects.order_by("key").values_list("key", flat=True))
+
+
+def classifier_summary(*, run: AuditRun) -> list[dict]:
+    """The LLM classifier's verdicts per criterion, kept apart from the pattern result."""
+    from audit.memory_quality.models import ClassifierResult
+
+    rows = (
+        ClassifierResult.objects.filter(run=run)
+        .values("criterion", "verdict")
+        .annotate(n=Count("pk"))
+        .order_by("criterion", "verdict")
+    )
+    return list(rows)

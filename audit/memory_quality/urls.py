@@ -1,0 +1,21 @@
+"""The memory quality audit (seed 000 §2.2 Stage 3, App. B.6), under /audit/."""
+
+from django.urls import include, path
+
+from audit.memory_quality import views
+
+app_name = "audit"
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("cases/<int:case_id>/", views.case_detail, name="case-detail"),
+    path("cases/<int:case_id>/decide/", views.case_decide, name="case-decide"),
+    path("cases/<int:case_id>/edit/", views.case_edit, name="case-edit"),
+    path("runs/", views.run_list, name="run-list"),
+    path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/finalize/", views.run_finalize, name="run-finalize"),
+    path("runs/<int:run_id>/classify/", views.run_classify, name="run-classify"),
+    path("runs/<int:run_id>/outcomes/", views.outcomes, name="outcomes"),
+    path("runs/<int:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
+    path("settings/", views.settings_page, name="settings"),
+    path("labels/", include("audit.reference_labels.urls")),
+]

@@ -1,0 +1,282 @@
+"""Pages of the memory quality audit. Thin: parse, call a service or selector, render
+(the whole page, or its fragment for htmx)."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from audit.memory_quality import criteria, selectors, services
+from audit.memory_quality.celery_tasks import dispatch_audit_run
+from audit.memory_quality.forms import (
+    AuditRunForm,
+    AuditSettingsForm,
+    ReviewDecisionForm,
+    SeniorEditForm,
+)
+from audit.memory_quality.models import AuditError, MemoryCase
+from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.web import add_error_messages, csv_download
+
+readers_required = role_required(Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
+reviewer_required = role_required(Role.MEMORY_REVIEWER)
+senior_required = role_required(Role.ARBITRATOR)
+admin_required = role_required(Role.ADMIN)
+CASES_PER_PAGE = 50
+
+
+@readers_required
+def queue(request):
+    status = request.GET.get("status") or selectors.default_queue_status(user=request.user)
+    if status not in MemoryCase.Status.values:
+        status = MemoryCase.Status.REVIEW
+    page = Paginator(selectors.case_queue(status=status), CASES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "audit/queue.html",
+        {
+            "page": page,
+            "status": status,
+            "statuses": MemoryCase.Status.choices,
+            "counts": selectors.case_status_counts(),
+        },
+    )
+
+
+def _case_context(request, case_id, *, decision_form=None, edit_form=None, preview=None):
+    page = selectors.case_page(case_id=case_id)
+    if page is None:
+        raise Http404("No such audit case.")
+    held = user_roles(request.user)
+    context = {"page": page, "preview": preview}
+    status = page.case.status
+    if Role.MEMORY_REVIEWER in held and status == MemoryCase.Status.REVIEW:
+        context["decision_form"] = decision_form or ReviewDecisionForm(case_id=case_id)
+    if Role.ARBITRATOR in held and status == MemoryCase.Status.SENIOR:
+        context["edit_form"] = edit_form or SeniorEditForm(
+            case_id=case_id,
+            initial={f.name: f.text for f in page.fields},
+        )
+    return context
+
+
+@readers_required
+def case_detail(request, case_id):
+    return render(request, "audit/case_detail.html", _case_context(request, case_id))
+
+
+@reviewer_required
+@require_POST
+def case_decide(request, case_id):
+    form = ReviewDecisionForm(request.POST, case_id=case_id)
+    if form.is_valid():
+        try:
+            services.case_review_decide(
+                case_id=case_id,
+                reviewer=request.user,
+                decision=form.cleaned_data["decision"],
+                reason=form.cleaned_data["reason"],
+            )
+        except AuditError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, "Decision recorded.")
+            return redirect("audit:case-detail", case_id=case_id)
+    return render(
+        request,
+        "audit/case_detail.html",
+        _case_context(request, case_id, decision_form=form),
+    )
+
+
+@senior_required
+@require_http_methods(["GET", "POST"])
+def case_edit(request, case_id):
+    if request.method == "GET":
+        return redirect("audit:case-detail", case_id=case_id)
+    form = SeniorEditForm(request.POST, case_id=case_id)
+    if not form.is_valid():
+        return render(
+            request,
+            "audit/case_detail.html",
+            _case_context(request, case_id, edit_form=form),
+        )
+    if request.POST.get("preview"):
+        page = selectors.case_page(case_id=case_id)
+        if page is None:
+            raise Http404("No such audit case.")
+        before = {f.name: f.text for f in page.fields}
+        diff = selectors.version_diff(before, form.cleaned_data)
+        if request.htmx:
+            return render(request, "audit/case_detail.html#diff", {"diff": diff})
+        return render(
+            request,
+            "audit/case_detail.html",
+            _case_context(request, case_id, edit_form=form, preview=diff),
+        )
+    try:
+        _, findings = services.case_senior_edit(
+            case_id=case_id,
+            editor=request.user,
+            context=form.cleaned_data["context"],
+            content_summary=form.cleaned_data["content_summary"],
+            content_full=form.cleaned_data["content_full"],
+            note=form.cleaned_data["note"],
+        )
+    except AuditError as error:
+        add_error_messages(form, error)
+        return render(
+            request,
+            "audit/case_detail.html",
+            _case_context(request, case_id, edit_form=form),
+        )
+    if findings:
+        messages.warning(
+            request, f"Saved; the re-audit still flags {len(findings)} defect(s). Edit again."
+        )
+    else:
+        messages.success(request, "Saved; the edited memory passed the re-audit.")
+    return redirect("audit:case-detail", case_id=case_id)
+
+
+# --- Runs (admin) -----------------------------------------------------------------------
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def run_list(request):
+    keys = selectors.character_keys()
+    form = AuditRunForm(request.POST or None, character_keys=keys)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = services.audit_run_start(
+                created_by=request.user,
+                character_keys=form.cleaned_data["characters"],
+                note=form.cleaned_data["note"],
+            )
+        except AuditError as error:
+            add_error_messages(form, error)
+        else:
+            dispatch_audit_run(run.pk)
+            return redirect("audit:run-detail", run_id=run.pk)
+    return render(
+        request,
+        "audit/run_list.html",
+        {"runs": selectors.audit_run_list()[:50], "form": form},
+    )
+
+
+@admin_required
+def run_detail(request, run_id):
+    run = selectors.audit_run_get(run_id=run_id)
+    if run is None:
+        raise Http404("No such audit run.")
+    context = {"run": run, "polling": run.status in ("pending", "running")}
+    if request.htmx:
+        return render(request, "audit/run_detail.html#progress", context)
+    context["outcomes"] = selectors.audit_outcomes(run=run)
+    context["columns"] = selectors.OUTCOME_COLUMNS
+    context["classifier"] = selectors.classifier_summary(run=run)
+    context["criteria"] = list(criteria.CRITERIA.items())
+    return render(request, "audit/run_detail.html", context)
+
+
+@admin_required
+@require_POST
+def run_finalize(request, run_id):
+    try:
+        run = services.audit_run_finalize(run_id=run_id, actor=request.user)
+    except AuditError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(
+            request,
+            f"Timeline of {run.summary.get('timeline', 0)} memories built; "
+            f"{len(run.summary.get('deduplicated', []))} duplicate(s) left out.",
+        )
+    return redirect("audit:run-detail", run_id=run_id)
+
+
+@admin_required
+@require_POST
+def run_classify(request, run_id):
+    try:
+        criterion = int(request.POST.get("criterion", ""))
+        queued = services.classifier_run_start(
+            run_id=run_id, criterion=criterion, actor=request.user
+        )
+    except ValueError:
+        messages.error(request, "Choose a criterion, 1-6.")
+    except AuditError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"{queued} classifier call(s) queued for criterion {criterion}.")
+    return redirect("audit:run-detail", run_id=run_id)
+
+
+outcome_readers_required = role_required(Role.ARBITRATOR, Role.ADMIN, Role.MEMORY_REVIEWER)
+
+
+@outcome_readers_required
+def outcomes(request, run_id):
+    run = selectors.audit_run_get(run_id=run_id)
+    if run is None:
+        raise Http404("No such audit run.")
+    return render(
+        request,
+        "audit/outcomes.html",
+        {"outcomes": selectors.audit_outcomes(run=run), "columns": selectors.OUTCOME_COLUMNS},
+    )
+
+
+@outcome_readers_required
+def outcomes_csv(request, run_id):
+    run = selectors.audit_run_get(run_id=run_id)
+    if run is None:
+        raise Http404("No such audit run.")
+    result = selectors.audit_outcomes(run=run)
+    response, writer = csv_download(f"memory-audit-{run.pk}-outcomes.csv")
+    names = [name for name, _ in selectors.OUTCOME_COLUMNS]
+    writer.writerow(["character", *names])
+    for row in result.rows:
+        writer.writerow([row["character"], *(row[n] for n in names)])
+    writer.writerow(["overall", *(result.total[n] for n in names)])
+    writer.writerow([])
+    writer.writerow(["criterion", "label", "flags", "memories flagged"])
+    for row in result.criteria_rows:
+        writer.writerow([row["criterion"], row["label"], row["flags"], row["memories"]])
+    return response
+
+
+# --- Settings (admin) -------------------------------------------------------------------
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def settings_page(request):
+    latest = selectors.audit_settings_latest()
+    values = services.audit_settings_defaults()
+    if latest is not None:
+        values = {name: getattr(latest, name) for name in values}
+    form = AuditSettingsForm(request.POST or None, initial=AuditSettingsForm.initial_from(values))
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = services.audit_settings_create(
+                created_by=request.user,
+                note=form.cleaned_data["note"],
+                character_names=values["character_names"],
+                **form.settings_values(),
+            )
+        except AuditError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Saved as version {version.number}.")
+            return redirect("audit:settings")
+    return render(
+        request,
+        "audit/settings.html",
+        {"form": form, "versions": selectors.audit_settings_versions(), "latest": latest},
+    )

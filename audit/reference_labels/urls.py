@@ -1,0 +1,18 @@
+"""The reference-label audit (seed 000 App. D.4), under /audit/labels/."""
+
+from django.urls import path
+
+from audit.reference_labels import views
+
+app_name = "labels"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("new/", views.create, name="create"),
+    path("<int:label_audit_id>/", views.audit_detail, name="audit"),
+    path("<int:label_audit_id>/mine/", views.expert_queue, name="expert-queue"),
+    path("<int:label_audit_id>/outcomes/", views.outcomes, name="outcomes"),
+    path("<int:label_audit_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
+    path("items/<int:label_item_id>/", views.select, name="select"),
+    path("items/<int:label_item_id>/draft/", views.draft, name="draft"),
+    path("items/<int:label_item_id>/adjudicate/", views.adjudicate, name="adjudicate"),
+]

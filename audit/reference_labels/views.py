@@ -1,0 +1,294 @@
+"""Pages of the reference-label audit, under /audit/labels/. Thin: parse, call a service
+or selector, render. Expert pages render only ``label_selectors.expert_*`` dataclasses,
+which carry no key (blinding)."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from adjudication.arbitration.models import OPTION_LABELS
+from audit.reference_labels import selectors, services
+from audit.reference_labels.forms import (
+    LabelAdjudicationForm,
+    LabelAuditCreateForm,
+    LabelSelectionForm,
+)
+from audit.reference_labels.models import LabelAuditError, LabelAuditItem
+from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.web import add_error_messages, csv_download
+
+members_required = role_required(Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
+expert_required = role_required(Role.AUDIT_EXPERT)
+overseers_required = role_required(Role.AUDIT_ADJUDICATOR, Role.ADMIN)
+admin_required = role_required(Role.ADMIN)
+
+
+def _audit_or_404(audit_id):
+    audit = selectors.label_audit_get(audit_id=audit_id)
+    if audit is None:
+        raise Http404("No such reference-label audit.")
+    return audit
+
+
+def _overseer_audit(request, audit_id):
+    """The audit, for an admin or for its own adjudicator."""
+    audit = _audit_or_404(audit_id)
+    if Role.ADMIN not in user_roles(request.user) and audit.adjudicator_id != request.user.pk:
+        raise PermissionDenied("You are not this audit's adjudicator.")
+    return audit
+
+
+@members_required
+def home(request):
+    held = user_roles(request.user)
+    audits = list(selectors.label_audit_list(user=request.user))
+    mine = []
+    if Role.AUDIT_EXPERT in held:
+        for audit in audits:
+            if audit.adjudicator_id == request.user.pk:
+                continue
+            queue = selectors.expert_queue(audit=audit, expert=request.user)
+            if not queue:
+                continue
+            done = sum(1 for r in queue if r.state == "submitted")
+            resume = next((r.audit_item_id for r in queue if r.state != "submitted"), None)
+            mine.append({"audit": audit, "done": done, "total": len(queue), "resume": resume})
+    overseen = [a for a in audits if Role.ADMIN in held or a.adjudicator_id == request.user.pk]
+    return render(
+        request,
+        "audit/labels/home.html",
+        {"mine": mine, "overseen": overseen, "is_admin": Role.ADMIN in held},
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def create(request):
+    form = LabelAuditCreateForm(request.POST or None, initial={"seed": services.new_seed()})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            audit = services.label_audit_create(
+                created_by=request.user,
+                experts=list(data["experts"]),
+                adjudicator=data["adjudicator"],
+                items_per_stratum=data["items_per_stratum"],
+                seed=data["seed"],
+                note=data["note"],
+            )
+        except LabelAuditError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(
+                request, f"Audit #{audit.pk} created: {audit.items.count()} items sampled."
+            )
+            return redirect("audit:labels:audit", audit.pk)
+    return render(
+        request,
+        "audit/labels/create.html",
+        {"form": form, "candidates": selectors.audit_team_candidates()},
+    )
+
+
+@overseers_required
+def audit_detail(request, label_audit_id):
+    audit = _overseer_audit(request, label_audit_id)
+    return render(
+        request,
+        "audit/labels/audit.html",
+        {
+            "audit": audit,
+            "overview": selectors.label_audit_overview(audit=audit),
+            "strata": selectors.strata_table(audit=audit),
+            "reproduced": services.label_audit_reproduce(audit=audit),
+            "queue": selectors.adjudication_queue(audit=audit),
+        },
+    )
+
+
+@expert_required
+def expert_queue(request, label_audit_id):
+    audit = _audit_or_404(label_audit_id)
+    if not selectors.is_expert(audit=audit, user=request.user):
+        raise Http404("You are not an expert on this audit.")
+    rows = selectors.expert_queue(audit=audit, expert=request.user)
+    return render(
+        request,
+        "audit/labels/expert_queue.html",
+        {
+            "audit": audit,
+            "rows": rows,
+            "done": sum(1 for r in rows if r.state == "submitted"),
+            "resume": next((r.audit_item_id for r in rows if r.state != "submitted"), None),
+        },
+    )
+
+
+def _expert_page(request, label_item_id):
+    page = selectors.expert_item_page(audit_item_id=label_item_id, expert=request.user)
+    if page is None:
+        raise Http404("This item is not in an audit you are an expert on.")
+    return page
+
+
+@expert_required
+@require_http_methods(["GET", "POST"])
+def select(request, label_item_id):
+    page = _expert_page(request, label_item_id)
+    if request.method == "POST" and not page.submitted:
+        form = LabelSelectionForm(request.POST, audit_item_id=label_item_id)
+        if form.is_valid():
+            try:
+                services.label_selection_submit(
+                    audit_item_id=label_item_id,
+                    expert=request.user,
+                    choice=form.cleaned_data["choice"],
+                    note=form.cleaned_data["note"],
+                )
+            except LabelAuditError as error:
+                add_error_messages(form, error)
+            else:
+                messages.success(request, f"Selection recorded for item {page.position}.")
+                if page.next_item_id:
+                    return redirect("audit:labels:select", page.next_item_id)
+                return redirect("audit:labels:expert-queue", page.audit.pk)
+    else:
+        form = LabelSelectionForm(
+            initial={"choice": page.choice, "note": page.note},
+            audit_item_id=label_item_id,
+            readonly=page.submitted,
+        )
+    return render(request, "audit/labels/select.html", {"page": page, "form": form})
+
+
+@expert_required
+@require_POST
+def draft(request, label_item_id):
+    _expert_page(request, label_item_id)
+    try:
+        saved = services.label_selection_draft_save(
+            audit_item_id=label_item_id,
+            expert=request.user,
+            choice=request.POST.get("choice", ""),
+            note=request.POST.get("note", ""),
+        )
+    except LabelAuditError as error:
+        status = " ".join(error.messages)
+    else:
+        option = f"option {saved.choice}" if saved.choice else "no option yet"
+        status = f"Draft saved: {option}, note of {len(saved.note)} characters."
+    if request.htmx:
+        return HttpResponse(status)
+    messages.info(request, status)
+    return redirect("audit:labels:select", label_item_id)
+
+
+@role_required(Role.AUDIT_ADJUDICATOR, Role.ADMIN)
+@require_http_methods(["GET", "POST"])
+def adjudicate(request, label_item_id):
+    page = selectors.adjudication_page(audit_item_id=label_item_id)
+    if page is None:
+        raise Http404("No such audited item.")
+    audit = page.audit_item.audit
+    is_adjudicator = audit.adjudicator_id == request.user.pk
+    if not is_adjudicator and Role.ADMIN not in user_roles(request.user):
+        raise PermissionDenied("You are not this audit's adjudicator.")
+    if page.audit_item.status == LabelAuditItem.Status.SELECTING:
+        raise Http404("This item's selections are not all in yet.")
+    initial = {f"option_{o['label']}": o["content"] for o in page.options}
+    form = LabelAdjudicationForm(request.POST or None, initial=initial, audit_item_id=label_item_id)
+    can_decide = is_adjudicator and page.audit_item.status == LabelAuditItem.Status.ADJUDICATING
+    if request.method == "POST":
+        if not can_decide:
+            raise PermissionDenied("This item is not awaiting your decision.")
+        if form.is_valid():
+            data = form.cleaned_data
+            decision = data["decision"]
+            options = None
+            edited = form.option_texts()
+            if [o["content"] for o in edited] != [o["content"] for o in page.options]:
+                options = edited
+            try:
+                services.label_item_adjudicate(
+                    audit_item_id=label_item_id,
+                    adjudicator=request.user,
+                    decision=decision,
+                    note=data["note"],
+                    options=options,
+                    new_key=data["new_key"],
+                )
+            except LabelAuditError as error:
+                add_error_messages(form, error)
+            else:
+                messages.success(request, "Decision recorded.")
+                return redirect("audit:labels:audit", audit.pk)
+    return render(
+        request,
+        "audit/labels/adjudicate.html",
+        {"page": page, "form": form if can_decide else None, "labels": OPTION_LABELS},
+    )
+
+
+@overseers_required
+def outcomes(request, label_audit_id):
+    audit = _overseer_audit(request, label_audit_id)
+    result = selectors.label_audit_outcomes(audit=audit)
+    return render(
+        request,
+        "audit/labels/outcomes.html",
+        {"audit": audit, "outcomes": result, "bars": selectors.outcome_bars(result)},
+    )
+
+
+@overseers_required
+def outcomes_csv(request, label_audit_id):
+    audit = _overseer_audit(request, label_audit_id)
+    result = selectors.label_audit_outcomes(audit=audit)
+    response, writer = csv_download(f"label-audit-{audit.pk}-outcomes.csv")
+    writer.writerow(["outcome", "items", "percent of sample"])
+    for row in result.rows:
+        writer.writerow([row["label"], row["n"], f"{row['percent']:.1f}"])
+    writer.writerow([])
+    ci = result.kappa_ci or ("", "")
+    writer.writerow(["fleiss_kappa", "ci_low", "ci_high", "items", "bootstrap resamples", "seed"])
+    writer.writerow(
+        [
+            "" if result.kappa is None else f"{result.kappa:.4f}",
+            ci[0] if ci[0] == "" else f"{ci[0]:.4f}",
+            ci[1] if ci[1] == "" else f"{ci[1]:.4f}",
+            result.kappa_items,
+            result.n_boot,
+            audit.seed,
+        ]
+    )
+    writer.writerow([])
+    writer.writerow(
+        [
+            "position",
+            "question_id",
+            "character",
+            "stage",
+            "expert 1",
+            "expert 2",
+            "expert 3",
+            "key",
+            "experts on key",
+            "outcome",
+        ]
+    )
+    for it in result.per_item:
+        writer.writerow(
+            [
+                it["position"],
+                it["item__question_id"],
+                it["character_key"],
+                it["stage"],
+                *(it["choices"] + ["", "", ""])[:3],
+                it["key_at_audit"],
+                "" if it["n_on_key"] is None else it["n_on_key"],
+                it["outcome"],
+            ]
+        )
+    return response
