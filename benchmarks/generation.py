@@ -97,7 +97,7 @@ def drive(unit_ids: list[int], threads: int) -> None:
     """Execute units on ``threads`` threads, each with its own database connection."""
     from django.db import connection
 
-    from annotation.generation.services import generation_unit_execute
+    from annotation.generation.services.units import generation_unit_execute
 
     lock = threading.Lock()
     todo = iter(unit_ids)
@@ -169,7 +169,7 @@ def run_benchmark(args, per_process: int) -> None:
     from annotation.corpus_import.importing import import_files
     from annotation.corpus_import.synthetic import synthetic_characters_json
     from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
-    from annotation.generation.services import generation_run_create
+    from annotation.generation.services.runs import generation_run_create
     from heartbench_site.base.release import find_release_dir
 
     call_command("migrate", verbosity=0)

@@ -27,7 +27,7 @@ from heartbench_site.base.release import find_release_dir  # noqa: E402
 
 
 def scenario_text(s: dict) -> str:
-    """The same fields as ``adjudication.mcq.services.scenario_text``."""
+    """The same fields as ``adjudication.mcq.services.item_assembly.scenario_text``."""
     trigger = s.get("trigger_event") or {}
     parts = (
         s.get("name"),

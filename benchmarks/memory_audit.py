@@ -13,8 +13,8 @@ and, in rounds, times:
 The figure is the ratio (1) / (2); the target is at most 2x. With ``--db`` it also
 loads the corpus into a fresh database ``heartbench_audit_bench`` on the server of
 DATABASE_URL and times the end-to-end run the Celery task does
-(``audit.memory_quality.services.audit_run_execute``: read rows, audit, write cases, flags and
-versions, progress), reported separately.
+(``audit.memory_quality.services.runs.audit_run_execute``: read rows, audit, write cases,
+flags and versions, progress), reported separately.
 
     .venv/bin/python benchmarks/memory_audit.py [--rounds 3] [--db]
 
@@ -102,8 +102,8 @@ def db_run(characters, rounds: int) -> None:
         call_command("migrate", verbosity=0)
         from annotation.corpus.life_stages import life_stage_for_age
         from annotation.corpus.models import Character, Memory
-        from audit.memory_quality import services
         from audit.memory_quality.models import AuditRun
+        from audit.memory_quality.services import runs
 
         rows = []
         for c in characters:
@@ -136,9 +136,9 @@ def db_run(characters, rounds: int) -> None:
         Memory.objects.bulk_create(rows, batch_size=1000)
         times = []
         for _ in range(rounds):
-            run = services.audit_run_start(created_by=None, note="benchmark")
+            run = runs.audit_run_start(created_by=None, note="benchmark")
             seconds, run = timed(
-                lambda run=run: services.audit_run_execute(run_id=run.pk, dispatch_repairs=False)
+                lambda run=run: runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False)
             )
             times.append(seconds)
             cases = run.cases.count()

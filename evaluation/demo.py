@@ -10,7 +10,7 @@ offline demo provider (deterministic per prompt), not from a model: the accuraci
 nothing and the pages say which provider produced them. Idempotent.
 """
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 
 from . import services

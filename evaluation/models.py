@@ -10,8 +10,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
+from heartbench_site.base.protocol import RETRIEVAL_K
 
 
 class RetrievalSet(models.Model):
@@ -119,7 +120,7 @@ class EvaluationRun(models.Model):
     retrieval_method = models.CharField(
         max_length=16, choices=RetrievalSet.Method.choices, default=RetrievalSet.Method.BM25
     )
-    k = models.PositiveSmallIntegerField(default=30)
+    k = models.PositiveSmallIntegerField(default=RETRIEVAL_K)
     item_set = models.CharField(max_length=200, default="all final items")
     status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
     note = models.TextField(blank=True)

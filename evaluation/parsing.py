@@ -95,3 +95,15 @@ def parse_response(text: str | None, *, refused: bool = False) -> ParsedAnswer:
             None, INVALID, note=f"raw text names several choices: {', '.join(sorted(named))}"
         )
     return ParsedAnswer(None, INVALID, note="no JSON and no decision_choice in the raw text")
+
+
+def without_nul(value: Any) -> Any:
+    """``value`` with every NUL character replaced (U+FFFD), in strings, lists and dict
+    keys and values: PostgreSQL text and JSON cannot store NUL, and a response may hold one."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, list):
+        return [without_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {without_nul(str(k)): without_nul(v) for k, v in value.items()}
+    return value

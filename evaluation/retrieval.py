@@ -15,12 +15,13 @@ import re
 
 from django.db import transaction
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory
+from heartbench_site.base.protocol import RETRIEVAL_K
 
 from .models import RetrievalSet, RetrievedMemory
 
-DEFAULT_K = 30
+DEFAULT_K = RETRIEVAL_K
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from heartbench_site.base.roles import Role, user_roles
 
 from . import analysis

@@ -1,12 +1,12 @@
-"""Every write of the evaluation workflow: creating, starting and resuming runs, running
-one item, importing predictions. Keyword-only and atomic; the rules are here, not in
-views or tasks (seed 000 §3.1, App. E, F, I, L.1)."""
+"""Every write of an evaluation run on the platform: creating, starting and resuming runs,
+running one item. Keyword-only and atomic; the rules are here, not in views or tasks
+(seed 000 §3.1, App. E, F, I, L.1). Runs imported from a predictions file are written by
+``prediction_import``."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import logging
 from collections.abc import Iterable
 
@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 
 from . import leakcheck, parsing, prompt, providers, retrieval
@@ -177,10 +177,11 @@ def evaluation_run_create(
     return run
 
 
-def _enqueue(prediction_ids: list[int]) -> None:
+def _enqueue(run_id: int, prediction_ids: list[int]) -> None:
+    # The tasks module imports this one: the dispatcher is looked up at call time.
     from .celery_tasks import dispatch_predictions
 
-    dispatch_predictions(prediction_ids)
+    dispatch_predictions(run_id, prediction_ids)
 
 
 @transaction.atomic
@@ -194,7 +195,7 @@ def evaluation_run_start(*, run_id: int) -> EvaluationRun:
     run.status = RunStatus.RUNNING
     run.started_at = timezone.now()
     run.save(update_fields=["status", "started_at"])
-    _enqueue(list(run.predictions.order_by("pk").values_list("pk", flat=True)))
+    _enqueue(run.pk, list(run.predictions.order_by("pk").values_list("pk", flat=True)))
     return run
 
 
@@ -218,7 +219,7 @@ def evaluation_run_resume(*, run_id: int) -> int:
     run.status = RunStatus.RUNNING
     run.finished_at = None
     run.save(update_fields=["status", "finished_at"])
-    _enqueue(ids)
+    _enqueue(run.pk, ids)
     return len(ids)
 
 
@@ -370,10 +371,6 @@ def _store(prediction_id: int, **fields) -> bool:
         return True
 
 
-def _no_nul(text):
-    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
-
-
 def evaluation_prediction_execute(*, prediction_id: int) -> EvaluationPrediction:
     """Ask the run's model about one item. Safe to call any number of times: a stored
     response is never replaced and never asked for again."""
@@ -446,12 +443,12 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
     outcome = {
         **common,
         "prompt_hash": result.prompt_hash or "",
-        "raw_response": _no_nul(result.text or ""),
+        "raw_response": parsing.without_nul(result.text or ""),
         "tokens_in": result.tokens_in or 0,
         "tokens_out": result.tokens_out or 0,
         "latency_s": result.latency_s,
         "error_kind": result.error_kind or "",
-        "error_message": _no_nul(result.error_message or ""),
+        "error_message": parsing.without_nul(result.error_message or ""),
     }
     if result.error_kind in TRANSPORT_ERRORS:
         _store(pred.pk, status=Status.FAILED, **outcome)
@@ -462,140 +459,6 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
         status=Status.ANSWERED if answer.choice else Status.INVALID,
         choice=answer.choice or "",
         parse_path=answer.path,
-        parsed=_scrub(answer.parsed),
+        parsed=parsing.without_nul(answer.parsed),
         **({**outcome, "error_message": outcome["error_message"] or answer.note}),
     )
-
-
-def _scrub(value):
-    if isinstance(value, str):
-        return _no_nul(value)
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {_no_nul(str(k)): _scrub(v) for k, v in value.items()}
-    return value
-
-
-# --- import -------------------------------------------------------------------------------
-
-#: Column names accepted for the letter in a predictions CSV.
-LETTER_COLUMNS = ("decision_choice", "prediction", "answer", "choice")
-
-
-def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, dict]]]:
-    try:
-        data = json.loads(content.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise EvaluationError(f"The predictions file is not valid JSON: {exc}.") from None
-    meta = {}
-    if isinstance(data, dict) and "predictions" in data:
-        meta = {k: v for k, v in data.items() if k != "predictions"}
-        data = data["predictions"]
-    records = []
-    if isinstance(data, dict):
-        for qid, value in data.items():
-            records.append(
-                (str(qid), value if isinstance(value, dict) else {"decision_choice": value})
-            )
-    elif isinstance(data, list):
-        for n, value in enumerate(data):
-            if not isinstance(value, dict) or not value.get("question_id"):
-                raise EvaluationError(f"predictions[{n}] has no question_id.")
-            records.append((str(value["question_id"]), value))
-    else:
-        raise EvaluationError("The predictions JSON must be an object or a list of records.")
-    return meta, records
-
-
-def _records_from_csv(content: bytes) -> list[tuple[str, dict]]:
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise EvaluationError("The predictions CSV is not UTF-8 text.") from None
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
-    letter = next((c for c in LETTER_COLUMNS if c in fields), None)
-    if "question_id" not in fields or letter is None:
-        raise EvaluationError(
-            "The predictions CSV needs a question_id column and a letter column "
-            f"({' or '.join(LETTER_COLUMNS)})."
-        )
-    records = []
-    for line, row in enumerate(reader, start=2):
-        row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
-        value = row.get(letter, "")
-        if value and parsing.normalize_choice(value) is None:
-            raise EvaluationError(f"Line {line}: {letter} {value!r} is not A, B, C, D or blank.")
-        records.append((row["question_id"], {"decision_choice": value}))
-    return records
-
-
-def _imported_answer(record: dict) -> parsing.ParsedAnswer:
-    if "decision_choice" in record:
-        choice = parsing.normalize_choice(record.get("decision_choice"))
-        return parsing.ParsedAnswer(
-            choice, EvaluationPrediction.ParsePath.IMPORTED if choice else parsing.INVALID
-        )
-    if record.get("refused"):
-        return parsing.parse_response(None, refused=True)
-    return parsing.parse_response(record.get("raw_response") or record.get("response"))
-
-
-@transaction.atomic
-def evaluation_run_import(
-    *, created_by, filename: str, content: bytes, label: str = "", setting: str = "", note: str = ""
-) -> EvaluationRun:
-    """A finished run from a predictions file (JSON or CSV, see the README). The whole
-    file is rejected, and nothing stored, when any row is wrong."""
-    if filename.lower().endswith(".csv"):
-        meta, records = {}, _records_from_csv(content)
-    else:
-        meta, records = _records_from_json(content)
-    label = (label or str(meta.get("model") or "")).strip()
-    setting = setting or str(meta.get("setting") or "")
-    if not label:
-        raise EvaluationError('Name the model: the file has no "model" and no label was given.')
-    if setting not in Setting.values:
-        raise EvaluationError(
-            f"Choose the setting; {setting or 'none'!r} is not one of {', '.join(Setting.values)}."
-        )
-    if not records:
-        raise EvaluationError("The predictions file has no predictions.")
-    ids = [qid for qid, _ in records]
-    duplicates = sorted({q for q in ids if ids.count(q) > 1})
-    if duplicates:
-        raise EvaluationError(f"Question id(s) listed twice: {', '.join(duplicates[:10])}.")
-    items = {i.question_id: i for i in McqItem.objects.filter(question_id__in=ids)}
-    unknown = [q for q in ids if q not in items]
-    if unknown:
-        raise EvaluationError(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}.")
-    run = EvaluationRun.objects.create(
-        label=label[:120],
-        origin=EvaluationRun.Origin.IMPORTED,
-        setting=setting,
-        provider={"kind": "imported"},
-        item_set=f"{len(records)} imported items",
-        status=RunStatus.IMPORTED,
-        note=note,
-        source_file=filename[:300],
-        created_by=created_by,
-        started_at=timezone.now(),
-        finished_at=timezone.now(),
-    )
-    rows = []
-    for qid, record in records:
-        answer = _imported_answer(record)
-        rows.append(
-            EvaluationPrediction(
-                run=run,
-                item=items[qid],
-                status=Status.ANSWERED if answer.choice else Status.INVALID,
-                choice=answer.choice or "",
-                parse_path=answer.path,
-                raw_response=_no_nul(str(record.get("raw_response") or "")),
-                parsed=_scrub(answer.parsed),
-            )
-        )
-    EvaluationPrediction.objects.bulk_create(rows)
-    return run

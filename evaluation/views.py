@@ -13,6 +13,7 @@ from heartbench_site.base.web import add_error_messages, csv_download
 from . import analysis, selectors, services
 from .forms import EvaluationRunForm, PredictionImportForm
 from .models import EvaluationError, EvaluationPrediction, Setting
+from .prediction_import import evaluation_run_import
 
 admin_required = role_required(Role.ADMIN)
 PREDICTIONS_PER_PAGE = 50
@@ -127,7 +128,7 @@ def prediction_import(request):
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            run = services.evaluation_run_import(
+            run = evaluation_run_import(
                 created_by=request.user,
                 filename=upload.name,
                 content=upload.read(),

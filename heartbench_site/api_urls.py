@@ -1,17 +1,41 @@
 from django.urls import include, path
 
-from annotation.corpus.api_urls import generation_urlpatterns
+from annotation.corpus import api_urls as corpus_api_urls
+from annotation.corpus_import import api_urls as corpus_import_api_urls
+from annotation.profile_review import api_urls as profile_review_api_urls
+from annotation.scenario_review import api_urls as scenario_review_api_urls
+from audit.memory_quality import api_urls as memory_quality_api_urls
 
 from . import views
 
 urlpatterns = [
     path("me/", views.api_me, name="api-me"),
-    path("corpus/", include("annotation.corpus.api_urls")),
-    path("generation/", include((generation_urlpatterns, "generation-api"))),
-    path("review/", include("annotation.profile_review.api_urls")),
-    path("audit/", include("audit.memory_quality.api_urls")),
+    path(
+        "corpus/",
+        include((corpus_api_urls.urlpatterns + corpus_import_api_urls.urlpatterns, "corpus-api")),
+    ),
+    path("generation/", include("annotation.generation.api_urls")),
+    path(
+        "review/",
+        include(
+            (
+                profile_review_api_urls.urlpatterns + scenario_review_api_urls.urlpatterns,
+                "review-api",
+            )
+        ),
+    ),
+    path(
+        "audit/",
+        include(
+            (
+                memory_quality_api_urls.urlpatterns
+                + [path("labels/", include("audit.reference_labels.api_urls"))],
+                "audit-api",
+            )
+        ),
+    ),
     path("compare/", include("annotation.comparison.api_urls")),
     path("arbitration/", include("adjudication.arbitration.api_urls")),
     path("evaluation/", include("evaluation.api_urls")),
-    path("items/", include("adjudication.mcq.api")),
+    path("items/", include("adjudication.mcq.api_urls")),
 ]

@@ -2,16 +2,50 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from adjudication.consensus import urls as consensus_urls
+from annotation.comparison import urls as comparison_urls
+from annotation.corpus import urls as corpus_urls
+from annotation.corpus_import import urls as corpus_import_urls
+from annotation.generation import urls as generation_urls
+from annotation.profile_review import urls as profile_review_urls
+from annotation.scenario_review import urls as scenario_review_urls
+from audit.memory_quality import urls as memory_quality_urls
+
 from . import health, history_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("corpus/", include("annotation.corpus.urls")),
-    path("review/", include("annotation.profile_review.urls")),
-    path("audit/", include("audit.memory_quality.urls")),
-    path("compare/", include("annotation.comparison.urls")),
+    path(
+        "corpus/",
+        include(
+            (
+                corpus_urls.urlpatterns
+                + corpus_import_urls.urlpatterns
+                + generation_urls.urlpatterns,
+                "corpus",
+            )
+        ),
+    ),
+    path(
+        "review/",
+        include((profile_review_urls.urlpatterns + scenario_review_urls.urlpatterns, "review")),
+    ),
+    path(
+        "audit/",
+        include(
+            (
+                memory_quality_urls.urlpatterns
+                + [path("labels/", include("audit.reference_labels.urls"))],
+                "audit",
+            )
+        ),
+    ),
+    path(
+        "compare/",
+        include((comparison_urls.urlpatterns + consensus_urls.urlpatterns, "comparison")),
+    ),
     path("arbitration/", include("adjudication.arbitration.urls")),
     path("baseline/", include("humanbaseline.urls")),
     path("evaluation/", include("evaluation.urls")),

@@ -15,20 +15,24 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from adjudication.arbitration.selectors import arbitration_home_queues
 from adjudication.export.selectors import export_home_queues
 from adjudication.mcq.selectors import mcq_home_queues
 from annotation.comparison.selectors import comparison_home_queues
-from annotation.corpus.selectors import corpus_overview, import_job_list
-from annotation.generation.run_selectors import generation_running_count
-from annotation.profile_review.selectors import review_home_queues
+from annotation.corpus.selectors import corpus_overview
+from annotation.corpus_import.selectors import import_job_list
+from annotation.generation.selectors import generation_running_count
+from annotation.profile_review.selectors import profile_home_queues
+from annotation.scenario_review.selectors import scenario_home_queues
 from audit.memory_quality.selectors import audit_home_queues
 from audit.reference_labels.selectors import label_audit_home_queues
 from evaluation.selectors import evaluation_home_queues
+from heartbench_site.base.protocol import BASELINE_SUBSET_SIZE
 from heartbench_site.base.roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
 from humanbaseline.selectors import baseline_home_queues
 
 # Seed 000 App. J: each baseline participant answers the same 150-item subset.
-HUMAN_BASELINE_ITEM_COUNT = 150
+HUMAN_BASELINE_ITEM_COUNT = BASELINE_SUBSET_SIZE
 RECENT_IMPORT_JOBS_ON_HOME = 5
 
 
@@ -165,8 +169,10 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
 }
 
 HOME_QUEUE_SOURCES = (
-    review_home_queues,
+    profile_home_queues,
+    scenario_home_queues,
     comparison_home_queues,
+    arbitration_home_queues,
     audit_home_queues,
     mcq_home_queues,
     label_audit_home_queues,

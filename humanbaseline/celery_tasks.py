@@ -1,14 +1,10 @@
 """Celery tasks of the human baseline: they take ids and call a service."""
 
-import logging
-
 from celery import shared_task
-from django.db import transaction
-from kombu.exceptions import OperationalError as BrokerUnavailable
+
+from heartbench_site.base.tasks import enqueue_on_commit
 
 from . import services
-
-logger = logging.getLogger(__name__)
 
 
 @shared_task(name="humanbaseline.compute_report")
@@ -18,11 +14,4 @@ def compute_report(report_id: int) -> str:
 
 def dispatch_report(report_id: int) -> None:
     """Queue the report once its row is committed, so a worker can read it."""
-
-    def enqueue():
-        try:
-            compute_report.delay(report_id)
-        except BrokerUnavailable:
-            logger.warning("baseline report %s not queued: broker unreachable", report_id)
-
-    transaction.on_commit(enqueue)
+    enqueue_on_commit(compute_report, report_id, what=f"Baseline report {report_id}")

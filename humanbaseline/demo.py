@@ -13,7 +13,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from agreement.constants import HUMAN_BASELINE_SEED
 from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from heartbench_site.base.roles import Role

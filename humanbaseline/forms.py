@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
 from evaluation.models import RetrievalSet
-from evaluation.retrieval import DEFAULT_K
+from heartbench_site.base.protocol import RETRIEVAL_K
 
 from .models import BaselineStudy, SubsetSelection
 from .subset import SubsetConstraints
@@ -93,7 +93,7 @@ class StudyForm(forms.Form):
         ],
         help_text="Used when an item has no retrieval set from an imported evaluation run.",
     )
-    k = forms.IntegerField(initial=DEFAULT_K, min_value=1, max_value=200)
+    k = forms.IntegerField(initial=RETRIEVAL_K, min_value=1, max_value=200)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

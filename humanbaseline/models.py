@@ -11,7 +11,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem
+from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, Sum
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem, McqOption
+from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
 from annotation.corpus.models import ProfileVersion
 from evaluation.models import RetrievedMemory

@@ -14,11 +14,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem
+from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
-from evaluation.retrieval import DEFAULT_K, retrieve_for_item
+from evaluation.retrieval import retrieve_for_item
+from heartbench_site.base.protocol import RETRIEVAL_K
 from heartbench_site.base.roles import Role, user_roles
 
 from . import selectors
@@ -198,7 +199,7 @@ def study_create(
     briefing: str,
     practice_question_ids: list[str],
     retrieval_method: str = RetrievalSet.Method.BM25,
-    k: int = DEFAULT_K,
+    k: int = RETRIEVAL_K,
 ) -> BaselineStudy:
     if not selection.feasible:
         raise BaselineError(f"Selection #{selection.pk} is infeasible; it has no subset to study.")
@@ -483,6 +484,7 @@ def baseline_finalize(*, participation: Participation) -> Participation:
 
 @transaction.atomic
 def report_request(*, study: BaselineStudy, user, seed: int, n_boot: int, n_permutations: int):
+    # The tasks module imports this one: the dispatcher is looked up at call time.
     from .celery_tasks import dispatch_report
 
     finalized = study.participants.filter(status=Participation.Status.FINALIZED).count()

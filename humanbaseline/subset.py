@@ -21,9 +21,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-# App. J "Item subset": 150 items, 50 per answer-key source family.
-SUBSET_SIZE = 150
-ITEMS_PER_FAMILY = 50
+from heartbench_site.base.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
+
 DEFAULT_FAMILIES = ("gemini", "claude", "gpt")
 SOLVER_TIME_LIMIT_SECONDS = 120
 
@@ -32,8 +31,8 @@ SOLVER_TIME_LIMIT_SECONDS = 120
 class SubsetConstraints:
     """The App. J balance constraints; defaults are the paper's."""
 
-    total: int = SUBSET_SIZE
-    per_family: int = ITEMS_PER_FAMILY
+    total: int = BASELINE_SUBSET_SIZE
+    per_family: int = BASELINE_ITEMS_PER_FAMILY
     families: tuple[str, ...] = DEFAULT_FAMILIES
     character_min: int = 13
     character_max: int = 14

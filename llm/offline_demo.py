@@ -19,8 +19,9 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from .client import DEFAULT_MAX_ATTEMPTS, validator_for_schema
+from .client import DEFAULT_MAX_ATTEMPTS
 from .config import ProviderConfig, ProviderKind
+from .conversation import validator_for_schema
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
 from .structured import OutputProblem
 

@@ -1,4 +1,4 @@
-"""Backoff, Retry-After and the per-provider concurrency budget.
+"""Backoff, Retry-After, the per-provider concurrency budget and the async connection pools.
 
 The budget is one `ConcurrencyLimiter` per provider endpoint per process, shared by
 threads and by asyncio tasks alike, so a worker that mixes both still never has more
@@ -19,6 +19,8 @@ import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
+
+import httpx
 
 
 def full_jitter_backoff(
@@ -201,3 +203,42 @@ def reset_limiters() -> None:
     """Forget all limiters (tests, or a worker re-reading its settings)."""
     with _limiters_lock:
         _limiters.clear()
+
+
+#: Connections per async pool (see `AsyncShards`).
+ASYNC_SHARD_SIZE = 16
+
+
+class AsyncShards:
+    """Several small AsyncClients instead of one large one, for one event loop.
+
+    httpcore's async pool walks every connection for every queued request, so one pool
+    of 100 connections spends more time on bookkeeping than on I/O at that size (a 0.5
+    throughput ratio at 96 concurrent 200 ms calls). Pools of ASYNC_SHARD_SIZE keep that
+    walk short; each request takes the least-busy shard, so no shard queues while
+    another has room.
+    """
+
+    def __init__(self, limit: int, timeout: httpx.Timeout, trust_env: bool) -> None:
+        count = max(1, -(-limit // ASYNC_SHARD_SIZE))
+        # Slack so that the least-busy shard always has a free connection.
+        per_shard = -(-limit // count) + 2
+        limits = httpx.Limits(max_connections=per_shard, max_keepalive_connections=per_shard)
+        self._clients = [
+            httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=trust_env)
+            for _ in range(count)
+        ]
+        self._busy = [0] * count
+
+    @asynccontextmanager
+    async def lease(self):
+        index = min(range(len(self._busy)), key=self._busy.__getitem__)
+        self._busy[index] += 1
+        try:
+            yield self._clients[index]
+        finally:
+            self._busy[index] -= 1
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            await client.aclose()

@@ -1,18 +1,15 @@
-"""Reference responses and multiple-choice items.
+"""Reference responses and arbitration decisions (seed 000 §2.4 Stage 2, App. D.2).
 
-This holds what the public release carries (seed 000 §2.4, App. D.2-D.3); the
-arbitration and MCQ-assembly workflows add their provenance to these records.
+A reference is what the public release carries as ground truth; the consensus-then-
+arbitration workflow adds its provenance to these records.
 """
 
 from django.conf import settings
 from django.db import models
 
 from annotation.comparison.models import ComparisonPair
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.corpus.models import Character, Scenario
 from annotation.generation.models import Candidate, ModelFamily
-
-OPTION_LABELS = ("A", "B", "C", "D")
 
 
 class ReferenceResponse(models.Model):
@@ -152,113 +149,3 @@ class ArbitrationDecision(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} on {self.pair_id}"
-
-
-class McqItem(models.Model):
-    """A four-option item: the key plus three distractors from other characters.
-
-    ``version`` counts the item's versions; every version is kept as a
-    :class:`McqItemVersion` snapshot (options in order, key, seed, assembly
-    parameters). ``status`` is the item's place in assembly → screening → review;
-    only ``final`` items belong to the exported benchmark. Imported release items
-    arrive ``final``: the authors already screened and reviewed them.
-
-    !!! BLINDING !!!  ``correct_answer``, ``McqOption.is_correct`` and the options'
-    ``source_character``/``source_reference`` are the key and its provenance: never
-    serialized to participants, evaluated models or reference-label audit experts.
-    """
-
-    class Status(models.TextChoices):
-        NEEDS_COMPLETION = "needs_completion", "Needs human completion"
-        SCREENING = "screening", "Awaiting LLM screening"
-        FLAGGED = "flagged", "Flagged for item review"
-        FINAL = "final", "In the final set"
-        REMOVED = "removed", "Removed"
-
-    question_id = models.CharField(max_length=120, unique=True)
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="mcq_items")
-    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="mcq_items")
-    stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES)
-    correct_answer = models.CharField(max_length=1, choices=[(x, x) for x in OPTION_LABELS])
-    version = models.PositiveIntegerField(default=1)
-    source = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    status = models.CharField(
-        max_length=20,
-        choices=Status.choices,
-        default=Status.FINAL,
-        db_default=Status.FINAL,
-        db_index=True,
-    )
-    # The reference whose final decision is the key (null for items imported without one).
-    reference = models.ForeignKey(
-        ReferenceResponse, null=True, blank=True, on_delete=models.PROTECT, related_name="items"
-    )
-    # Option-order seed and assembly parameters of the current version.
-    seed = models.BigIntegerField(null=True, blank=True)
-    assembly_params = models.JSONField(default=dict, blank=True, db_default={})
-
-    class Meta:
-        ordering = ["question_id"]
-
-    def __str__(self):
-        return self.question_id
-
-
-class McqOption(models.Model):
-    item = models.ForeignKey(McqItem, on_delete=models.CASCADE, related_name="options")
-    label = models.CharField(max_length=1, choices=[(x, x) for x in OPTION_LABELS])
-    content = models.TextField()
-    is_correct = models.BooleanField()
-    is_generated = models.BooleanField(default=False)
-    source_character = models.CharField(max_length=16)
-    # The adjudicated reference this option's text came from (null: imported or generated).
-    source_reference = models.ForeignKey(
-        ReferenceResponse, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-
-    class Meta:
-        ordering = ["item", "label"]
-        constraints = [
-            models.UniqueConstraint(fields=["item", "label"], name="mcq_option_label_unique")
-        ]
-
-    def __str__(self):
-        return f"{self.item.question_id} {self.label}"
-
-
-class McqItemVersion(models.Model):
-    """An immutable snapshot of one version of an item.
-
-    ``options`` is the list of option dicts in label order: ``label, content,
-    is_correct, is_generated, source_character, source_reference`` (an id or null).
-    ``origin`` says which workflow made the version (see :class:`Origin`).
-    """
-
-    class Origin(models.TextChoices):
-        IMPORT = "import", "Imported"
-        ASSEMBLY = "assembly", "Assembled"
-        REVIEW = "review", "Item review"
-        LABEL_AUDIT = "label_audit", "Reference-label audit"
-
-    item = models.ForeignKey(McqItem, on_delete=models.CASCADE, related_name="versions")
-    number = models.PositiveIntegerField()
-    correct_answer = models.CharField(max_length=1, choices=[(x, x) for x in OPTION_LABELS])
-    options = models.JSONField()
-    seed = models.BigIntegerField(null=True, blank=True)
-    assembly_params = models.JSONField(default=dict, blank=True)
-    origin = models.CharField(max_length=16, choices=Origin.choices)
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["item", "number"]
-        constraints = [
-            models.UniqueConstraint(fields=["item", "number"], name="mcq_version_number_unique")
-        ]
-
-    def __str__(self):
-        return f"{self.item.question_id} v{self.number}"

@@ -1,9 +1,11 @@
 """Reads of arbitration and of the comparison outcome statistics (App. D.2)."""
 
 import random
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.urls import reverse
 
 from adjudication.arbitration.models import (
     AdjudicationSettings,
@@ -11,24 +13,38 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, fleiss_kappa
-from agreement.constants import CI_LEVEL, N_BOOTSTRAP
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonJudgment,
     ComparisonPair,
     Suitability,
 )
+from annotation.comparison.selectors import by_item_of_pair
 from annotation.corpus.models import Memory
 from annotation.generation.models import ModelFamily
+from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
+from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
 
-# Seed of the κ bootstrap on the outcome page (a named constant, like agreement's seeds).
-OUTCOME_BOOTSTRAP_SEED = 20261012
 EDIT_RATE_BINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
 
 def escalated_count() -> int:
     return ComparisonPair.objects.filter(status=ComparisonPair.Status.ESCALATED).count()
+
+
+def arbitration_home_queues(*, user) -> dict:
+    """The arbitrators' home card: escalated pairs awaiting a decision (one query)."""
+    if Role.ARBITRATOR not in user_roles(user):
+        return {}
+    count = escalated_count()
+    return {
+        "escalated": {
+            "count": count,
+            "url": reverse("adjudication:queue"),
+            "label": f"{count} escalated comparison(s) awaiting arbitration",
+        }
+    }
 
 
 def arbitration_queue():
@@ -234,7 +250,7 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
                 ratings,
                 n_categories=len(codes),
                 n_boot=n_boot if len(items) > 1 else 0,
-                seed=OUTCOME_BOOTSTRAP_SEED,
+                seed=PROTOCOL_SEED,  # the κ bootstrap of the outcome page (App. J seed)
                 ci_level=CI_LEVEL,
             )
             kappa = estimate.estimate
@@ -264,3 +280,46 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
         position_total=sum(positions.values()),
         decision_types=decision_types,
     )
+
+
+# --- Construction-export chain section (adjudication.export.chain) ------------------------
+
+
+def _iso(value):
+    return value.isoformat() if value is not None else None
+
+
+def _username(user):
+    return user.get_username() if user is not None else None
+
+
+def chain_arbitration(items) -> dict:
+    """Construction-export chain section "arbitration": every arbitration decision on the
+    item's pair, reopened ones included, oldest first (a fixed number of queries)."""
+    if not items:
+        return {}
+    rows = defaultdict(list)
+    decisions = (
+        ArbitrationDecision.objects.filter(
+            pair__character_id__in=sorted({i.character_id for i in items}),
+            pair__scenario_id__in=sorted({i.scenario_id for i in items}),
+        )
+        .select_related("pair", "arbitrator", "reopened_by")
+        .order_by("decided_at", "pk")
+    )
+    for d in decisions:
+        rows[(d.pair.character_id, d.pair.scenario_id)].append(
+            {
+                "id": d.pk,
+                "kind": d.kind,
+                "arbitrator": _username(d.arbitrator),
+                "source_candidate": d.source_candidate_id,
+                "reason": d.reason,
+                "reference": d.reference_id,
+                "decided_at": _iso(d.decided_at),
+                "reopened_at": _iso(d.reopened_at),
+                "reopened_by": _username(d.reopened_by),
+                "reopen_reason": d.reopen_reason,
+            }
+        )
+    return by_item_of_pair(items, rows)

@@ -3,6 +3,11 @@
 Each function is one transition, keyword-only and atomic; ``ArbitrationError`` carries
 a message the arbitrator can act on. The pair row is locked before any decision, and a
 partial unique constraint backs the lock: exactly one open decision per pair.
+
+:func:`consensus_route` routes a pair every annotator has judged: a unanimous as-is
+selection becomes the reference, anything else is escalated to an arbitrator. The submit
+interfaces (``adjudication.consensus``) call it right after
+``annotation.comparison.services.comparison_submit``, in the same transaction.
 """
 
 from django.core.exceptions import ValidationError
@@ -11,7 +16,12 @@ from django.utils import timezone
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from agreement import UndefinedStatisticError, word_edit_rate
-from annotation.comparison.models import ComparisonPair, Suitability
+from annotation.comparison.models import (
+    ComparisonJudgment,
+    ComparisonPair,
+    Rating,
+    Suitability,
+)
 from annotation.generation.models import Candidate
 from heartbench_site.base.roles import Role, has_any_role
 
@@ -81,6 +91,48 @@ def reference_adopt_unanimous(*, pair: ComparisonPair, candidate_id: int) -> Ref
     )
 
 
+def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
+    """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
+    rule of App. D.2."""
+    reasons = []
+    if any(j.suitability == Suitability.FLAGGED for j in judgments):
+        reasons.append("suitability flagged")
+    if len({j.selected_candidate_id for j in judgments}) > 1:
+        reasons.append("different candidates selected")
+    if any(j.rating != Rating.AS_IS for j in judgments):
+        reasons.append("partial revisions requested")
+    return not reasons, reasons
+
+
+@transaction.atomic
+def consensus_route(*, pair: ComparisonPair) -> ComparisonPair:
+    """Route a pair once every assigned annotator has submitted (App. D.2): unanimous
+    as-is → ``adopted``, the selected candidate becomes the pair's reference unchanged;
+    anything else → ``escalated`` with the reasons, into the arbitration queue.
+
+    Locks the pair row (the submit's transaction already holds it). A pair that is routed
+    already, or still awaits a judgment, is left as it is.
+    """
+    pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=pair.pk)
+    if pair.status != ComparisonPair.Status.ANNOTATING:
+        return pair
+    assignments = pair.assignments.count()
+    judgments = list(ComparisonJudgment.objects.filter(assignment__pair=pair))
+    if not assignments or len(judgments) < assignments:
+        return pair
+    unanimous, reasons = routing_outcome(judgments)
+    pair.routed_at = timezone.now()
+    pair.escalation_reasons = reasons
+    if unanimous:
+        pair.status = ComparisonPair.Status.ADOPTED
+        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])
+        reference_adopt_unanimous(pair=pair, candidate_id=judgments[0].selected_candidate_id)
+    else:
+        pair.status = ComparisonPair.Status.ESCALATED
+        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])
+    return pair
+
+
 def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
     pair = ComparisonPair.objects.select_for_update(of=("self",)).filter(pk=pair_id).first()
     if pair is None:
@@ -94,8 +146,6 @@ def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
 
 
 def _was_flagged(pair: ComparisonPair) -> bool:
-    from annotation.comparison.models import ComparisonJudgment
-
     return ComparisonJudgment.objects.filter(
         assignment__pair=pair, suitability=Suitability.FLAGGED
     ).exists()

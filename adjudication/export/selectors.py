@@ -1,14 +1,21 @@
-"""Reads of the export page and the admins' home card: counts only, a fixed number of
-queries whatever the size of the set."""
+"""Reads of the final-set export: the rows of one export (:func:`load_final_set`), and
+the counts of the export page and the admins' home card. A fixed number of queries
+whatever the size of the set."""
 
-from django.db.models import Count, Exists, OuterRef, Q
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
-from annotation.corpus.models import Character
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.export.chain import chain_sections
+from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
+from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from annotation.corpus.models import Character, Memory, ProfileVersion
 from heartbench_site.base.roles import Role, user_roles
 
-# What the zip holds, for the page (adjudication/export.py writes it).
+# What the zip holds, for the page (adjudication.export.services builds it).
 EXPORT_LAYOUT = (
     (
         "release/",
@@ -73,3 +80,102 @@ def export_home_queues(*, user) -> dict:
             "label": f"{count} item(s) in the final set, ready to export",
         }
     }
+
+
+# --- the rows of one export --------------------------------------------------------------
+
+
+@dataclass
+class FinalSet:
+    """The rows of one export, read with a fixed number of queries."""
+
+    items: list
+    references: dict  # item pk -> ReferenceResponse or None
+    scenarios: list
+    profiles: dict  # character key -> ProfileVersion (latest frozen, else latest)
+    memories: dict  # character key -> [Memory] in sequence order
+    characters_without_profile: list
+    excluded: dict  # status -> count of items left out
+    section_names: list = field(default_factory=list)
+
+
+def final_items():
+    return (
+        McqItem.objects.filter(status=McqItem.Status.FINAL)
+        .select_related("character", "scenario", "reference__arbitrator")
+        .prefetch_related(
+            Prefetch("options", queryset=McqOption.objects.order_by("label")),
+            Prefetch(
+                "versions",
+                queryset=McqItemVersion.objects.select_related("created_by").order_by("number"),
+            ),
+        )
+        .order_by("pk")
+    )
+
+
+def _current_references(items) -> dict:
+    """The reference each item keys: its own link, else the pair's current reference."""
+    missing = [i for i in items if i.reference_id is None]
+    by_pair = {}
+    if missing:
+        for ref in ReferenceResponse.objects.filter(
+            superseded_at__isnull=True,
+            character_id__in={i.character_id for i in missing},
+            scenario_id__in={i.scenario_id for i in missing},
+        ).select_related("arbitrator"):
+            by_pair[(ref.character_id, ref.scenario_id)] = ref
+    return {
+        i.pk: i.reference if i.reference_id else by_pair.get((i.character_id, i.scenario_id))
+        for i in items
+    }
+
+
+def _chosen_profiles(keys: set[str]) -> dict:
+    """Each character's latest frozen profile version, else its latest version."""
+    chosen = {}
+    for version in (
+        ProfileVersion.objects.filter(character__key__in=keys)
+        .select_related("character")
+        .order_by("character__key", "number")
+    ):
+        key = version.character.key
+        current = chosen.get(key)
+        if current is None or version.is_frozen or not current.is_frozen:
+            chosen[key] = version
+    return chosen
+
+
+def load_final_set() -> FinalSet:
+    items = list(final_items())
+    references = _current_references(items)
+    scenarios = sorted(
+        {i.scenario_id: i.scenario for i in items}.values(),
+        key=lambda s: (LIFE_STAGE_KEYS.index(s.stage), s.pk),
+    )
+    keys = {i.character.key for i in items}
+    keys |= {o.source_character for i in items for o in i.options.all()}
+    profiles = _chosen_profiles(keys)
+    memories = defaultdict(list)
+    for memory in (
+        Memory.objects.filter(character__key__in=list(profiles))
+        .select_related("character")
+        .order_by("character__key", "sequence")
+    ):
+        memories[memory.character.key].append(memory)
+    excluded = dict(
+        McqItem.objects.exclude(status=McqItem.Status.FINAL)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .order_by("status")
+    )
+    return FinalSet(
+        items=items,
+        references=references,
+        scenarios=scenarios,
+        profiles=profiles,
+        memories=dict(memories),
+        characters_without_profile=sorted(keys - set(profiles)),
+        excluded=excluded,
+        section_names=[name for name, _ in chain_sections()],
+    )

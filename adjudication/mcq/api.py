@@ -1,6 +1,5 @@
 """REST endpoint of the MCQ item-review queue (item reviewers: arbitrators, admins)."""
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -28,7 +27,3 @@ class ItemReviewQueueApi(APIView):
     def get(self, request):
         rows = mcq_selectors.item_review_queue(status=request.query_params.get("status"))
         return Response(ItemQueueRowSerializer(rows, many=True).data)
-
-
-app_name = "mcq-api"
-urlpatterns = [path("queue/", ItemReviewQueueApi.as_view(), name="queue")]

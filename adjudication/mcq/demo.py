@@ -17,10 +17,11 @@ The demo "arbitrator" (the item reviewer) finds them under Items. No real model 
 called. Idempotent: a second call finds the demo items and changes nothing.
 """
 
-from adjudication.arbitration.models import McqItem, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq import assembly as mcq_assembly
-from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqItem
 from adjudication.mcq.screening import MAX_SCREENING_ATTEMPTS
+from adjudication.mcq.services import item_assembly, item_screening
 from llm import CallResult, ProviderConfig
 
 DEMO_PREFIX = "DEMO_"
@@ -59,7 +60,7 @@ class ScriptedDemoJudge:
 
 
 def _output(item, *, concern: str | None) -> dict:
-    materials = mcq_services.screening_materials(item)
+    materials = item_screening.screening_materials(item)
     excerpt = " ".join(materials["scenario"]["context"].split()[:8])
     distractors = [o["label"] for o in materials["options"] if o["label"] != item.correct_answer]
     checks = {r: "pass" for r in ("R1", "R2", "R3", "R4", "R5", "R6")}
@@ -136,7 +137,7 @@ def _strict_params(target) -> mcq_assembly.AssemblyParams:
     ).exclude(character=target.character)
     scored = mcq_assembly.score_candidates(
         key=target.final_decision,
-        scenario=mcq_services.scenario_text(target.scenario),
+        scenario=item_assembly.scenario_text(target.scenario),
         candidates=[
             mcq_assembly.DistractorCandidate(r.pk, r.character.key, r.final_decision)
             for r in others.select_related("character")
@@ -160,11 +161,11 @@ def seed_mcq_demo(*, users: dict | None = None) -> list[McqItem]:
     admin = (users or {}).get("admin")
     items = []
     for target, script in zip(targets[:3], ("R2", "R1", "failure"), strict=True):
-        item = mcq_services.mcq_item_assemble(
+        item = item_assembly.mcq_item_assemble(
             reference_id=target.pk,
             selector=False,
             user=admin,
-            question_id=f"{DEMO_PREFIX}{mcq_services.question_id_for(target)}",
+            question_id=f"{DEMO_PREFIX}{item_assembly.question_id_for(target)}",
             dispatch=False,
         )
         McqItem.objects.filter(pk=item.pk).update(source="demo")
@@ -172,15 +173,15 @@ def seed_mcq_demo(*, users: dict | None = None) -> list[McqItem]:
             judge = ScriptedDemoJudge([None] * MAX_SCREENING_ATTEMPTS)
         else:
             judge = ScriptedDemoJudge([_output(item, concern=script)])
-        mcq_services.mcq_screening_run(item_id=item.pk, client=judge)
+        item_screening.mcq_screening_run(item_id=item.pk, client=judge)
         items.append(item)
     target = targets[3]
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=target.pk,
         params=_strict_params(target),
         selector=False,
         user=admin,
-        question_id=f"{DEMO_PREFIX}{mcq_services.question_id_for(target)}",
+        question_id=f"{DEMO_PREFIX}{item_assembly.question_id_for(target)}",
         dispatch=False,
     )
     McqItem.objects.filter(pk=item.pk).update(source="demo")

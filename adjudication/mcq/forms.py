@@ -2,9 +2,8 @@
 
 from django import forms
 
-from adjudication.arbitration.models import OPTION_LABELS
 from adjudication.mcq import assembly as mcq_assembly
-from adjudication.mcq.models import McqReviewDecision
+from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
 
 
 class ReviewDecisionForm(forms.Form):

@@ -6,8 +6,15 @@ from dataclasses import dataclass
 from django.db.models import Count, Prefetch, Q
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem, McqItemVersion, McqOption, ReferenceResponse
-from adjudication.mcq.models import McqAssemblyRun, McqReviewDecision, McqScreening
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import (
+    McqAssemblyRun,
+    McqItem,
+    McqItemVersion,
+    McqOption,
+    McqReviewDecision,
+    McqScreening,
+)
 from heartbench_site.base.roles import Role, user_roles
 
 # Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without

@@ -1,19 +1,16 @@
 """Item versions: the one path by which an MCQ item's options or key change.
 
 Item review (seed 000 App. D.3.1) and the reference-label audit (App. D.4) both edit
-items through :func:`revise_item`; it bumps the version, stores the snapshot and sends
-:data:`item_revised` once the transaction commits, so the edited item is screened
-again in full. :func:`remove_item` takes an item out of the final set, keeping it.
+items through :func:`revise_item`; it bumps the version, stores the snapshot and, once the
+transaction commits, queues the edited item's screening in full ("Routing and
+resolution": an edited item is screened again). :func:`remove_item` takes an item out of
+the final set, keeping it.
 """
 
 from django.db import transaction
-from django.dispatch import Signal
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem, McqItemVersion, McqOption
-
-# Sent after commit with ``item`` (the revised McqItem) and ``version`` (its
-# McqItemVersion). The screening workflow listens and queues a full re-screen.
-item_revised = Signal()
+from adjudication.mcq.celery_tasks import dispatch_screening
+from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion, McqOption
 
 
 class ItemEditRejected(ValueError):
@@ -50,6 +47,13 @@ def record_version(item: McqItem, *, origin: str, user=None, note: str = "") -> 
         },
     )
     return version
+
+
+def current_version(item: McqItem) -> McqItemVersion:
+    """The snapshot of the item's current version (recorded now if it has none yet)."""
+    return McqItemVersion.objects.filter(item=item, number=item.version).first() or record_version(
+        item, origin=McqItemVersion.Origin.IMPORT
+    )
 
 
 def validate_options(options: list[dict], correct_answer: str) -> None:
@@ -120,7 +124,7 @@ def revise_item(
     item.status = McqItem.Status.SCREENING
     item.save(update_fields=["version", "correct_answer", "reference", "status"])
     version = record_version(item, origin=origin, user=user, note=note)
-    transaction.on_commit(lambda: item_revised.send(sender=McqItem, item=item, version=version))
+    dispatch_screening(item.pk)  # after commit: the edited item is screened again in full
     return version
 
 

@@ -7,10 +7,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from adjudication.arbitration.models import McqItem
 from adjudication.mcq import selectors as mcq_selectors
-from adjudication.mcq import services as mcq_services
 from adjudication.mcq.forms import AssemblyRunForm, ReviewDecisionForm
+from adjudication.mcq.models import McqError, McqItem
+from adjudication.mcq.services import item_assembly, item_review, item_screening
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import csv_download
 
@@ -62,7 +62,7 @@ def item_detail(request, item_id):
         if form.is_valid():
             data = form.cleaned_data
             try:
-                decision = mcq_services.mcq_review_decide(
+                decision = item_review.mcq_review_decide(
                     item_id=item_id,
                     reviewer=request.user,
                     action=data["action"],
@@ -72,7 +72,7 @@ def item_detail(request, item_id):
                     content=data["content"],
                     reference_id=data["reference_id"],
                 )
-            except mcq_services.McqError as error:
+            except McqError as error:
                 form.add_error(None, str(error))
             else:
                 messages.success(
@@ -88,7 +88,7 @@ def item_detail(request, item_id):
             "form": form,
             "reviewable": page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES,
             "awaiting_screening": page.item.status == McqItem.Status.SCREENING,
-            "screener_configured": mcq_services.screener_provider() is not None,
+            "screener_configured": item_screening.screener_provider() is not None,
             "is_admin": Role.ADMIN in user_roles(request.user),
         },
     )
@@ -98,8 +98,8 @@ def item_detail(request, item_id):
 @require_POST
 def item_screen(request, item_id):
     try:
-        mcq_services.mcq_screening_request(item_id=item_id)
-    except mcq_services.McqError as error:
+        item_screening.mcq_screening_request(item_id=item_id)
+    except McqError as error:
         messages.error(request, str(error))
     except McqItem.DoesNotExist:
         raise Http404("No such MCQ item.") from None
@@ -116,10 +116,10 @@ def assembly_runs(request):
         form = AssemblyRunForm(request.POST)
         if form.is_valid():
             try:
-                run = mcq_services.mcq_assembly_run_start(
+                run = item_assembly.mcq_assembly_run_start(
                     started_by=request.user, params=form.cleaned_data["params"]
                 )
-            except mcq_services.McqError as error:
+            except McqError as error:
                 form.add_error(None, str(error))
             else:
                 return redirect("mcq:run", run_id=run.pk)
@@ -129,8 +129,8 @@ def assembly_runs(request):
         {
             "form": form,
             "runs": mcq_selectors.assembly_runs(),
-            "awaiting": mcq_services.pairs_awaiting_assembly().count(),
-            "selector_configured": mcq_services.selector_provider() is not None,
+            "awaiting": item_assembly.pairs_awaiting_assembly().count(),
+            "selector_configured": item_assembly.selector_provider() is not None,
         },
     )
 

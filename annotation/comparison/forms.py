@@ -1,5 +1,5 @@
 """The Expert Annotation Guideline's form (seed 000 App. D.2), crispy. It parses input;
-the guideline's rules live in ``comparison_services.check_judgment``."""
+the guideline's rules live in ``annotation.comparison.services.check_judgment``."""
 
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import HTML, Fieldset, Layout, Submit
@@ -12,6 +12,7 @@ from annotation.comparison.models import (
     Rating,
     Suitability,
 )
+from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
 
 
 def _rows(n: int) -> forms.Textarea:
@@ -112,7 +113,9 @@ class AssignmentForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         help_text="Default: every pair to the same three primary annotators (§2.4 Stage 2).",
     )
-    overlap = forms.IntegerField(min_value=1, initial=3, label="Annotators per pair (overlap)")
+    overlap = forms.IntegerField(
+        min_value=1, initial=ANNOTATORS_PER_PAIR, label="Annotators per pair (overlap)"
+    )
     batch_size = forms.IntegerField(min_value=0, initial=0, label="Pairs per batch (0: one batch)")
 
     def __init__(self, *args, runs, annotators, **kwargs):

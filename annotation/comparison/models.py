@@ -34,8 +34,6 @@ __all__ = [
 
 # App. D.2: "Three anonymized candidate annotations (A, B, and C)".
 COMPARISON_LETTERS = ("A", "B", "C")
-# §2.4 Stage 2: three primary annotators judge every pair.
-DEFAULT_ANNOTATORS_PER_PAIR = 3
 
 
 class ComparisonPair(models.Model):

@@ -1,11 +1,17 @@
 """Reads of the blinded comparison. The only reader of assignments and judgments for
-annotators: what it returns carries letters and text, never a candidate's id, family,
-model, run or anything ordered by them (App. D.2: "model-family identities were hidden").
+annotators: what the annotator reads return carries letters and text, never a candidate's
+id, family, model, run or anything ordered by them (App. D.2: "model-family identities
+were hidden").
+
+The construction-export chain sections at the end (``chain_candidates``,
+``chain_comparison``) are the construction team's record, with candidate ids and
+families: only the final-set export calls them.
 """
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 
 from annotation.comparison.models import (
@@ -13,11 +19,12 @@ from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonDraft,
     ComparisonJudgment,
+    ComparisonJudgmentVersion,
     ComparisonPair,
     PairAssignment,
 )
 from annotation.corpus.models import Memory
-from annotation.generation.models import Candidate
+from annotation.generation.models import Candidate, LlmCallRecord
 from heartbench_site.base.roles import Role, user_roles
 
 
@@ -206,30 +213,230 @@ def comparison_assignable(*, run_id=None):
 
 
 def comparison_home_queues(*, user) -> dict:
-    """The home cards of the comparison workflow, for the roles ``user`` holds only: one
-    query per card."""
-    from adjudication.arbitration.selectors import escalated_count
-
-    held = user_roles(user)
-    cards = {}
-    if Role.PRIMARY_ANNOTATOR in held:
-        count = (
-            PairAssignment.objects.filter(
-                annotator=user, pair__status=ComparisonPair.Status.ANNOTATING
-            )
-            .exclude(Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))))
-            .count()
-        )
-        cards["comparison"] = {
+    """The primary annotators' home card: pairs awaiting their comparison (one query).
+    The arbitrators' card of escalated pairs is arbitration's
+    (``adjudication.arbitration.selectors.arbitration_home_queues``)."""
+    if Role.PRIMARY_ANNOTATOR not in user_roles(user):
+        return {}
+    count = (
+        PairAssignment.objects.filter(annotator=user, pair__status=ComparisonPair.Status.ANNOTATING)
+        .exclude(Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))))
+        .count()
+    )
+    return {
+        "comparison": {
             "count": count,
             "url": reverse("comparison:queue"),
             "label": f"{count} pair(s) awaiting your comparison",
         }
-    if Role.ARBITRATOR in held:
-        count = escalated_count()
-        cards["escalated"] = {
-            "count": count,
-            "url": reverse("adjudication:queue"),
-            "label": f"{count} escalated comparison(s) awaiting arbitration",
+    }
+
+
+# --- Construction-export chain sections (adjudication.export.chain) -----------------------
+# Each reads with a fixed number of queries for the whole item list and returns
+# ``{item.pk: jsonable}`` with lists in a fixed order (exports are byte-identical).
+
+
+def _iso(value):
+    return value.isoformat() if value is not None else None
+
+
+def _username(user):
+    return user.get_username() if user is not None else None
+
+
+def _pairs_of(items) -> dict:
+    """{(character pk, scenario pk): [item pk, ...]}"""
+    out = defaultdict(list)
+    for item in items:
+        out[(item.character_id, item.scenario_id)].append(item.pk)
+    return out
+
+
+def by_item_of_pair(items, rows_by_pair: dict) -> dict:
+    """Spread ``{(character pk, scenario pk): row}`` over the items of each pair:
+    ``{item pk: row}`` (construction-export chain sections are keyed by item)."""
+    out = {}
+    for pair, item_pks in _pairs_of(items).items():
+        if pair in rows_by_pair:
+            for pk in item_pks:
+                out[pk] = rows_by_pair[pair]
+    return out
+
+
+def _pair_filter(items) -> dict:
+    return {
+        "character_id__in": sorted({i.character_id for i in items}),
+        "scenario_id__in": sorted({i.scenario_id for i in items}),
+    }
+
+
+def chain_candidates(items) -> dict:
+    """Construction-export chain section "candidates": every candidate of the item's pair,
+    with the run, unit and LLM calls behind it."""
+    if not items:
+        return {}
+    wanted = set(_pairs_of(items))
+    in_pairs = set(
+        ComparisonPair.candidates.through.objects.filter(
+            comparisonpair__character_id__in=[c for c, _ in wanted],
+            comparisonpair__scenario_id__in=[s for _, s in wanted],
+        ).values_list("candidate_id", flat=True)
+    )
+    rows = defaultdict(list)
+    for c in (
+        Candidate.objects.filter(**_pair_filter(items))
+        .select_related(
+            "run__screening_prompt",
+            "run__reranking_prompt",
+            "run__response_prompt",
+            "run__created_by",
+            "unit",
+            "profile_version",
+        )
+        .prefetch_related(
+            Prefetch("unit__calls", queryset=LlmCallRecord.objects.order_by("created_at", "pk"))
+        )
+        .order_by("pk")
+    ):
+        pair = (c.character_id, c.scenario_id)
+        if pair not in wanted:
+            continue
+        rows[pair].append(_candidate(c, c.pk in in_pairs))
+    return by_item_of_pair(items, rows)
+
+
+def _candidate(c, in_comparison: bool) -> dict:
+    run, unit = c.run, c.unit
+    return {
+        "id": c.pk,
+        "family": c.family,
+        "model_name": c.model_name,
+        "origin": c.origin,
+        "source": c.source,
+        "in_comparison_pair": in_comparison,
+        "profile_version": c.profile_version.number if c.profile_version else None,
+        "summary": c.summary,
+        "emotional_tone": c.emotional_tone,
+        "core_reasoning": c.core_reasoning,
+        "final_decision": c.final_decision,
+        "activated_memory_ids": c.activated_memory_ids,
+        "created_at": _iso(c.created_at),
+        "run": (
+            {
+                "id": run.pk,
+                "status": run.status,
+                "families": run.families,
+                "models": run.models,
+                "activation_models": run.activation_models,
+                "prompts": {
+                    p.stage: p.number
+                    for p in (run.screening_prompt, run.reranking_prompt, run.response_prompt)
+                },
+                "created_by": _username(run.created_by),
+                "created_at": _iso(run.created_at),
+                "finished_at": _iso(run.finished_at),
+            }
+            if run
+            else None
+        ),
+        "unit": (
+            {
+                "id": unit.pk,
+                "status": unit.status,
+                "stage_reached": unit.stage_reached,
+                "attempts": unit.attempts,
+                "reranking_skipped": unit.reranking_skipped,
+                "eligible_memory_ids": unit.eligible_memory_ids,
+                "screened_memory_ids": unit.screened_memory_ids,
+                "activated_memory_ids": unit.activated_memory_ids,
+                "tokens_in": unit.tokens_in,
+                "tokens_out": unit.tokens_out,
+                "cost_usd": str(unit.cost_usd),
+                "calls": [
+                    {
+                        "stage": call.stage,
+                        "provider": call.provider,
+                        "model": call.model,
+                        "prompt_hash": call.prompt_hash,
+                        "ok": call.ok,
+                        "attempt_count": call.attempt_count,
+                        "error_kind": call.error_kind,
+                        "tokens_in": call.tokens_in,
+                        "tokens_out": call.tokens_out,
+                        "created_at": _iso(call.created_at),
+                    }
+                    for call in unit.calls.all()
+                ],
+            }
+            if unit
+            else None
+        ),
+    }
+
+
+def chain_comparison(items) -> dict:
+    """Construction-export chain section "comparison": the pair's blinded comparison, each
+    annotator's letters → candidates and every submitted version of their judgment
+    (canonical candidate ids, not letters only). Construction team only: never shown to
+    annotators."""
+    if not items:
+        return {}
+    rows = {}
+    pairs = (
+        ComparisonPair.objects.filter(**_pair_filter(items))
+        .select_related("profile_version", "created_by")
+        .prefetch_related(
+            Prefetch(
+                "assignments",
+                queryset=PairAssignment.objects.select_related(
+                    "annotator", "assigned_by", "judgment"
+                ).order_by("pk"),
+            ),
+            Prefetch(
+                "assignments__judgment__versions",
+                queryset=ComparisonJudgmentVersion.objects.order_by("number"),
+            ),
+        )
+        .order_by("pk")
+    )
+    for pair in pairs:
+        rows[(pair.character_id, pair.scenario_id)] = {
+            "pair_id": pair.pk,
+            "status": pair.status,
+            "profile_version": pair.profile_version.number,
+            "escalation_reasons": pair.escalation_reasons,
+            "created_by": _username(pair.created_by),
+            "created_at": _iso(pair.created_at),
+            "routed_at": _iso(pair.routed_at),
+            "assignments": [_assignment(a) for a in pair.assignments.all()],
         }
-    return cards
+    return by_item_of_pair(items, rows)
+
+
+def _judgment(content) -> dict:
+    return {**content.content(), "selected_candidate": content.selected_candidate_id}
+
+
+def _assignment(a) -> dict:
+    judgment = getattr(a, "judgment", None)
+    return {
+        "annotator": _username(a.annotator),
+        "batch": a.batch,
+        "permutation": a.permutation,
+        "assigned_by": _username(a.assigned_by),
+        "assigned_at": _iso(a.assigned_at),
+        "judgment": (
+            {
+                **_judgment(judgment),
+                "version": judgment.version,
+                "submitted_at": _iso(judgment.submitted_at),
+                "versions": [
+                    {**_judgment(v), "number": v.number, "created_at": _iso(v.created_at)}
+                    for v in judgment.versions.all()
+                ],
+            }
+            if judgment
+            else None
+        ),
+    }

@@ -1,10 +1,14 @@
 """Writes of the blinded three-candidate comparison (seed 000 §2.4 Stage 2, App. D.2).
 
 Every function is one workflow transition: keyword-only, atomic, guarded by the state it
-expects, raising ``ComparisonError`` with a message in the guideline's terms.
+expects, raising ``ComparisonError`` with a message in the guideline's terms. Routing a
+pair once every annotator has judged it (consensus-then-arbitration) is the layer above's
+(``adjudication.arbitration.services.consensus_route``): :func:`comparison_submit` says
+when a pair is complete, and the submit interfaces call the routing next.
 """
 
 import random
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -15,7 +19,6 @@ from django.utils import timezone
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     CRITERIA_FIELDS,
-    DEFAULT_ANNOTATORS_PER_PAIR,
     JUDGMENT_FIELDS,
     ComparisonDraft,
     ComparisonJudgment,
@@ -26,6 +29,7 @@ from annotation.comparison.models import (
     Suitability,
 )
 from annotation.generation.models import Candidate, GenerationRun
+from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
 from heartbench_site.base.roles import Role, has_any_role
 
 _shuffle = random.SystemRandom().shuffle
@@ -93,7 +97,7 @@ def comparison_assign(
     user,
     pair_ids: list[int],
     annotator_ids: list[int],
-    overlap: int = DEFAULT_ANNOTATORS_PER_PAIR,
+    overlap: int = ANNOTATORS_PER_PAIR,
     batch_size: int = 0,
 ) -> int:
     """Assign pairs to annotators: each pair to ``overlap`` of them, round-robin (the
@@ -198,13 +202,33 @@ def check_judgment(content: dict) -> dict:
     return content
 
 
+@dataclass(frozen=True)
+class Submission:
+    """What :func:`comparison_submit` recorded, and what consensus routing needs."""
+
+    judgment: ComparisonJudgment
+    # The judged pair, row-locked until the submit's transaction ends.
+    pair: ComparisonPair
+    # Every assigned annotator has now submitted: the pair is ready to be routed.
+    complete: bool
+
+
+def _all_submitted(pair: ComparisonPair) -> bool:
+    assigned = pair.assignments.count()
+    judged = ComparisonJudgment.objects.filter(assignment__pair=pair).count()
+    return bool(assigned) and judged >= assigned
+
+
 @transaction.atomic
-def comparison_submit(*, public_id, annotator, content: dict) -> ComparisonJudgment:
+def comparison_submit(*, public_id, annotator, content: dict) -> Submission:
     """Submit (or revise, until the pair is routed) the annotator's judgment.
 
     Idempotent: the assignment row is locked and the judgment is one-to-one with it, so
     a double click, a second tab or a retry yields one judgment; a resubmission of the
-    same content adds no version. Routes the pair when every assignee has submitted."""
+    same content adds no version. The pair row stays locked until the caller's
+    transaction ends, so the caller can route a complete pair
+    (``adjudication.arbitration.services.consensus_route``) before anyone else acts on it.
+    """
     content = check_judgment(content)
     assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
     pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=assignment.pair_id)
@@ -223,9 +247,10 @@ def comparison_submit(*, public_id, annotator, content: dict) -> ComparisonJudgm
                     **content,
                 )
         except IntegrityError:  # a concurrent submit won the race: this one is a retry
-            return ComparisonJudgment.objects.get(assignment=assignment)
+            judgment = ComparisonJudgment.objects.get(assignment=assignment)
+            return Submission(judgment=judgment, pair=pair, complete=False)
     elif judgment.content() == content:
-        return judgment
+        return Submission(judgment=judgment, pair=pair, complete=_all_submitted(pair))
     else:
         for f, value in content.items():
             setattr(judgment, f, value)
@@ -240,38 +265,4 @@ def comparison_submit(*, public_id, annotator, content: dict) -> ComparisonJudgm
         **content,
     )
     ComparisonDraft.objects.filter(assignment=assignment).delete()
-    _route_if_complete(pair=pair)
-    return judgment
-
-
-def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
-    """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
-    rule of App. D.2."""
-    reasons = []
-    if any(j.suitability == Suitability.FLAGGED for j in judgments):
-        reasons.append("suitability flagged")
-    if len({j.selected_candidate_id for j in judgments}) > 1:
-        reasons.append("different candidates selected")
-    if any(j.rating != Rating.AS_IS for j in judgments):
-        reasons.append("partial revisions requested")
-    return not reasons, reasons
-
-
-def _route_if_complete(*, pair: ComparisonPair) -> None:
-    """Caller must hold the pair's row lock."""
-    from adjudication.arbitration.services import reference_adopt_unanimous
-
-    assignments = list(pair.assignments.all())
-    judgments = list(ComparisonJudgment.objects.filter(assignment__pair=pair))
-    if not assignments or len(judgments) < len(assignments):
-        return
-    unanimous, reasons = routing_outcome(judgments)
-    pair.routed_at = timezone.now()
-    pair.escalation_reasons = reasons
-    if unanimous:
-        pair.status = ComparisonPair.Status.ADOPTED
-        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])
-        reference_adopt_unanimous(pair=pair, candidate_id=judgments[0].selected_candidate_id)
-    else:
-        pair.status = ComparisonPair.Status.ESCALATED
-        pair.save(update_fields=["status", "routed_at", "escalation_reasons"])
+    return Submission(judgment=judgment, pair=pair, complete=_all_submitted(pair))

@@ -1,4 +1,6 @@
-"""Blinded three-candidate comparison (seed 000 §2.4 Stage 2), under /compare/.
+"""Blinded three-candidate comparison (seed 000 §2.4 Stage 2), under /compare/ in the
+``comparison`` namespace; the site's ``urls.py`` adds the comparison page
+(``adjudication.consensus.urls``).
 
 Annotator URLs carry the assignment's opaque UUID only: no pair, candidate or run id."""
 
@@ -6,10 +8,8 @@ from django.urls import path
 
 from annotation.comparison import views
 
-app_name = "comparison"
 urlpatterns = [
     path("", views.comparison_queue, name="queue"),
     path("assign/", views.comparison_assign, name="assign"),
-    path("<uuid:assignment>/", views.comparison_pair, name="pair"),
     path("<uuid:assignment>/draft/", views.comparison_draft, name="draft"),
 ]

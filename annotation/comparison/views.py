@@ -1,14 +1,15 @@
-"""Pages of the blinded comparison. Thin: parse, call a service or selector, render (the
-whole page, or its fragment for htmx). URLs carry the assignment's opaque id only."""
+"""Pages of the blinded comparison: the annotator's queue and draft autosave, the admin's
+assignment page. Thin: parse, call a service or selector, render (the whole page, or its
+fragment for htmx). URLs carry the assignment's opaque id only. The comparison page
+itself submits a judgment, which may route the pair: it is ``adjudication.consensus``'s."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.comparison import selectors, services
-from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
+from annotation.comparison.forms import AssignmentForm
 from annotation.comparison.models import JUDGMENT_FIELDS
 from annotation.generation.models import GenerationRun
 from heartbench_site.base.roles import Role, role_required
@@ -23,44 +24,6 @@ def comparison_queue(request):
     return render(
         request, "comparison/queue.html", {"queue": selectors.comparison_queue(user=request.user)}
     )
-
-
-def _initial(page) -> dict:
-    if page.draft:
-        return page.draft
-    if page.judgment is not None:
-        return page.judgment.content()
-    return {}
-
-
-@annotator_required
-@require_http_methods(["GET", "POST"])
-def comparison_pair(request, assignment):
-    page = selectors.comparison_page(public_id=assignment, user=request.user)
-    if page is None:
-        raise Http404("This comparison is not assigned to you.")
-    form = None
-    if request.method == "POST":
-        form = ComparisonJudgmentForm(request.POST, public_id=page.public_id)
-        if form.is_valid():
-            try:
-                judgment = services.comparison_submit(
-                    public_id=page.public_id, annotator=request.user, content=form.cleaned_data
-                )
-            except services.ComparisonError as error:
-                add_error_messages(form, error)
-            else:
-                messages.success(
-                    request,
-                    f"Judgment submitted (version {judgment.version}) for "
-                    f"{page.pair.character.key} × {page.pair.scenario.scenario_id}.",
-                )
-                return redirect("comparison:pair", assignment=page.public_id)
-    if form is None:
-        form = ComparisonJudgmentForm(
-            initial=_initial(page), public_id=page.public_id, readonly=not page.is_open
-        )
-    return render(request, "comparison/pair.html", {"page": page, "form": form})
 
 
 @annotator_required

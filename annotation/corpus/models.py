@@ -196,16 +196,33 @@ class Memory(models.Model):
         }
 
 
-class Scenario(models.Model):
-    """A character-agnostic decision scenario, four-component schema of App. C.1."""
+# The content fields of the four-component scenario schema (App. C.1 Table 11), in the
+# order ``ScenarioContent`` defines them: everything a scenario says, without its id.
+SCENARIO_CONTENT_FIELDS = (
+    "stage",
+    "age_range",
+    "age",
+    "diamonds_dimension",
+    "name",
+    "category",
+    "intensity",
+    "description_for_agent",
+    "setting_location",
+    "setting_time",
+    "setting_atmosphere",
+    "context_text",
+    "trigger_sender",
+    "trigger_message",
+    "action_required",
+)
 
-    scenario_id = models.CharField(
-        max_length=64,
-        unique=True,
-        validators=[RegexValidator(SCENARIO_ID_RE, "Scenario ids look like SCN_SCHOOL_AGE_3.")],
-    )
+
+class ScenarioContent(models.Model):
+    """A scenario's content (App. C.1 Table 11): ``Scenario`` holds the current content,
+    each ``ScenarioVersion`` of scenario review one immutable version of it."""
+
     # metadata
-    stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES, db_index=True)
+    stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES)
     age_range = models.CharField(max_length=40)
     age = models.PositiveSmallIntegerField()
     diamonds_dimension = models.CharField(max_length=20, blank=True)
@@ -223,6 +240,24 @@ class Scenario(models.Model):
     trigger_sender = models.CharField(max_length=300)
     trigger_message = models.TextField()
     action_required = models.TextField(blank=True)
+
+    class Meta:
+        abstract = True
+
+    def content(self) -> dict:
+        return {f: getattr(self, f) for f in SCENARIO_CONTENT_FIELDS}
+
+
+class Scenario(ScenarioContent):
+    """A character-agnostic decision scenario, four-component schema of App. C.1."""
+
+    scenario_id = models.CharField(
+        max_length=64,
+        unique=True,
+        validators=[RegexValidator(SCENARIO_ID_RE, "Scenario ids look like SCN_SCHOOL_AGE_3.")],
+    )
+    # The corpus pages filter by stage: indexed here, not on every version.
+    stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES, db_index=True)
     source = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -262,38 +297,3 @@ class ActivationSet(models.Model):
         return (
             f"{self.character.key} × {self.scenario.scenario_id} step {self.step} ({self.origin})"
         )
-
-
-class ImportJob(models.Model):
-    """An admin upload, imported by a Celery worker; the files travel in the database so
-    a worker on another machine can read them."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Importing"
-        SUCCEEDED = "succeeded", "Imported"
-        FAILED = "failed", "Rejected"
-
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    summary = models.JSONField(default=dict, blank=True)
-    errors = models.JSONField(default=list, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self):
-        return f"import job {self.pk} ({self.status})"
-
-
-class ImportJobFile(models.Model):
-    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="files")
-    name = models.CharField(max_length=300)
-    content = models.BinaryField()
-    size = models.PositiveBigIntegerField()
-
-    def __str__(self):
-        return self.name

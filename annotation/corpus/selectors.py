@@ -1,7 +1,7 @@
-"""Reads of the corpus and its imports, shaped for pages and the API.
+"""Reads of the corpus, shaped for pages and the API.
 
 Each selector issues a fixed number of queries whatever the number of rows (tests
-assert the counts), and none loads an uploaded file's bytes unless asked to.
+assert the counts).
 """
 
 from dataclasses import dataclass
@@ -11,15 +11,7 @@ from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
 from annotation.corpus.life_stages import LIFE_STAGE_BINS, LifeStageBin
-from annotation.corpus.models import (
-    ActivationSet,
-    Character,
-    ImportJob,
-    ImportJobFile,
-    Memory,
-    ProfileVersion,
-    Scenario,
-)
+from annotation.corpus.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
 
 
 @dataclass(frozen=True)
@@ -141,22 +133,3 @@ def scenarios_by_life_stage() -> list[tuple[LifeStageBin, list[Scenario]]]:
 
 def scenario_get(*, scenario_id: str) -> Scenario:
     return get_object_or_404(Scenario, scenario_id=scenario_id)
-
-
-def import_job_list(*, limit: int | None = None) -> QuerySet[ImportJob]:
-    qs = (
-        ImportJob.objects.select_related("created_by")
-        .annotate(file_count=Count("files"))
-        .order_by("-created_at", "-pk")
-    )
-    return qs[:limit] if limit is not None else qs
-
-
-def import_job_get(*, job_id: int) -> ImportJob:
-    """A job with its files' names and sizes (never their bytes) in ``job.file_list``."""
-    files = Prefetch(
-        "files", queryset=ImportJobFile.objects.defer("content").order_by("pk"), to_attr="file_list"
-    )
-    return get_object_or_404(
-        ImportJob.objects.select_related("created_by").prefetch_related(files), pk=job_id
-    )

@@ -1,10 +1,9 @@
+"""The admin's corpus upload form."""
+
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Submit
 from django import forms
 from django.urls import reverse_lazy
-
-from annotation.corpus.models import Character, Scenario
-from annotation.generation.models import ModelFamily
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -58,111 +57,3 @@ class CorpusImportForm(forms.Form):
                 params={"names": ", ".join(duplicates)},
             )
         return files
-
-
-class SecondarySubmit(Submit):
-    field_classes = "btn btn-outline-secondary"
-
-
-class GenerationRunForm(forms.Form):
-    """Launch a generation run: the families, and optionally a subset of the pairs.
-
-    Leaving both pair lists empty means every pair; choosing only characters means those
-    characters with every scenario, and the other way round.
-    """
-
-    families = forms.MultipleChoiceField(
-        label="Model families",
-        choices=ModelFamily.choices,
-        widget=forms.CheckboxSelectMultiple,
-        initial=[family.value for family in ModelFamily],
-        help_text="One candidate per pair and family (seed 000 §2.4 Stage 1).",
-    )
-    characters = forms.ModelMultipleChoiceField(
-        label="Characters",
-        queryset=Character.objects.order_by("key"),
-        to_field_name="key",
-        required=False,
-        widget=forms.SelectMultiple(attrs={"size": 8}),
-        help_text="None chosen: every character with a frozen profile.",
-    )
-    scenarios = forms.ModelMultipleChoiceField(
-        label="Scenarios",
-        queryset=Scenario.objects.order_by("scenario_id"),
-        to_field_name="scenario_id",
-        required=False,
-        widget=forms.SelectMultiple(attrs={"size": 8}),
-        help_text="None chosen: every scenario.",
-    )
-    note = forms.CharField(
-        label="Note",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Why this run: shown in the run list.",
-    )
-
-    def __init__(self, *args, configured=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        # A family without a provider stays choosable (the refusal names the settings to
-        # set), but says so up front and is not ticked by default.
-        self.fields["families"].choices = [
-            (value, label if value in configured else f"{label} (no provider configured)")
-            for value, label in ModelFamily.choices
-        ]
-        self.fields["families"].initial = [f for f in ModelFamily.values if f in configured] or (
-            ModelFamily.values
-        )
-        # The <form> tag is the template's: it carries the htmx attributes, which
-        # crispy's helper.attrs would also stamp on the checkbox group.
-        self.helper = FormHelper()
-        self.helper.form_tag = False
-        self.helper.add_input(Submit("launch", "Launch run"))
-        self.helper.add_input(
-            SecondarySubmit("estimate", "Count units", formnovalidate="formnovalidate")
-        )
-
-    def pair_filter(self) -> dict:
-        """The chosen subset as the service takes it (call after ``is_valid``); an empty
-        list means every character or scenario, which the service spells None."""
-        return {
-            "characters": [c.key for c in self.cleaned_data.get("characters") or ()] or None,
-            "scenarios": [s.scenario_id for s in self.cleaned_data.get("scenarios") or ()] or None,
-        }
-
-    def choices_for_estimate(self) -> dict | None:
-        """The choices to count units for: the defaults when unbound, else the valid
-        submitted choices; None while no family (or an unknown pair) is chosen."""
-        if not self.is_bound:
-            return {"families": self.fields["families"].initial, **dict.fromkeys(PAIR_FIELDS)}
-        self.is_valid()
-        if any(name in self.errors for name in ("families", *PAIR_FIELDS)):
-            return None
-        return {"families": self.cleaned_data["families"], **self.pair_filter()}
-
-
-PAIR_FIELDS = ("characters", "scenarios")
-
-
-class PromptVersionForm(forms.Form):
-    """The next version of one stage's prompt, prefilled from the current one."""
-
-    system_template = forms.CharField(
-        label="System prompt", widget=forms.Textarea(attrs={"rows": 10, "class": "font-monospace"})
-    )
-    user_template = forms.CharField(
-        label="User prompt template",
-        widget=forms.Textarea(attrs={"rows": 14, "class": "font-monospace"}),
-        help_text="Placeholders in {braces} are filled per unit; keep the ones the stage uses.",
-    )
-    note = forms.CharField(
-        label="What changed",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )
-
-    def __init__(self, *args, stage: str, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.helper = FormHelper()
-        self.helper.form_action = reverse_lazy("corpus:prompt-new", kwargs={"stage": stage})
-        self.helper.form_method = "post"
-        self.helper.add_input(Submit("save", "Save as the next version"))

@@ -8,7 +8,7 @@ the database (does the scenario exist, does the stage agree) happen in ``resolve
 
 import re
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus.life_stages import FIRST_AGE, LAST_AGE, LIFE_STAGE_KEYS
 from annotation.corpus.models import Scenario
 from annotation.corpus_import.corpus import FileKind, Origin, ParsedCorpus
@@ -18,7 +18,6 @@ from annotation.corpus_import.vocabulary import (
     CHARACTER_KEY,
     DIAMONDS_DIMENSIONS,
     IMPORTED_MODEL_FAMILIES,
-    MAX_REFINED_ACTIVATIONS,
     MCQ_OPTION_LABELS,
     MEMORY_ID,
     MEMORY_ID_HINT,
@@ -26,6 +25,7 @@ from annotation.corpus_import.vocabulary import (
     bin_age_problem,
     stage_problem,
 )
+from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
 
 _AGE_RANGE = re.compile(r"(\d{1,3})\s*[-–]\s*(\d{1,3})")
 
@@ -527,10 +527,11 @@ def _parse_activated(f: Fields, character: str, step: int):
     items = f.array("activated_memories")
     if items is None:
         return None, None
-    if step == 2 and len(items) > MAX_REFINED_ACTIVATIONS:
+    # App. D.1: stage-2 refinement retains at most 50 memories.
+    if step == 2 and len(items) > ACTIVATED_MEMORY_LIMIT:
         f.report(
             "activated_memories",
-            f"step-2 refinement keeps at most {MAX_REFINED_ACTIVATIONS} memories, got {len(items)}",
+            f"step-2 refinement keeps at most {ACTIVATED_MEMORY_LIMIT} memories, got {len(items)}",
         )
     ids, types, ok = [], [], True
     has_types = False

@@ -1,12 +1,14 @@
-"""Writes to the corpus: every state change is one keyword-only, atomic function here."""
+"""Import jobs: storing an upload and running it (the import itself is ``importing``).
+Every state change of a job is one keyword-only function here.
+"""
 
 import logging
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.corpus.models import ImportJob, ImportJobFile
 from annotation.corpus_import.importing import import_files
+from annotation.corpus_import.models import ImportJob, ImportJobFile
 from annotation.corpus_import.problems import ImportRejected
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ import random
 
 from annotation.corpus.life_stages import FIRST_AGE, LAST_AGE
 from annotation.corpus_import.vocabulary import BIG_FIVE_NAMES, stage_for_age
+from heartbench_site.base.protocol import PROTOCOL_SEED
 
-DEFAULT_SEED = 20261012
 # The release's character-to-anchor assignment, as its activation ids show.
 ANCHORS = (
     ("CHAR_01", "N_HIGH"),
@@ -113,7 +113,7 @@ def synthetic_characters(
     characters: int = 11,
     memories_per_character: int = 1000,
     content_chars: int = 3300,
-    seed: int = DEFAULT_SEED,
+    seed: int = PROTOCOL_SEED,
 ) -> list[dict]:
     rng = random.Random(seed)
     pool = [_sentence(rng) for _ in range(500)]

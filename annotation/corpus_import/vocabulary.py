@@ -56,9 +56,6 @@ DIAMONDS_DIMENSIONS = (
     "Sociality",
 )
 
-# App. D.1: stage-2 refinement retains at most 50 memories.
-MAX_REFINED_ACTIVATIONS = 50
-
 MCQ_OPTION_LABELS = ("A", "B", "C", "D")
 
 MEMORY_ID_HINT = (

@@ -6,9 +6,9 @@ from django.utils import timezone
 
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.generation.models import GenerationRun, ModelFamily
-from annotation.generation.services import (
+from annotation.generation.services.calls import generation_family_configs
+from annotation.generation.services.runs import (
     GenerationError,
-    generation_family_configs,
     generation_run_create,
     generation_run_start,
 )

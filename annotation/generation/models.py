@@ -56,7 +56,7 @@ class PromptVersion(models.Model):
     """One numbered version of a stage's prompt; a run names the versions it used.
 
     Immutable once a run references it: editing a prompt means creating the next number.
-    Templates use ``str.format``-style placeholders (see ``generation_prompts``).
+    Templates use ``str.format``-style placeholders (see ``prompts.render``).
     """
 
     Stage = GenerationStage

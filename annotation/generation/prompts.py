@@ -7,11 +7,13 @@ Memories are shown to models by their anonymized id (no trait label).
 import math
 import re
 
+from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
+
 # App. D.1 / L.5: screening aims at roughly 75-125 candidates per scenario; re-ranking
-# keeps at most 50 and is skipped without a call when 50 or fewer survive (L.5.2).
+# keeps at most ACTIVATED_MEMORY_LIMIT (50) and is skipped without a call when that many
+# or fewer survive (L.5.2).
 SCREENING_TARGET_LOW = 75
 SCREENING_TARGET_HIGH = 125
-ACTIVATED_MEMORY_LIMIT = 50
 # L.5.1: the per-batch budget is the final target of 50 with a buffer factor of 1.5,
 # i.e. 75 for the whole pool, shared across batches in proportion to their size.
 SCREENING_BUFFER_FACTOR = 1.5

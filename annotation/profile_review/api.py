@@ -1,27 +1,23 @@
-"""The construction-stage reviews over REST (/api/review/). Thin: validate, call a
-service or selector, serialize. The blinding of the pages holds here too: every read
-goes through the same selectors."""
+"""Profile review over REST (/api/review/). Thin: validate, call a service or selector,
+serialize. The blinding of the pages holds here too: every read goes through the same
+selectors. ``ERROR``, ``error_response`` and ``not_found`` serve scenario review's API
+too."""
 
+from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.profile_review import selectors, services
 from annotation.profile_review.models import (
-    DIAMONDS_DIMENSION_CHOICES,
-    DIAMONDS_FIELDS,
-    DIAMONDS_MAX,
-    DIAMONDS_MIN,
     PROFILE_CRITERIA_FIELDS,
     PROFILE_FIELD_CHOICES,
     CriterionJudgement,
     Recommendation,
     ReviewError,
 )
-from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from heartbench_site.base.roles import HasRole, Role
 
 # --- Serializers --------------------------------------------------------------------------
@@ -112,99 +108,6 @@ class OutcomeTableSerializer(serializers.Serializer):
     rows = OutcomeRowSerializer(many=True)
 
 
-def _scores_field(**kwargs):
-    return serializers.DictField(
-        child=serializers.IntegerField(min_value=DIAMONDS_MIN, max_value=DIAMONDS_MAX),
-        help_text=f"Keys: {', '.join(DIAMONDS_FIELDS)}.",
-        **kwargs,
-    )
-
-
-class RatingSerializer(serializers.Serializer):
-    reviewer = serializers.CharField(source="reviewer.username")
-    scores = serializers.SerializerMethodField()
-    note = serializers.CharField()
-    submitted_at = serializers.DateTimeField()
-
-    def get_scores(self, rating) -> dict[str, int]:
-        return rating.scores()
-
-
-class ScreeningSerializer(serializers.Serializer):
-    version = serializers.IntegerField(source="version.number")
-    reviewer = serializers.CharField(source="reviewer.username")
-    decision = serializers.CharField()
-    note = serializers.CharField()
-
-
-class ScenarioQueueRowSerializer(serializers.Serializer):
-    scenario_id = serializers.CharField(source="scenario.scenario_id")
-    stage = serializers.CharField(source="scenario.stage")
-    review_stage = serializers.CharField(source="review.stage", allow_null=True)
-    your_status = serializers.CharField()
-    needs_you = serializers.BooleanField()
-
-
-class ScenarioReviewPageSerializer(serializers.Serializer):
-    scenario_id = serializers.CharField(source="scenario.scenario_id")
-    review_stage = serializers.CharField(source="stage")
-    version = serializers.IntegerField(source="version.number", allow_null=True)
-    screenings = ScreeningSerializer(many=True)
-    ratings = RatingSerializer(source="visible_ratings", many=True)
-    reassess = serializers.SerializerMethodField()
-    final = serializers.SerializerMethodField()
-
-    def get_reassess(self, page) -> list[str]:
-        return [c.field for c in page.comparison if c.reassess]
-
-    def get_final(self, page) -> dict[str, int] | None:
-        final = getattr(page.review, "final", None) if page.review else None
-        return final.scores() if final else None
-
-
-class RatingInputSerializer(serializers.Serializer):
-    scores = _scores_field()
-    note = serializers.CharField(required=False, allow_blank=True, default="")
-
-
-class CoverageSerializer(serializers.Serializer):
-    n_final = serializers.IntegerField()
-    distribution = serializers.SerializerMethodField()
-    life_stages = serializers.SerializerMethodField()
-    agreement = serializers.SerializerMethodField()
-
-    def get_distribution(self, c) -> dict[str, list[int]]:
-        return {r.field: r.counts for r in c.distribution}
-
-    def get_life_stages(self, c) -> dict[str, int]:
-        return {s.key: s.total for s in c.stages}
-
-    def get_agreement(self, c) -> list[dict]:
-        return [
-            {
-                "dimension": a.label,
-                "units": a.n_units,
-                "krippendorff_alpha_ordinal": a.alpha.value,
-                "cohen_kappa_linear": a.kappa_linear.value,
-                "cohen_kappa_quadratic": a.kappa_quadratic.value,
-            }
-            for a in c.agreement
-        ]
-
-
-class BlueprintSerializer(serializers.Serializer):
-    id = serializers.IntegerField(source="pk", read_only=True)
-    title = serializers.CharField()
-    summary = serializers.CharField()
-    stage = serializers.ChoiceField(choices=LIFE_STAGE_CHOICES)
-    diamonds_dimension = serializers.ChoiceField(choices=DIAMONDS_DIMENSION_CHOICES)
-    status = serializers.CharField(read_only=True)
-    error = serializers.CharField(read_only=True)
-    scenario_id = serializers.CharField(
-        source="scenario.scenario_id", read_only=True, allow_null=True
-    )
-
-
 # --- Views --------------------------------------------------------------------------------
 
 ERROR = inline_serializer(
@@ -212,13 +115,13 @@ ERROR = inline_serializer(
 )
 
 
-def _error(error: ReviewError) -> Response:
+def error_response(error: ReviewError) -> Response:
+    """A ``ReviewError`` as a 400 response (``ERROR`` documents its shape)."""
     return Response({"detail": error.messages}, status=status.HTTP_400_BAD_REQUEST)
 
 
-def _not_found(call):
-    from django.http import Http404
-
+def not_found(call):
+    """``call()``, with a selector's ``Http404`` turned into the API's 404."""
     try:
         return call()
     except Http404 as missing:
@@ -252,7 +155,7 @@ class ProfileReviewDetailApi(AnnotatorApi):
         responses=ProfileReviewPageSerializer,
     )
     def get(self, request, key):
-        page = _not_found(
+        page = not_found(
             lambda: selectors.profile_review_page(character_key=key, user=request.user)
         )
         return Response(ProfileReviewPageSerializer(page).data)
@@ -270,7 +173,7 @@ class ProfileReviewDetailApi(AnnotatorApi):
                 character_key=key, reviewer=request.user, **data.validated_data
             )
         except ReviewError as error:
-            return _error(error)
+            return error_response(error)
         page = selectors.profile_review_page(character_key=key, user=request.user)
         return Response(ProfileReviewPageSerializer(page).data)
 
@@ -289,7 +192,7 @@ class ChangeRequestCreateApi(AnnotatorApi):
                 character_key=key, reviewer=request.user, **data.validated_data
             )
         except ReviewError as error:
-            return _error(error)
+            return error_response(error)
         return Response(ChangeRequestSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
@@ -302,93 +205,3 @@ class ProfileOutcomesApi(APIView):
     )
     def get(self, request):
         return Response(OutcomeTableSerializer(selectors.profile_outcome_table()).data)
-
-
-class ScenarioReadApi(APIView):
-    permission_classes = [HasRole]
-    allowed_roles = (Role.SCENARIO_REVIEWER, Role.ADMIN)
-    write_roles = (Role.SCENARIO_REVIEWER,)
-
-
-class ScenarioQueueApi(ScenarioReadApi):
-    @extend_schema(
-        summary="Scenarios and your review status", responses=ScenarioQueueRowSerializer(many=True)
-    )
-    def get(self, request):
-        rows = selectors.scenario_review_queue(user=request.user)
-        return Response(ScenarioQueueRowSerializer(rows, many=True).data)
-
-
-class ScenarioReviewDetailApi(ScenarioReadApi):
-    @extend_schema(
-        summary="A scenario's two-pass review",
-        description=(
-            "`ratings` holds the other reviewer's pass-2 rating only once yours is submitted."
-        ),
-        responses=ScenarioReviewPageSerializer,
-    )
-    def get(self, request, scenario_id):
-        page = _not_found(
-            lambda: selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        )
-        return Response(ScenarioReviewPageSerializer(page).data)
-
-
-class ScenarioRatingApi(ScenarioReadApi):
-    allowed_roles = (Role.SCENARIO_REVIEWER,)
-
-    @extend_schema(
-        summary="Submit your independent pass-2 DIAMONDS ratings",
-        request=RatingInputSerializer,
-        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
-    )
-    def post(self, request, scenario_id):
-        data = RatingInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            services.scenario_rate(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                scores=data.validated_data["scores"],
-                note=data.validated_data["note"],
-            )
-        except ReviewError as error:
-            return _error(error)
-        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
-
-
-class ScenarioCoverageApi(ScenarioReadApi):
-    @extend_schema(
-        summary="DIAMONDS coverage, scenarios per bin and agreement", responses=CoverageSerializer
-    )
-    def get(self, request):
-        return Response(CoverageSerializer(selectors.scenario_coverage()).data)
-
-
-class BlueprintListApi(ScenarioReadApi):
-    @extend_schema(summary="Scenario blueprints", responses=BlueprintSerializer(many=True))
-    def get(self, request):
-        return Response(BlueprintSerializer(selectors.blueprint_list()[:100], many=True).data)
-
-    @extend_schema(
-        summary="Draft a blueprint; a worker expands it into a draft scenario",
-        request=BlueprintSerializer,
-        responses={202: BlueprintSerializer, 400: ERROR},
-    )
-    def post(self, request):
-        data = BlueprintSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            blueprint = services.blueprint_create(user=request.user, **data.validated_data)
-        except ReviewError as error:
-            return _error(error)
-        dispatch_blueprint_expansion(blueprint.pk)
-        return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)
-
-
-class BlueprintDetailApi(ScenarioReadApi):
-    @extend_schema(summary="One blueprint and its expansion", responses=BlueprintSerializer)
-    def get(self, request, id):
-        blueprint = _not_found(lambda: selectors.blueprint_get(blueprint_id=id))
-        return Response(BlueprintSerializer(blueprint).data)

@@ -1,10 +1,10 @@
-"""REST endpoints of the construction-stage reviews (issue 6), under /api/review/."""
+"""Profile review's REST endpoints, under /api/review/ in the ``review-api`` namespace,
+which it shares with scenario review: ``heartbench_site.api_urls`` composes both."""
 
 from django.urls import path
 
 from annotation.profile_review import api
 
-app_name = "review-api"
 urlpatterns = [
     path("profiles/", api.ProfileQueueApi.as_view(), name="profile-list"),
     path("profile-outcomes/", api.ProfileOutcomesApi.as_view(), name="profile-outcomes"),
@@ -14,19 +14,5 @@ urlpatterns = [
         "change-requests/<str:key>/",
         api.ChangeRequestCreateApi.as_view(),
         name="change-request-create",
-    ),
-    path("scenarios/", api.ScenarioQueueApi.as_view(), name="scenario-list"),
-    path("scenario-coverage/", api.ScenarioCoverageApi.as_view(), name="scenario-coverage"),
-    path("blueprints/", api.BlueprintListApi.as_view(), name="blueprint-list"),
-    path("blueprints/<int:id>/", api.BlueprintDetailApi.as_view(), name="blueprint-detail"),
-    path(
-        "scenarios/<str:scenario_id>/",
-        api.ScenarioReviewDetailApi.as_view(),
-        name="scenario-review",
-    ),
-    path(
-        "scenarios/<str:scenario_id>/ratings/",
-        api.ScenarioRatingApi.as_view(),
-        name="scenario-rate",
     ),
 ]

@@ -1,54 +1,32 @@
-"""Writes of the construction-stage reviews (issue 6). Every transition is one
+"""Writes of profile review (seed 000 §2.2 Stage 1, App. B.3). Every transition is one
 keyword-only, atomic function that checks the state it starts from and raises a
-``ReviewError`` whose message says what to do; each one appends a ``ReviewEvent``.
+``ReviewError`` whose message says what to do; each one appends a ``ReviewEvent``
+(``record_event``, which scenario review uses too, like ``require_role``).
 """
 
-import json
-import logging
 import math
-import re
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
-from annotation.corpus.models import CORE_PATTERN_COUNT, Character, ProfileVersion, Scenario
+from annotation.corpus.models import CORE_PATTERN_COUNT, Character, ProfileVersion
 from annotation.profile_review.models import (
     BIG_FIVE_FIELDS,
     BIG_FIVE_LETTER_FIELD,
-    DIAMONDS_DIMENSION_CHOICES,
-    DIAMONDS_FIELDS,
-    DIAMONDS_LABELS,
-    DIAMONDS_MAX,
-    DIAMONDS_MID,
-    DIAMONDS_MIN,
     PROFILE_CRITERIA_FIELDS,
     PROFILE_FIELD_LABELS,
-    PROFILE_REVIEWERS_REQUIRED,
-    REASSESSMENT_THRESHOLD,
-    SCENARIO_CONTENT_FIELDS,
-    SCENARIO_INTENSITIES,
-    SCENARIO_REVIEWERS_REQUIRED,
     ChangeRequest,
-    DiamondsRating,
-    FinalDiamondsRating,
     ProfileEdit,
     ProfileReview,
     ProfileReviewCase,
     Recommendation,
     ReviewError,
     ReviewEvent,
-    ScenarioBlueprint,
-    ScenarioReview,
-    ScenarioVersion,
-    ScreeningDecision,
     profile_field_text,
 )
+from heartbench_site.base.protocol import PROFILE_REVIEWERS
 from heartbench_site.base.roles import Role, has_any_role
 from heartbench_site.base.text_diff import passage_in, word_diff
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["ReviewError"]
 
@@ -75,18 +53,20 @@ EDIT_FIELD_LABELS = {
 }
 
 
-def _event(*, actor, action: str, character=None, scenario=None, **details) -> None:
+def record_event(*, actor, action: str, character=None, scenario=None, **details) -> None:
+    """Append one transition of either construction-stage review to the history."""
     ReviewEvent.objects.create(
         actor=actor, action=action, character=character, scenario=scenario, details=details
     )
 
 
-def _require_role(user, role: Role, doing: str) -> None:
+def require_role(user, role: Role, doing: str) -> None:
+    """Refuse, with a ``ReviewError`` naming the role, unless ``user`` holds ``role``."""
     if not has_any_role(user, [role]):
         raise ReviewError(f"Only a {role.label.lower()} can {doing}.")
 
 
-# --- Profile review: the annotators -------------------------------------------------------
+# --- The annotators -------------------------------------------------------------------
 
 
 def _latest_version(character: Character) -> ProfileVersion | None:
@@ -154,7 +134,7 @@ def change_request_add(
     suggested_correction: str,
 ) -> ChangeRequest:
     """Add a field-level change request to the reviewer's (draft) review."""
-    _require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
+    require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
     case = _open_case(character_key=character_key, create=True)
     _check_reviewing(case)
     if field not in PROFILE_FIELD_LABELS:
@@ -180,7 +160,7 @@ def change_request_add(
         concern=concern.strip(),
         suggested_correction=suggested_correction.strip(),
     )
-    _event(
+    record_event(
         actor=reviewer,
         action="change_request_add",
         character=case.character,
@@ -203,7 +183,7 @@ def change_request_withdraw(*, request_id: int, reviewer) -> None:
     case = ProfileReviewCase.objects.select_for_update().get(pk=request.review.case_id)
     _check_reviewing(case)
     _own_review(case=case, reviewer=reviewer)
-    _event(
+    record_event(
         actor=reviewer,
         action="change_request_withdraw",
         character=case.character,
@@ -229,7 +209,7 @@ def profile_review_save(
 
     Once the required number of reviews is in, the case passes to the senior expert.
     """
-    _require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
+    require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
     case = _open_case(character_key=character_key, create=True)
     _check_reviewing(case)
     review = _own_review(case=case, reviewer=reviewer)
@@ -275,10 +255,10 @@ def profile_review_save(
     review.save()
     if submit:
         submitted = case.reviews.filter(submitted_at__isnull=False).count()
-        if submitted >= PROFILE_REVIEWERS_REQUIRED:
+        if submitted >= PROFILE_REVIEWERS:
             case.status = ProfileReviewCase.Status.ADJUDICATING
             case.save(update_fields=["status"])
-        _event(
+        record_event(
             actor=reviewer,
             action="profile_review_submit",
             character=case.character,
@@ -289,16 +269,16 @@ def profile_review_save(
     return review
 
 
-# --- Profile review: the senior expert ----------------------------------------------------
+# --- The senior expert ----------------------------------------------------------------
 
 
 def _adjudicating_case(*, character_key: str, arbitrator) -> ProfileReviewCase:
-    _require_role(arbitrator, Role.ARBITRATOR, "adjudicate profile reviews")
+    require_role(arbitrator, Role.ARBITRATOR, "adjudicate profile reviews")
     case = _open_case(character_key=character_key, create=False)
     if case.status != ProfileReviewCase.Status.ADJUDICATING:
         submitted = case.reviews.filter(submitted_at__isnull=False).count()
         raise ReviewError(
-            f"{case.reviewed_version} has {submitted} of {PROFILE_REVIEWERS_REQUIRED} reviews; "
+            f"{case.reviewed_version} has {submitted} of {PROFILE_REVIEWERS} reviews; "
             "adjudication opens when every reviewer has submitted."
         )
     return case
@@ -332,7 +312,7 @@ def change_request_resolve(
     request.resolved_at = timezone.now()
     request.resolved_in_version = _latest_version(case.character)
     request.save()
-    _event(
+    record_event(
         actor=arbitrator,
         action="change_request_resolve",
         character=case.character,
@@ -466,7 +446,7 @@ def profile_edit(
         anchor_change_confirmed=bool(confirm_anchor_change and anchor in changed_scores),
         diff=diff,
     )
-    _event(
+    record_event(
         actor=editor,
         action="profile_edit",
         character=case.character,
@@ -506,7 +486,7 @@ def profile_freeze(
     case.frozen_at, case.frozen_by = now, arbitrator
     case.suitability_note = note.strip()
     case.save()
-    _event(
+    record_event(
         actor=arbitrator,
         action="profile_freeze",
         character=case.character,
@@ -514,569 +494,3 @@ def profile_freeze(
         reviewed_version=case.reviewed_version.number,
     )
     return version
-
-
-# --- Scenario review ----------------------------------------------------------------------
-
-
-def _scenario_review(*, scenario_id: str, actor) -> ScenarioReview:
-    """The scenario's review (row-locked), opened on a first version taken from the
-    ``Scenario`` row when the scenario came in without one (an import)."""
-    _require_role(actor, Role.SCENARIO_REVIEWER, "review scenarios")
-    scenario = Scenario.objects.filter(scenario_id=scenario_id).first()
-    if scenario is None:
-        raise ReviewError(f"There is no scenario {scenario_id}.")
-    review = (
-        ScenarioReview.objects.select_for_update()
-        .select_related("version")
-        .filter(scenario=scenario)
-        .first()
-    )
-    if review is not None:
-        return review
-    version = scenario.versions.order_by("-number").first() or ScenarioVersion.objects.create(
-        scenario=scenario,
-        number=1,
-        origin=ScenarioVersion.Origin.IMPORT,
-        note=scenario.source,
-        **{f: getattr(scenario, f) for f in SCENARIO_CONTENT_FIELDS},
-    )
-    try:
-        with transaction.atomic():
-            return ScenarioReview.objects.create(scenario=scenario, version=version)
-    except IntegrityError:
-        return ScenarioReview.objects.select_for_update().get(scenario=scenario)
-
-
-def _check_stage(review: ScenarioReview, *stages: str, doing: str) -> None:
-    if review.stage not in stages:
-        raise ReviewError(
-            f"{review.scenario.scenario_id} is at “{review.get_stage_display()}”; "
-            f"it cannot {doing} now."
-        )
-
-
-def _adopt(review: ScenarioReview) -> None:
-    """Make the approved version the scenario's current content."""
-    scenario = Scenario.objects.select_for_update().get(pk=review.scenario_id)
-    content = review.version.content()
-    if any(getattr(scenario, f) != v for f, v in content.items()):
-        for f, v in content.items():
-            setattr(scenario, f, v)
-        scenario.save(update_fields=list(content))
-
-
-@transaction.atomic
-def scenario_screen(
-    *,
-    scenario_id: str,
-    reviewer,
-    decision: str,
-    logically_consistent: bool = False,
-    psychologically_plausible: bool = False,
-    character_agnostic: bool = False,
-    note: str = "",
-) -> ScreeningDecision:
-    """Record one reviewer's pass-1 decision on the version under screening. A flag sends
-    it to revision; approval by both reviewers sends it to pass 2."""
-    review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
-    _check_stage(review, ScenarioReview.Stage.SCREENING, doing="be screened")
-    if ScreeningDecision.objects.filter(version=review.version, reviewer=reviewer).exists():
-        raise ReviewError(f"You already screened {review.version}.")
-    if decision == ScreeningDecision.Decision.APPROVE:
-        if not (logically_consistent and psychologically_plausible and character_agnostic):
-            raise ReviewError(
-                "Approve only when all three checks hold (logically consistent, "
-                "psychologically plausible, character-agnostic); otherwise flag it."
-            )
-    elif decision == ScreeningDecision.Decision.FLAG:
-        if not note.strip():
-            raise ReviewError("Say what needs revising when flagging a scenario.")
-    else:
-        raise ReviewError("Approve or flag the scenario.")
-    screening = ScreeningDecision.objects.create(
-        review=review,
-        version=review.version,
-        reviewer=reviewer,
-        decision=decision,
-        logically_consistent=logically_consistent,
-        psychologically_plausible=psychologically_plausible,
-        character_agnostic=character_agnostic,
-        note=note.strip(),
-    )
-    if decision == ScreeningDecision.Decision.FLAG:
-        review.stage = ScenarioReview.Stage.REVISION
-    else:
-        approvals = ScreeningDecision.objects.filter(
-            version=review.version, decision=ScreeningDecision.Decision.APPROVE
-        ).count()
-        if approvals >= SCENARIO_REVIEWERS_REQUIRED:
-            review.stage = ScenarioReview.Stage.RATING
-            review.screened_at = timezone.now()
-            _adopt(review)
-    review.save(update_fields=["stage", "screened_at"])
-    _event(
-        actor=reviewer,
-        action="scenario_screen",
-        scenario=review.scenario,
-        version=review.version.number,
-        decision=decision,
-        stage=review.stage,
-    )
-    return screening
-
-
-def _clean_content(content: dict) -> dict:
-    problems = []
-    clean = {}
-    for field in SCENARIO_CONTENT_FIELDS:
-        value = content.get(field)
-        if field == "age":
-            try:
-                clean[field] = int(value)
-            except (TypeError, ValueError):
-                problems.append("Age must be a whole number.")
-            continue
-        clean[field] = str(value if value is not None else "").strip()
-        if not clean[field] and field not in ("diamonds_dimension", "action_required"):
-            problems.append(f"{field.replace('_', ' ').capitalize()} cannot be empty.")
-    stage = LIFE_STAGES.get(clean.get("stage"))
-    if stage is None:
-        problems.append("Choose one of the eight life-stage bins.")
-    elif "age" in clean and not stage.contains(clean["age"]):
-        problems.append(
-            f"Age {clean['age']} is outside {stage.label} ({stage.first_age}-{stage.last_age})."
-        )
-    if problems:
-        raise ReviewError(problems)
-    return clean
-
-
-@transaction.atomic
-def scenario_revise(
-    *, scenario_id: str, reviewer, content: dict, note: str = ""
-) -> ScenarioVersion:
-    """Propose the consensus revision of a flagged scenario; both reviewers then screen
-    the new version (the proposer's approval is not implied)."""
-    review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
-    _check_stage(review, ScenarioReview.Stage.REVISION, doing="be revised")
-    clean = _clean_content(content)
-    if clean == review.version.content():
-        raise ReviewError("The revision changes nothing: edit the passages the flag names.")
-    if not note.strip():
-        raise ReviewError("Say what the revision changes and how it answers the flag.")
-    previous = review.version
-    version = ScenarioVersion.objects.create(
-        scenario=review.scenario,
-        number=previous.number + 1,
-        origin=ScenarioVersion.Origin.REVISION,
-        note=note.strip(),
-        created_by=reviewer,
-        **clean,
-    )
-    review.version = version
-    review.stage = ScenarioReview.Stage.SCREENING
-    review.save(update_fields=["version", "stage"])
-    _event(
-        actor=reviewer,
-        action="scenario_revise",
-        scenario=review.scenario,
-        version=version.number,
-        fields=[f for f in SCENARIO_CONTENT_FIELDS if clean[f] != getattr(previous, f)],
-    )
-    return version
-
-
-def final_rating_rule(a: int, b: int) -> int:
-    """Final value of a dimension the two ratings put at most one point apart.
-
-    Seed 000 App. C.2 re-assesses only differences above one point and does not say how
-    a one-point difference resolves; here it resolves to the rating nearer the scale's
-    midpoint (4, "moderately present"), the more conservative of the two claims.
-    """
-    if a == b:
-        return a
-    return min((a, b), key=lambda r: abs(r - DIAMONDS_MID))
-
-
-def disagreements(first: dict[str, int], second: dict[str, int]) -> list[str]:
-    return [f for f in DIAMONDS_FIELDS if abs(first[f] - second[f]) > REASSESSMENT_THRESHOLD]
-
-
-def _check_scores(scores: dict, fields) -> dict[str, int]:
-    clean, problems = {}, []
-    for f in fields:
-        try:
-            value = int(scores.get(f))
-        except (TypeError, ValueError):
-            problems.append(f"Rate {DIAMONDS_LABELS[f]} on the 1-7 scale.")
-            continue
-        if not DIAMONDS_MIN <= value <= DIAMONDS_MAX:
-            problems.append(f"{DIAMONDS_LABELS[f]} must be between 1 and 7; got {value}.")
-        clean[f] = value
-    if problems:
-        raise ReviewError(problems)
-    return clean
-
-
-@transaction.atomic
-def scenario_rate(*, scenario_id: str, reviewer, scores: dict, note: str = "") -> DiamondsRating:
-    """Submit one reviewer's independent pass-2 rating on all eight dimensions."""
-    review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
-    _check_stage(review, ScenarioReview.Stage.RATING, doing="be rated")
-    if review.ratings.filter(reviewer=reviewer).exists():
-        raise ReviewError(
-            f"You already rated {review.scenario.scenario_id}; a rating cannot change."
-        )
-    clean = _check_scores(scores, DIAMONDS_FIELDS)
-    rating = DiamondsRating.objects.create(
-        review=review, version=review.version, reviewer=reviewer, note=note.strip(), **clean
-    )
-    ratings = list(review.ratings.order_by("pk"))
-    if len(ratings) >= SCENARIO_REVIEWERS_REQUIRED:
-        first, second = ratings[0].scores(), ratings[1].scores()
-        split = disagreements(first, second)
-        if split:
-            review.stage = ScenarioReview.Stage.REASSESSMENT
-        else:
-            FinalDiamondsRating.objects.create(
-                review=review,
-                recorded_by=reviewer,
-                reassessed=[],
-                **{f: final_rating_rule(first[f], second[f]) for f in DIAMONDS_FIELDS},
-            )
-            review.stage = ScenarioReview.Stage.COMPLETE
-            review.completed_at = timezone.now()
-        review.save(update_fields=["stage", "completed_at"])
-    _event(
-        actor=reviewer,
-        action="scenario_rate",
-        scenario=review.scenario,
-        version=review.version.number,
-        stage=review.stage,
-    )
-    return rating
-
-
-@transaction.atomic
-def scenario_reassess(
-    *, scenario_id: str, reviewer, agreed: dict, note: str = ""
-) -> FinalDiamondsRating:
-    """Record the jointly agreed final ratings of the dimensions that were more than one
-    point apart; the other dimensions follow ``final_rating_rule``."""
-    review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
-    _check_stage(review, ScenarioReview.Stage.REASSESSMENT, doing="be re-assessed")
-    ratings = list(review.ratings.order_by("pk"))
-    if reviewer.pk not in {r.reviewer_id for r in ratings}:
-        raise ReviewError("Only the two reviewers who rated the scenario record the re-assessment.")
-    first, second = ratings[0].scores(), ratings[1].scores()
-    split = disagreements(first, second)
-    extra = set(k for k, v in agreed.items() if v not in (None, "")) - set(split)
-    if extra:
-        raise ReviewError(
-            "Only the dimensions more than one point apart are re-assessed; not: "
-            + ", ".join(DIAMONDS_LABELS.get(f, f) for f in sorted(extra))
-            + "."
-        )
-    clean = _check_scores(agreed, split)
-    final = FinalDiamondsRating.objects.create(
-        review=review,
-        recorded_by=reviewer,
-        reassessed=split,
-        note=note.strip(),
-        **{f: clean.get(f) or final_rating_rule(first[f], second[f]) for f in DIAMONDS_FIELDS},
-    )
-    review.stage = ScenarioReview.Stage.COMPLETE
-    review.completed_at = timezone.now()
-    review.save(update_fields=["stage", "completed_at"])
-    _event(
-        actor=reviewer,
-        action="scenario_reassess",
-        scenario=review.scenario,
-        agreed=clean,
-        before={f: [first[f], second[f]] for f in split},
-    )
-    return final
-
-
-# --- Blueprints and manual entry ----------------------------------------------------------
-
-
-def _next_scenario_id(stage: str) -> str:
-    prefix = f"SCN_{stage.upper()}_"
-    numbers = [
-        int(m.group(1))
-        for sid in Scenario.objects.filter(scenario_id__startswith=prefix).values_list(
-            "scenario_id", flat=True
-        )
-        if (m := re.fullmatch(rf"{re.escape(prefix)}(\d+)", sid))
-    ]
-    return f"{prefix}{max(numbers, default=0) + 1}"
-
-
-def _create_scenario(*, content: dict, origin: str, user, note: str, source: str) -> Scenario:
-    scenario = Scenario.objects.create(
-        scenario_id=_next_scenario_id(content["stage"]), source=source, **content
-    )
-    version = ScenarioVersion.objects.create(
-        scenario=scenario, number=1, origin=origin, created_by=user, note=note, **content
-    )
-    ScenarioReview.objects.create(scenario=scenario, version=version)
-    return scenario
-
-
-@transaction.atomic
-def scenario_create_manual(*, user, content: dict, note: str = "") -> Scenario:
-    """A scenario entered by hand; its first version awaits pass 1."""
-    _require_role(user, Role.SCENARIO_REVIEWER, "enter scenarios")
-    clean = _clean_content(content)
-    scenario = _create_scenario(
-        content=clean,
-        origin=ScenarioVersion.Origin.MANUAL,
-        user=user,
-        note=note.strip(),
-        source=f"entered by {user.get_username()}",
-    )
-    _event(actor=user, action="scenario_create_manual", scenario=scenario)
-    return scenario
-
-
-@transaction.atomic
-def blueprint_create(
-    *, user, title: str, summary: str, stage: str, diamonds_dimension: str
-) -> ScenarioBlueprint:
-    """Store an expert blueprint; the caller queues its expansion on commit."""
-    _require_role(user, Role.SCENARIO_REVIEWER, "draft scenario blueprints")
-    problems = []
-    if not title.strip():
-        problems.append("Give the blueprint a title.")
-    if len(summary.split()) < 10:
-        problems.append("Write a summary of at least ten words that establishes the core tension.")
-    if stage not in LIFE_STAGES:
-        problems.append("Choose one of the eight life-stage bins.")
-    if diamonds_dimension not in dict(DIAMONDS_DIMENSION_CHOICES):
-        problems.append("Choose the blueprint's DIAMONDS dimension.")
-    if problems:
-        raise ReviewError(problems)
-    blueprint = ScenarioBlueprint.objects.create(
-        title=title.strip(),
-        summary=summary.strip(),
-        stage=stage,
-        diamonds_dimension=diamonds_dimension,
-        created_by=user,
-    )
-    ReviewEvent.objects.create(
-        actor=user, action="blueprint_create", details={"blueprint": blueprint.pk}
-    )
-    return blueprint
-
-
-@transaction.atomic
-def blueprint_retry(*, blueprint_id: int, user) -> ScenarioBlueprint:
-    _require_role(user, Role.SCENARIO_REVIEWER, "retry a blueprint's expansion")
-    blueprint = ScenarioBlueprint.objects.select_for_update().get(pk=blueprint_id)
-    if blueprint.status != ScenarioBlueprint.Status.FAILED:
-        raise ReviewError("Only a failed expansion can be retried.")
-    blueprint.status, blueprint.error = ScenarioBlueprint.Status.PENDING, ""
-    blueprint.save(update_fields=["status", "error"])
-    return blueprint
-
-
-# App. L.4, abridged: the scenario-facing fields and the character-agnostic principles.
-EXPANSION_SYSTEM_PROMPT = """You are a psychological-scenario design expert. Your task is to \
-expand a short scenario sketch into a complete, high-quality scenario JSON object.
-Fields: name (English scenario name); category (two short labels separated by " / "); \
-intensity (Low / Medium / High / Very High / Extreme); age (the age of the person facing the \
-scenario, inside the life-stage bin); description_for_agent (one sentence summarizing the \
-scenario without revealing concrete details); setting (location, time, and 2-3 atmosphere \
-adjectives); context_text (150-300 word background narrative in the second person "you"); \
-trigger_event (sender: a concrete role; message_content: 100-200 words of dialogue with \
-parenthetical action descriptions, colloquial and emotionally charged; action_required: 1-2 \
-sentences specifying the decision the character must make right now).
-Key principles: 1. Character-neutral: the scenario must not presuppose any personality. \
-2. No identity anchors for "you": never write "you are X years old", "you have worked as Y \
-for Z years", "you are a W", "you have an N-year-old child"; the scenario provides only the \
-objective situation and pressure. 3. Concrete, not abstract: specific places, times, named \
-secondary characters, sensory detail. 4. context_text uses second person "you". 5. The \
-trigger event must create urgency. 6. Tightly aligned with the DIAMONDS dimension. \
-7. Age-appropriate for the developmental stage."""
-
-EXPANSION_USER_TEMPLATE = """\
-Life-stage bin: {stage_label} ({age_range}; ages {first_age}-{last_age})
-Dominant DIAMONDS dimension: {dimension}
-Summary title: {title}
-Summary: {summary}
-
-Expand this summary into the full JSON object."""
-
-
-def expansion_schema(stage_key: str) -> dict:
-    stage = LIFE_STAGES[stage_key]
-    text = {"type": "string", "minLength": 1}
-    return {
-        "type": "object",
-        "required": [
-            "name",
-            "category",
-            "intensity",
-            "age",
-            "description_for_agent",
-            "setting",
-            "context_text",
-            "trigger_event",
-        ],
-        "properties": {
-            "name": text,
-            "category": text,
-            "intensity": {"type": "string", "enum": list(SCENARIO_INTENSITIES)},
-            "age": {"type": "integer", "minimum": stage.first_age, "maximum": stage.last_age},
-            "description_for_agent": text,
-            "setting": {
-                "type": "object",
-                "required": ["location", "time", "atmosphere"],
-                "properties": {"location": text, "time": text, "atmosphere": text},
-            },
-            "context_text": text,
-            "trigger_event": {
-                "type": "object",
-                "required": ["sender", "message_content", "action_required"],
-                "properties": {
-                    "sender": text,
-                    "message_content": text,
-                    "action_required": text,
-                },
-            },
-        },
-    }
-
-
-def expansion_provider_config():
-    """The expansion's provider: ``settings.HEARTBENCH_SCENARIO_EXPANSION_PROVIDER`` (a
-    ``ProviderConfig``) or the ``HEARTBENCH_SCENARIO_EXPANSION_*`` environment."""
-    import os
-
-    from llm import ProviderConfig
-
-    configured = getattr(settings, "HEARTBENCH_SCENARIO_EXPANSION_PROVIDER", None)
-    if configured is not None:
-        return configured
-    prefix = "HEARTBENCH_SCENARIO_EXPANSION"
-    if not any(os.environ.get(f"{prefix}_{n}") for n in ("KIND", "API_KEY", "BASE_URL")):
-        return None
-    return ProviderConfig.from_env(prefix, os.environ)
-
-
-def blueprint_expand(*, blueprint_id: int, config=None) -> ScenarioBlueprint:
-    """Expand a pending blueprint through the LLM into a draft scenario (version 1).
-
-    Idempotent: a blueprint that is not pending is returned unchanged, so a redelivered
-    task expands nothing twice. The model call runs outside any transaction.
-    """
-    from llm import make_client
-
-    blueprint = ScenarioBlueprint.objects.get(pk=blueprint_id)
-    if blueprint.status != ScenarioBlueprint.Status.PENDING:
-        return blueprint
-    config = config or expansion_provider_config()
-    if config is None:
-        return _blueprint_fail(
-            blueprint_id=blueprint_id,
-            error="No LLM provider is configured for scenario expansion: set "
-            "HEARTBENCH_SCENARIO_EXPANSION_KIND (and its key/model), or enter the scenario "
-            "by hand.",
-        )
-    stage = LIFE_STAGES[blueprint.stage]
-    user = EXPANSION_USER_TEMPLATE.format(
-        stage_label=stage.label,
-        age_range=stage.release_age_range,
-        first_age=stage.first_age,
-        last_age=stage.last_age,
-        dimension=blueprint.diamonds_dimension,
-        title=blueprint.title,
-        summary=blueprint.summary,
-    )
-    # App. L.4: up to two retries on failure.
-    client = make_client(config)
-    try:
-        result = client.complete_json(
-            system=EXPANSION_SYSTEM_PROMPT,
-            user=user,
-            schema=expansion_schema(blueprint.stage),
-            max_attempts=3,
-        )
-    finally:
-        client.close()
-    record = result.as_dict()
-    if not result.ok:
-        return _blueprint_fail(
-            blueprint_id=blueprint_id,
-            error=f"The model call failed ({result.error_kind}): {result.error_message}",
-            record=record,
-        )
-    return _blueprint_finish(blueprint_id=blueprint_id, parsed=result.parsed, record=record)
-
-
-@transaction.atomic
-def _blueprint_fail(*, blueprint_id: int, error: str, record=None) -> ScenarioBlueprint:
-    blueprint = ScenarioBlueprint.objects.select_for_update().get(pk=blueprint_id)
-    if blueprint.status != ScenarioBlueprint.Status.PENDING:
-        return blueprint
-    blueprint.status = ScenarioBlueprint.Status.FAILED
-    blueprint.error = error
-    blueprint.call_record = _json_safe(record or {})
-    blueprint.finished_at = timezone.now()
-    blueprint.save()
-    return blueprint
-
-
-def _json_safe(value):
-    return json.loads(json.dumps(value, default=str))
-
-
-@transaction.atomic
-def _blueprint_finish(*, blueprint_id: int, parsed: dict, record: dict) -> ScenarioBlueprint:
-    blueprint = ScenarioBlueprint.objects.select_for_update().get(pk=blueprint_id)
-    if blueprint.status != ScenarioBlueprint.Status.PENDING:
-        return blueprint
-    stage = LIFE_STAGES[blueprint.stage]
-    content = {
-        "stage": blueprint.stage,
-        "age_range": stage.release_age_range,
-        "age": parsed["age"],
-        "diamonds_dimension": blueprint.diamonds_dimension,
-        "name": parsed["name"],
-        "category": parsed["category"],
-        "intensity": parsed["intensity"],
-        "description_for_agent": parsed["description_for_agent"],
-        "setting_location": parsed["setting"]["location"],
-        "setting_time": parsed["setting"]["time"],
-        "setting_atmosphere": parsed["setting"]["atmosphere"],
-        "context_text": parsed["context_text"],
-        "trigger_sender": parsed["trigger_event"]["sender"],
-        "trigger_message": parsed["trigger_event"]["message_content"],
-        "action_required": parsed["trigger_event"]["action_required"],
-    }
-    try:
-        clean = _clean_content(content)
-    except ReviewError as error:
-        blueprint.status = ScenarioBlueprint.Status.FAILED
-        blueprint.error = "The expansion is unusable: " + " ".join(error.messages)
-    else:
-        blueprint.scenario = _create_scenario(
-            content=clean,
-            origin=ScenarioVersion.Origin.BLUEPRINT,
-            user=blueprint.created_by,
-            note=f"LLM expansion of blueprint {blueprint.pk} ({record.get('model') or 'model'})",
-            source=f"blueprint {blueprint.pk}",
-        )
-        blueprint.status = ScenarioBlueprint.Status.EXPANDED
-    blueprint.call_record = _json_safe(record)
-    blueprint.finished_at = timezone.now()
-    blueprint.save()
-    ReviewEvent.objects.create(
-        actor=None,
-        action="blueprint_expand",
-        scenario=blueprint.scenario,
-        details={"blueprint": blueprint.pk, "status": blueprint.status},
-    )
-    return blueprint

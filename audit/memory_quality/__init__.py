@@ -1,0 +1,10 @@
+"""The memory quality audit (seed 000 §2.2 Stage 3, App. B.6): criteria 1-6 over every
+memory, up to three automated repairs each re-audited, manual review of what is still
+flagged, then a deduplicated, ordered and sanitized timeline per character.
+
+Modules: criteria (pure core, the six criteria), repair (pure, repair and classifier
+prompts), models, services/ (configuration, runs, repair_loop, review, finalize,
+classifier, records), selectors, celery_tasks, views, forms, urls, api, api_urls, admin,
+demo. Calls go views/api → services/selectors → models and the pure cores, celery_tasks
+→ services; down into ``annotation.corpus`` and the ``llm`` client library.
+"""

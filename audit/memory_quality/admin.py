@@ -1,4 +1,4 @@
-"""The audit's rows in the Django admin, read-only: changes go through the services
+"""The memory quality audit's rows in the Django admin, read-only: changes go through the services
 (settings versions through the audit settings page, which creates a new version)."""
 
 from django.contrib import admin
@@ -14,7 +14,6 @@ from audit.memory_quality.models import (
     RepairAttempt,
     TimelineEntry,
 )
-from audit.reference_labels import models as label_models
 from heartbench_site.base.admin import ReadOnlyAdmin
 
 
@@ -52,17 +51,6 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "actor", "action", "run", "case")
 
 
-# The rest of the memory audit and the reference-label audit: written only through
-# their services, browsed here.
-for _model in (
-    MemoryFlag,
-    ClassifierResult,
-    TimelineEntry,
-    label_models.LabelAudit,
-    label_models.LabelAuditExpert,
-    label_models.LabelAuditItem,
-    label_models.LabelSelection,
-    label_models.LabelAdjudication,
-    label_models.LabelAuditEvent,
-):
+# The rest of the memory audit: written only through its services, browsed here.
+for _model in (MemoryFlag, ClassifierResult, TimelineEntry):
     admin.site.register(_model, ReadOnlyAdmin)

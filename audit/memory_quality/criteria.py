@@ -20,6 +20,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from heartbench_site.base import protocol
+
 # --- The protocol's numbers and lists (App. B.6, B.7, L.3) ------------------------------
 
 OMNISCIENT = 1
@@ -73,7 +75,7 @@ ADULT_EVALUATION_PATTERNS = (
     "it shaped who I",
     "I came to understand",
 )
-ADULT_EVALUATION_MAX_AGE = 12  # App. B.6: child-age memories (≤ 12)
+ADULT_EVALUATION_MAX_AGE = protocol.ADULT_EVALUATION_MAX_AGE  # child-age memories (≤ 12)
 # App. B.6 criterion 6: high-register psychoanalytic terms.
 PSYCHOANALYTIC_TERMS = (
     "abandonment schema",
@@ -94,13 +96,14 @@ PSYCHOANALYTIC_TERMS = (
     "object relations",
     "ego depletion",
 )
-LOW_INTENSITY_THRESHOLD = 0.4  # App. B.6 criterion 6: intensity < 0.4
-CONTEXT_WORDS = (15, 30)  # App. L.3 / Table 8: context 15-30 words
-SUMMARY_WORDS = (20, 40)  # content_summary 20-40 words
-DUPLICATE_THRESHOLD = 0.85  # App. B.6 criterion 4: cosine > 0.85
-LENGTH_MAX_CHARS = 10_000  # App. B.6 criterion 5
-GUIDED_LENGTH = (2_000, 4_500)  # App. B.6 / L.3 guided range, reported only
-MAX_REPAIR_ATTEMPTS = 3  # App. B.6: up to three automated attempts per defect
+# The protocol's numbers (App. B.6, L.3), under the names the settings and tests use.
+LOW_INTENSITY_THRESHOLD = protocol.LOW_INTENSITY_THRESHOLD
+CONTEXT_WORDS = protocol.MEMORY_CONTEXT_WORDS
+SUMMARY_WORDS = protocol.MEMORY_SUMMARY_WORDS
+DUPLICATE_THRESHOLD = protocol.DUPLICATE_COSINE_THRESHOLD
+LENGTH_MAX_CHARS = protocol.MEMORY_MAX_CHARS
+GUIDED_LENGTH = protocol.MEMORY_GUIDED_CHARS
+MAX_REPAIR_ATTEMPTS = protocol.AUDIT_REPAIR_ATTEMPTS
 GAP_CHARS = 60
 # Dialogue of this many words or more in a metadata field is narration (criterion 3).
 DIALOGUE_MIN_WORDS = 4

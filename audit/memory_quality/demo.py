@@ -17,8 +17,8 @@ Idempotent: a second call finds the demo run and returns it.
 """
 
 from annotation.corpus.models import Memory
-from audit.memory_quality import services
 from audit.memory_quality.models import AuditRun, MemoryCase
+from audit.memory_quality.services import configuration, records, repair_loop, review, runs
 from heartbench_site.base.roles import Role
 from llm import ProviderConfig
 
@@ -33,7 +33,7 @@ def _plant(memories) -> dict[str, str]:
     child = next((m for m in memories if m.event_age <= 12), memories[0])
     rest = [m for m in memories if m.pk != child.pk]
     context_memory, drift_memory = rest[0], rest[1]
-    services.demo_defect_plant(
+    records.demo_defect_plant(
         memory_id=context_memory.memory_id,
         field="context",
         text=(
@@ -43,13 +43,13 @@ def _plant(memories) -> dict[str, str]:
         ),
         note="Demo: planted field-length inversion (criterion 3)",
     )
-    services.demo_defect_plant(
+    records.demo_defect_plant(
         memory_id=drift_memory.memory_id,
         field="content_full",
         text=f"Years later I understood what that call had really meant {PLANTED}.",
         note="Demo: planted omniscient-narrator marker (criterion 1)",
     )
-    services.demo_defect_plant(
+    records.demo_defect_plant(
         memory_id=child.memory_id,
         field="content_full",
         text=f"Looking back, I now understand that I was afraid {PLANTED}.",
@@ -73,18 +73,18 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
         return None
     admin = users[Role.ADMIN.value]
     planted = _plant(memories)
-    services.audit_settings_current()
-    version = services.audit_settings_create(
+    configuration.audit_settings_current()
+    version = configuration.audit_settings_create(
         created_by=admin, note=DEMO_SETTINGS_NOTE, enabled_criteria=[1, 2, 3, 5, 6]
     )
-    run = services.audit_run_start(created_by=admin, note=DEMO_NOTE, settings_version=version)
+    run = runs.audit_run_start(created_by=admin, note=DEMO_NOTE, settings_version=version)
     # The demo runs in-process: `make demo` needs no worker.
-    services.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
+    runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
     for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
         # Each call runs one repair attempt and says whether another one is due.
         again = True
         while again:
-            again = services.repair_attempt_run(
+            again = repair_loop.repair_attempt_run(
                 case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False
             )
     child_case = MemoryCase.objects.filter(
@@ -93,7 +93,7 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
         memory__memory_id__in=[k for k, c in planted.items() if c == "2"],
     ).first()
     if child_case is not None:
-        services.case_review_decide(
+        review.case_review_decide(
             case_id=child_case.pk,
             reviewer=users[Role.MEMORY_REVIEWER.value],
             decision=MemoryCase.Decision.CONFIRMED,

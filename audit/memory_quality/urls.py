@@ -1,10 +1,11 @@
-"""The memory quality audit (seed 000 §2.2 Stage 3, App. B.6), under /audit/."""
+"""The memory quality audit (seed 000 §2.2 Stage 3, App. B.6), under /audit/ (namespace
+"audit", given by heartbench_site.urls, which also puts the reference-label audit's
+"labels" under /audit/labels/)."""
 
-from django.urls import include, path
+from django.urls import path
 
 from audit.memory_quality import views
 
-app_name = "audit"
 urlpatterns = [
     path("", views.queue, name="queue"),
     path("cases/<int:case_id>/", views.case_detail, name="case-detail"),
@@ -17,5 +18,4 @@ urlpatterns = [
     path("runs/<int:run_id>/outcomes/", views.outcomes, name="outcomes"),
     path("runs/<int:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
     path("settings/", views.settings_page, name="settings"),
-    path("labels/", include("audit.reference_labels.urls")),
 ]

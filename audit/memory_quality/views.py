@@ -7,7 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from audit.memory_quality import criteria, selectors, services
+from audit.memory_quality import criteria, selectors
 from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import (
     AuditRunForm,
@@ -16,6 +16,7 @@ from audit.memory_quality.forms import (
     SeniorEditForm,
 )
 from audit.memory_quality.models import AuditError, MemoryCase
+from audit.memory_quality.services import classifier, configuration, finalize, review, runs
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -74,7 +75,7 @@ def case_decide(request, case_id):
     form = ReviewDecisionForm(request.POST, case_id=case_id)
     if form.is_valid():
         try:
-            services.case_review_decide(
+            review.case_review_decide(
                 case_id=case_id,
                 reviewer=request.user,
                 decision=form.cleaned_data["decision"],
@@ -118,7 +119,7 @@ def case_edit(request, case_id):
             _case_context(request, case_id, edit_form=form, preview=diff),
         )
     try:
-        _, findings = services.case_senior_edit(
+        _, findings = review.case_senior_edit(
             case_id=case_id,
             editor=request.user,
             context=form.cleaned_data["context"],
@@ -152,7 +153,7 @@ def run_list(request):
     form = AuditRunForm(request.POST or None, character_keys=keys)
     if request.method == "POST" and form.is_valid():
         try:
-            run = services.audit_run_start(
+            run = runs.audit_run_start(
                 created_by=request.user,
                 character_keys=form.cleaned_data["characters"],
                 note=form.cleaned_data["note"],
@@ -188,7 +189,7 @@ def run_detail(request, run_id):
 @require_POST
 def run_finalize(request, run_id):
     try:
-        run = services.audit_run_finalize(run_id=run_id, actor=request.user)
+        run = finalize.audit_run_finalize(run_id=run_id, actor=request.user)
     except AuditError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -205,7 +206,7 @@ def run_finalize(request, run_id):
 def run_classify(request, run_id):
     try:
         criterion = int(request.POST.get("criterion", ""))
-        queued = services.classifier_run_start(
+        queued = classifier.classifier_run_start(
             run_id=run_id, criterion=criterion, actor=request.user
         )
     except ValueError:
@@ -258,13 +259,13 @@ def outcomes_csv(request, run_id):
 @require_http_methods(["GET", "POST"])
 def settings_page(request):
     latest = selectors.audit_settings_latest()
-    values = services.audit_settings_defaults()
+    values = configuration.audit_settings_defaults()
     if latest is not None:
         values = {name: getattr(latest, name) for name in values}
     form = AuditSettingsForm(request.POST or None, initial=AuditSettingsForm.initial_from(values))
     if request.method == "POST" and form.is_valid():
         try:
-            version = services.audit_settings_create(
+            version = configuration.audit_settings_create(
                 created_by=request.user,
                 note=form.cleaned_data["note"],
                 character_names=values["character_names"],

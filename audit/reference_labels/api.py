@@ -1,17 +1,16 @@
 """The reference-label audit over REST (/api/audit/labels/). Thin: selector → serializer.
 
-An expert's endpoints serialize ``label_selectors.expert_*`` dataclasses: option labels
-and texts and the expert's own selection, never the key or anyone else's selection.
+An expert's endpoints serialize ``expert_pages`` dataclasses: option labels and texts and
+the expert's own selection, never the key or anyone else's selection.
 """
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.reference_labels import selectors
+from audit.reference_labels import expert_pages, outcomes, selectors
 from heartbench_site.base.roles import HasRole, Role, user_roles
 
 
@@ -89,7 +88,7 @@ class ExpertQueueApi(APIView):
         audit = selectors.label_audit_get(audit_id=label_audit_id)
         if audit is None or not selectors.is_expert(audit=audit, user=request.user):
             raise NotFound("You are not an expert on this audit.")
-        rows = selectors.expert_queue(audit=audit, expert=request.user)
+        rows = expert_pages.expert_queue(audit=audit, expert=request.user)
         return Response(LabelAuditExpertQueueRowSerializer(rows, many=True).data)
 
 
@@ -102,7 +101,7 @@ class ExpertItemApi(APIView):
         responses=LabelAuditExpertItemSerializer,
     )
     def get(self, request, label_item_id: int):
-        page = selectors.expert_item_page(audit_item_id=label_item_id, expert=request.user)
+        page = expert_pages.expert_item_page(audit_item_id=label_item_id, expert=request.user)
         if page is None:
             raise NotFound("This item is not in an audit you are an expert on.")
         return Response(LabelAuditExpertItemSerializer(page).data)
@@ -121,16 +120,7 @@ class LabelOutcomesApi(APIView):
             raise NotFound("No such reference-label audit.")
         if Role.ADMIN not in user_roles(request.user) and audit.adjudicator_id != request.user.pk:
             raise PermissionDenied("You are not this audit's adjudicator.")
-        result = selectors.label_audit_outcomes(audit=audit)
+        result = outcomes.label_audit_outcomes(audit=audit)
         data = LabelAuditOutcomesSerializer(result).data
         data["kappa_ci"] = list(result.kappa_ci) if result.kappa_ci else None
         return Response(data)
-
-
-app_name = "labels-api"
-urlpatterns = [
-    path("", LabelAuditListApi.as_view(), name="audit-list"),
-    path("<int:label_audit_id>/mine/", ExpertQueueApi.as_view(), name="expert-queue"),
-    path("<int:label_audit_id>/outcomes/", LabelOutcomesApi.as_view(), name="outcomes"),
-    path("items/<int:label_item_id>/", ExpertItemApi.as_view(), name="expert-item"),
-]

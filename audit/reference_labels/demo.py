@@ -17,7 +17,7 @@ Idempotent: a second call finds the demo audit and only resets the extra passwor
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem
+from adjudication.mcq.models import OPTION_LABELS, McqItem
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
 from heartbench_site.base.roles import Role

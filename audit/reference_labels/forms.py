@@ -7,8 +7,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from adjudication.arbitration.models import OPTION_LABELS
-from audit.reference_labels.models import DEFAULT_ITEMS_PER_STRATUM, LabelAdjudication
+from adjudication.mcq.models import OPTION_LABELS
+from audit.reference_labels.models import LabelAdjudication
+from heartbench_site.base.protocol import AUDIT_ITEMS_PER_STRATUM
 from heartbench_site.base.roles import Role
 
 
@@ -32,7 +33,7 @@ class LabelAuditCreateForm(forms.Form):
     items_per_stratum = forms.IntegerField(
         min_value=1,
         max_value=50,
-        initial=DEFAULT_ITEMS_PER_STRATUM,
+        initial=AUDIT_ITEMS_PER_STRATUM,
         label="Items per character × life-stage stratum (k)",
         help_text="App. D.4: two per stratum, 176 items for 11 characters × 8 bins.",
     )

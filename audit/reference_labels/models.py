@@ -10,19 +10,19 @@ Gathered by :mod:`audit.models` so Django sees these models in ``audit``.
 !!! BLINDING !!!  ``LabelAuditItem.key_at_audit``, ``n_on_key``, ``status`` and
 ``outcome``, the options' ``is_correct``/``source_character`` in ``item_version``, the
 other experts' :class:`LabelSelection` rows and :class:`LabelAdjudication` are never
-serialized to an audit expert. ``audit.reference_labels.selectors.expert_item_page`` is the only
-reader that serves them, and it copies the option label and text only.
+serialized to an audit expert. ``audit.reference_labels.expert_pages.expert_item_page`` is
+the only reader that serves them, and it copies the option label and text only.
 """
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem, McqItemVersion
+from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
+from heartbench_site.base.protocol import AUDIT_ITEMS_PER_STRATUM
 
 __all__ = [
-    "EXPERTS_PER_AUDIT",
     "LabelAdjudication",
     "LabelAudit",
     "LabelAuditError",
@@ -32,11 +32,6 @@ __all__ = [
     "LabelSelection",
 ]
 
-# App. D.4: "Three experts independently compared all four options ... The fourth expert
-# adjudicated every item without complete three-expert agreement."
-EXPERTS_PER_AUDIT = 3
-# App. D.4: "two items sampled from each of the 11 character × 8 life-stage-bin strata".
-DEFAULT_ITEMS_PER_STRATUM = 2
 OPTION_CHOICES = [(x, x) for x in OPTION_LABELS]
 
 
@@ -51,7 +46,7 @@ class LabelAudit(models.Model):
 
     note = models.CharField(max_length=300, blank=True)
     seed = models.BigIntegerField(help_text="The sampling seed, recorded so the draw reproduces.")
-    items_per_stratum = models.PositiveSmallIntegerField(default=DEFAULT_ITEMS_PER_STRATUM)
+    items_per_stratum = models.PositiveSmallIntegerField(default=AUDIT_ITEMS_PER_STRATUM)
     # {"frame": {"CHAR_01|school_age": ["Q_...", ...]}, "short": [{"character", "stage",
     #  "available", "wanted"}], "strata": n, "final_items": n}: the sampling frame as it was,
     # so the draw can be repeated from the record even after the final set changes.

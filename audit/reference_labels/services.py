@@ -14,12 +14,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from adjudication.arbitration.models import OPTION_LABELS, McqItem, McqItemVersion
+from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion
 from adjudication.mcq.versions import ItemEditRejected, record_version, remove_item, revise_item
 from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from audit.reference_labels.involvement import construction_involvement, describe_involvement
 from audit.reference_labels.models import (
-    DEFAULT_ITEMS_PER_STRATUM,
-    EXPERTS_PER_AUDIT,
     LabelAdjudication,
     LabelAudit,
     LabelAuditError,
@@ -28,7 +27,7 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from audit.reference_labels.selectors import construction_involvement, describe_involvement
+from heartbench_site.base.protocol import AUDIT_EXPERTS, AUDIT_ITEMS_PER_STRATUM
 from heartbench_site.base.roles import Role, has_any_role
 
 ORIGIN = McqItemVersion.Origin.LABEL_AUDIT
@@ -92,9 +91,9 @@ def sampling_frame() -> tuple[dict[str, list[str]], dict[str, int], list[str]]:
 
 def _check_team(experts: list, adjudicator) -> None:
     problems = []
-    if len(experts) != EXPERTS_PER_AUDIT or len({u.pk for u in experts}) != EXPERTS_PER_AUDIT:
+    if len(experts) != AUDIT_EXPERTS or len({u.pk for u in experts}) != AUDIT_EXPERTS:
         problems.append(
-            f"Choose exactly {EXPERTS_PER_AUDIT} different audit experts "
+            f"Choose exactly {AUDIT_EXPERTS} different audit experts "
             f"(App. D.4); {len({u.pk for u in experts})} chosen."
         )
     for user in experts:
@@ -133,7 +132,7 @@ def label_audit_create(
     created_by,
     experts: list,
     adjudicator,
-    items_per_stratum: int = DEFAULT_ITEMS_PER_STRATUM,
+    items_per_stratum: int = AUDIT_ITEMS_PER_STRATUM,
     seed: int | None = None,
     note: str = "",
 ) -> LabelAudit:
@@ -304,7 +303,7 @@ def label_selection_submit(
     selection.save(update_fields=["choice", "note", "submitted_at", "updated_at"])
     _event(actor=expert, action="selection_submitted", audit=row.audit, audit_item=row)
     submitted = LabelSelection.objects.filter(audit_item=row, submitted_at__isnull=False).count()
-    if submitted == EXPERTS_PER_AUDIT and row.status == LabelAuditItem.Status.SELECTING:
+    if submitted == AUDIT_EXPERTS and row.status == LabelAuditItem.Status.SELECTING:
         label_item_compare(audit_item=row)
     return selection
 
@@ -322,7 +321,7 @@ def label_item_compare(*, audit_item: LabelAuditItem) -> LabelAuditItem:
     audit_item.key_at_audit = key
     audit_item.n_on_key = on_key
     audit_item.compared_at = timezone.now()
-    if on_key == EXPERTS_PER_AUDIT:
+    if on_key == AUDIT_EXPERTS:
         audit_item.status = LabelAuditItem.Status.APPROVED
         audit_item.outcome = LabelAuditItem.Outcome.APPROVED
     else:

@@ -1,4 +1,5 @@
-"""The reference-label audit (seed 000 App. D.4), under /audit/labels/."""
+"""The reference-label audit (seed 000 App. D.4), under /audit/labels/ (namespace
+"audit:labels", nested by heartbench_site.urls)."""
 
 from django.urls import path
 

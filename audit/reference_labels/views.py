@@ -1,6 +1,6 @@
 """Pages of the reference-label audit, under /audit/labels/. Thin: parse, call a service
-or selector, render. Expert pages render only ``label_selectors.expert_*`` dataclasses,
-which carry no key (blinding)."""
+or selector, render. Expert pages render only ``expert_pages`` dataclasses, which carry
+no key (blinding)."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -8,14 +8,21 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from adjudication.arbitration.models import OPTION_LABELS
-from audit.reference_labels import selectors, services
+from adjudication.mcq.models import OPTION_LABELS
+from audit.reference_labels import (
+    adjudicator_pages,
+    expert_pages,
+    involvement,
+    selectors,
+    services,
+)
 from audit.reference_labels.forms import (
     LabelAdjudicationForm,
     LabelAuditCreateForm,
     LabelSelectionForm,
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
+from audit.reference_labels.outcomes import label_audit_outcomes, outcome_bars
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -49,7 +56,7 @@ def home(request):
         for audit in audits:
             if audit.adjudicator_id == request.user.pk:
                 continue
-            queue = selectors.expert_queue(audit=audit, expert=request.user)
+            queue = expert_pages.expert_queue(audit=audit, expert=request.user)
             if not queue:
                 continue
             done = sum(1 for r in queue if r.state == "submitted")
@@ -88,7 +95,7 @@ def create(request):
     return render(
         request,
         "audit/labels/create.html",
-        {"form": form, "candidates": selectors.audit_team_candidates()},
+        {"form": form, "candidates": involvement.audit_team_candidates()},
     )
 
 
@@ -103,7 +110,7 @@ def audit_detail(request, label_audit_id):
             "overview": selectors.label_audit_overview(audit=audit),
             "strata": selectors.strata_table(audit=audit),
             "reproduced": services.label_audit_reproduce(audit=audit),
-            "queue": selectors.adjudication_queue(audit=audit),
+            "queue": adjudicator_pages.adjudication_queue(audit=audit),
         },
     )
 
@@ -113,7 +120,7 @@ def expert_queue(request, label_audit_id):
     audit = _audit_or_404(label_audit_id)
     if not selectors.is_expert(audit=audit, user=request.user):
         raise Http404("You are not an expert on this audit.")
-    rows = selectors.expert_queue(audit=audit, expert=request.user)
+    rows = expert_pages.expert_queue(audit=audit, expert=request.user)
     return render(
         request,
         "audit/labels/expert_queue.html",
@@ -127,7 +134,7 @@ def expert_queue(request, label_audit_id):
 
 
 def _expert_page(request, label_item_id):
-    page = selectors.expert_item_page(audit_item_id=label_item_id, expert=request.user)
+    page = expert_pages.expert_item_page(audit_item_id=label_item_id, expert=request.user)
     if page is None:
         raise Http404("This item is not in an audit you are an expert on.")
     return page
@@ -188,7 +195,7 @@ def draft(request, label_item_id):
 @role_required(Role.AUDIT_ADJUDICATOR, Role.ADMIN)
 @require_http_methods(["GET", "POST"])
 def adjudicate(request, label_item_id):
-    page = selectors.adjudication_page(audit_item_id=label_item_id)
+    page = adjudicator_pages.adjudication_page(audit_item_id=label_item_id)
     if page is None:
         raise Http404("No such audited item.")
     audit = page.audit_item.audit
@@ -234,18 +241,18 @@ def adjudicate(request, label_item_id):
 @overseers_required
 def outcomes(request, label_audit_id):
     audit = _overseer_audit(request, label_audit_id)
-    result = selectors.label_audit_outcomes(audit=audit)
+    result = label_audit_outcomes(audit=audit)
     return render(
         request,
         "audit/labels/outcomes.html",
-        {"audit": audit, "outcomes": result, "bars": selectors.outcome_bars(result)},
+        {"audit": audit, "outcomes": result, "bars": outcome_bars(result)},
     )
 
 
 @overseers_required
 def outcomes_csv(request, label_audit_id):
     audit = _overseer_audit(request, label_audit_id)
-    result = selectors.label_audit_outcomes(audit=audit)
+    result = label_audit_outcomes(audit=audit)
     response, writer = csv_download(f"label-audit-{audit.pk}-outcomes.csv")
     writer.writerow(["outcome", "items", "percent of sample"])
     for row in result.rows:

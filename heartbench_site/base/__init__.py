@@ -1,0 +1,7 @@
+"""The shared base every workflow stands on; it imports no workflow package.
+
+roles (who may do what), web (view helpers), admin (read-only admin bases), tasks (queue
+Celery work after commit), providers (a workflow's optional LLM), history (decision
+history), protocol (the paper's numbers), release (where the public release lives),
+text_diff and charts (word diffs and SVG bars for any page).
+"""

@@ -1,0 +1,9 @@
+"""Test doubles for the ``llm`` library: a fake provider server on loopback speaking the
+providers' wire formats (nothing above the socket mocked), for tests, benchmarks and dry
+runs (``python -m llm.testing.fake_server``).
+
+Modules: fake_server (the HTTP server and its command line), replies (what it answers:
+``Reply``, ``Fault`` and the helpers that script them), provider_formats (routes, the
+received request, reply and error envelopes). fake_server → provider_formats → replies;
+no Django.
+"""

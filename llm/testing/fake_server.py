@@ -13,7 +13,9 @@ What it answers, in order: the route's queue, then the shared queue (`enqueue`),
 the responder callable, then a 500 saying nothing was scripted. A queue item or a
 responder's return value is a `Reply` (model output, wrapped in the route's envelope),
 a `Fault` (an HTTP-level misbehaviour) or any JSON-able value (shorthand for
-`Reply(value=...)`). Every request is recorded as a `ReceivedRequest`.
+`Reply(value=...)`); they and the helpers that script them (`json_reply`,
+`rate_limited`, ...) are in `llm.testing.replies`. Every request is recorded as a
+`ReceivedRequest` (`llm.testing.provider_formats`, with the routes' envelopes).
 
     with FakeProviderServer(latency_s=0.2) as server:
         server.enqueue(rate_limited(retry_after=1), {"final_decision": "..."})
@@ -28,297 +30,32 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
-import email.utils
 import json
 import logging
-import re
 import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from llm.offline_demo import demo_output
+from llm.testing.provider_formats import (
+    ROUTES,
+    ReceivedRequest,
+    envelope,
+    error_body,
+    key_ok,
+    route_of,
+)
+from llm.testing.replies import Fault, Reply, render_retry_after
+
 logger = logging.getLogger("llm.testing.fake_server")
 
-ROUTES = ("anthropic", "openai", "openai_compatible", "gemini")
-_GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):generateContent$")
-_SCHEMA_MARKER = "It must validate against this JSON Schema:\n"
-DEFAULT_HANG_S = 30.0
-
-
-# --- what to answer ------------------------------------------------------------------
-
-
-@dataclass
-class Reply:
-    """Model output. `value` is dumped as JSON; `text` is sent as the model text verbatim.
-
-    `truncated` marks the output as cut at the token limit in the route's own words
-    (stop_reason max_tokens / finish_reason length / finishReason MAX_TOKENS).
-    """
-
-    value: Any = None
-    text: str | None = None
-    truncated: bool = False
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    latency_s: float | None = None
-
-    def model_text(self) -> str:
-        if self.text is not None:
-            return self.text
-        return json.dumps(self.value, ensure_ascii=False)
-
-
-@dataclass
-class Fault:
-    """HTTP-level misbehaviour.
-
-    kind: "status" (an error status with the route's error body, optional Retry-After),
-    "hang" (say nothing for `seconds`, then drop the connection), "malformed_body"
-    (200 with a body that is not JSON), "truncated_body" (Content-Length promises more
-    than is sent, then the connection closes), "disconnect" (close without a response),
-    "raw" (send `body` verbatim with `status`: an envelope no `Reply` can express).
-    """
-
-    kind: str
-    status: int = 500
-    retry_after: str | None = None
-    body: str | None = None
-    seconds: float = DEFAULT_HANG_S
-    latency_s: float | None = None
-
-
-def json_reply(value: Any, **kw: Any) -> Reply:
-    return Reply(value=value, **kw)
-
-
-def text_reply(text: str, **kw: Any) -> Reply:
-    return Reply(text=text, **kw)
-
-
-def non_json_reply(text: str = "Sure! Here is what I would do: I would stay.") -> Reply:
-    return Reply(text=text)
-
-
-def truncated_reply(text: str = '{"inner_consciousness": {"summary": "I keep thinking') -> Reply:
-    return Reply(text=text, truncated=True)
-
-
-def http_error(status: int, *, retry_after: str | float | None = None, body: str | None = None):
-    return Fault(
-        "status",
-        status=status,
-        retry_after=None if retry_after is None else _fmt_retry_after(retry_after),
-        body=body,
-    )
-
-
-def rate_limited(retry_after: float | None = 1) -> Fault:
-    """429 with `Retry-After: <seconds>`."""
-    return http_error(429, retry_after=retry_after)
-
-
-def rate_limited_until(seconds_from_now: float) -> Fault:
-    """429 with `Retry-After` as an HTTP date, computed when the fault is served."""
-    return Fault("status", status=429, retry_after=f"date+{seconds_from_now}")
-
-
-def server_error(status: int = 500) -> Fault:
-    return http_error(status)
-
-
-def hang(seconds: float = DEFAULT_HANG_S) -> Fault:
-    return Fault("hang", seconds=seconds)
-
-
-def malformed_body(body: str = '{"id": "broken", "choices": [ {"mess') -> Fault:
-    return Fault("malformed_body", status=200, body=body)
-
-
-def raw_body(body: Any, *, status: int = 200) -> Fault:
-    """Send `body` as is (JSON-dumped unless it is already a string)."""
-    return Fault("raw", status=status, body=body if isinstance(body, str) else json.dumps(body))
-
-
-def truncated_body() -> Fault:
-    return Fault("truncated_body", status=200)
-
-
-def disconnect() -> Fault:
-    return Fault("disconnect")
-
-
-def _fmt_retry_after(value: str | float) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
-
-
-# --- what was asked -------------------------------------------------------------------
-
-
-@dataclass
-class ReceivedRequest:
-    index: int
-    route: str | None
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    raw_body: str
-    body: Any
-    model: str | None
-    received_at: float
-    responded_at: float | None = None
-    answered_with: str = ""
-
-    @property
-    def system(self) -> str:
-        b = self.body if isinstance(self.body, dict) else {}
-        if self.route == "anthropic":
-            system = b.get("system", "")
-            if isinstance(system, list):
-                return "".join(x.get("text", "") for x in system if isinstance(x, dict))
-            return system or ""
-        if self.route == "gemini":
-            parts = (b.get("systemInstruction") or {}).get("parts") or []
-            return "".join(p.get("text", "") for p in parts)
-        return "".join(
-            m.get("content") or "" for m in b.get("messages", []) if m.get("role") == "system"
-        )
-
-    def turns(self) -> list[tuple[str, str]]:
-        """The conversation as (role, text), role in user/assistant, in any format."""
-        b = self.body if isinstance(self.body, dict) else {}
-        out: list[tuple[str, str]] = []
-        if self.route == "gemini":
-            for c in b.get("contents", []):
-                role = "assistant" if c.get("role") == "model" else "user"
-                out.append((role, "".join(p.get("text", "") for p in c.get("parts", []))))
-            return out
-        for m in b.get("messages", []):
-            if m.get("role") == "system":
-                continue
-            content = m.get("content")
-            if isinstance(content, list):
-                content = "".join(x.get("text", "") for x in content if isinstance(x, dict))
-            out.append((m.get("role", ""), content or ""))
-        return out
-
-    def schema(self) -> Any:
-        """The JSON Schema the request asked for, wherever the client put it."""
-        b = self.body if isinstance(self.body, dict) else {}
-        rf = b.get("response_format") or {}
-        if rf.get("type") == "json_schema":
-            return (rf.get("json_schema") or {}).get("schema")
-        gen = b.get("generationConfig") or {}
-        for key in ("responseJsonSchema", "responseSchema"):
-            if key in gen:
-                return gen[key]
-        system = self.system
-        if _SCHEMA_MARKER in system:
-            try:
-                return json.loads(system.split(_SCHEMA_MARKER, 1)[1])
-            except ValueError:
-                return None
-        return None
-
-
 Responder = Callable[[ReceivedRequest], Any]
-
-
-# --- envelopes ------------------------------------------------------------------------
-
-
-def _envelope(route: str, req: ReceivedRequest, reply: Reply) -> dict[str, Any]:
-    text = reply.model_text()
-    tokens_in = reply.tokens_in if reply.tokens_in is not None else max(1, len(req.raw_body) // 4)
-    tokens_out = reply.tokens_out if reply.tokens_out is not None else max(1, len(text) // 4)
-    model = req.model or "fake-model"
-    if route == "anthropic":
-        return {
-            "id": f"msg_fake_{req.index:06d}",
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "max_tokens" if reply.truncated else "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
-        }
-    if route == "gemini":
-        return {
-            "candidates": [
-                {
-                    "content": {"role": "model", "parts": [{"text": text}]},
-                    "finishReason": "MAX_TOKENS" if reply.truncated else "STOP",
-                    "index": 0,
-                }
-            ],
-            "usageMetadata": {
-                "promptTokenCount": tokens_in,
-                "candidatesTokenCount": tokens_out,
-                "totalTokenCount": tokens_in + tokens_out,
-            },
-            "modelVersion": model,
-        }
-    return {
-        "id": f"chatcmpl-fake-{req.index:06d}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "length" if reply.truncated else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": tokens_in,
-            "completion_tokens": tokens_out,
-            "total_tokens": tokens_in + tokens_out,
-        },
-    }
-
-
-_ANTHROPIC_ERRORS = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-_GOOGLE_STATUS = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    503: "UNAVAILABLE",
-}
-
-
-def _error_body(route: str | None, status: int, message: str) -> dict[str, Any]:
-    if route == "anthropic":
-        kind = _ANTHROPIC_ERRORS.get(status, "api_error")
-        return {"type": "error", "error": {"type": kind, "message": message}}
-    if route == "gemini":
-        return {
-            "error": {
-                "code": status,
-                "message": message,
-                "status": _GOOGLE_STATUS.get(status, "INTERNAL"),
-            }
-        }
-    return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
 
 
 # --- the server -----------------------------------------------------------------------
@@ -357,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.fake._handle(self)
 
     def do_GET(self) -> None:  # noqa: N802
-        self.server.fake._send_json(self, 404, _error_body(None, 404, "fake server: POST only"))
+        self.server.fake._send_json(self, 404, error_body(None, 404, "fake server: POST only"))
 
 
 class FakeProviderServer:
@@ -475,30 +212,6 @@ class FakeProviderServer:
 
     # -- handling ----------------------------------------------------------------------
 
-    def _route(self, path: str) -> tuple[str | None, str | None]:
-        if path == "/v1/messages":
-            return "anthropic", None
-        if path == "/v1/chat/completions":
-            return "openai", None
-        if path.endswith("/v1/chat/completions"):
-            return "openai_compatible", None
-        match = _GEMINI_PATH.match(path)
-        if match:
-            return "gemini", match.group(1)
-        return None, None
-
-    def _key_ok(self, route: str, headers: dict[str, str], query: dict[str, list[str]]) -> bool:
-        if self.api_key is None:
-            return True
-        if route == "anthropic":
-            return headers.get("x-api-key") == self.api_key
-        if route == "gemini":
-            return (
-                headers.get("x-goog-api-key") == self.api_key
-                or query.get("key", [None])[0] == self.api_key
-            )
-        return headers.get("authorization") == f"Bearer {self.api_key}"
-
     def _next_item(self, req: ReceivedRequest) -> Any:
         with self._lock:
             for key in (req.route, None):
@@ -519,7 +232,7 @@ class FakeProviderServer:
             body = json.loads(text) if text else None
         except ValueError:
             body = None
-        route, model = self._route(split.path)
+        route, model = route_of(split.path)
         headers = {k.lower(): v for k, v in handler.headers.items()}
         query = parse_qs(split.query)
         if model is None and isinstance(body, dict):
@@ -553,15 +266,15 @@ class FakeProviderServer:
         route = req.route
         if route is None:
             req.answered_with = "404"
-            self._send_json(handler, 404, _error_body(None, 404, f"no route {req.path}"))
+            self._send_json(handler, 404, error_body(None, 404, f"no route {req.path}"))
             return
-        if not self._key_ok(route, req.headers, req.query):
+        if not key_ok(route, req.headers, req.query, self.api_key):
             req.answered_with = "401"
-            self._send_json(handler, 401, _error_body(route, 401, "invalid or missing API key"))
+            self._send_json(handler, 401, error_body(route, 401, "invalid or missing API key"))
             return
         if req.body is None:
             req.answered_with = "400"
-            self._send_json(handler, 400, _error_body(route, 400, "request body is not JSON"))
+            self._send_json(handler, 400, error_body(route, 400, "request body is not JSON"))
             return
         try:
             item = self._next_item(req)
@@ -576,23 +289,23 @@ class FakeProviderServer:
             return
         if isinstance(item, Reply):
             req.answered_with = "reply-truncated" if item.truncated else "reply"
-            self._send_json(handler, 200, _envelope(route, req, item))
+            self._send_json(handler, 200, envelope(route, req, item))
             return
         req.answered_with = f"fault:{item.kind}"
         if item.kind == "status":
             req.answered_with = f"fault:status:{item.status}"
             headers = {}
             if item.retry_after is not None:
-                headers["Retry-After"] = _render_retry_after(item.retry_after)
+                headers["Retry-After"] = render_retry_after(item.retry_after)
             message = item.body or f"fake server: injected HTTP {item.status}"
-            self._send_json(handler, item.status, _error_body(route, item.status, message), headers)
+            self._send_json(handler, item.status, error_body(route, item.status, message), headers)
         elif item.kind == "hang":
             self._stopping.wait(item.seconds)
             handler.close_connection = True
         elif item.kind in ("malformed_body", "raw"):
             self._send_raw(handler, item.status, (item.body or "{").encode())
         elif item.kind == "truncated_body":
-            full = json.dumps(_envelope(route, req, Reply(value={"cut": "short"}))).encode()
+            full = json.dumps(envelope(route, req, Reply(value={"cut": "short"}))).encode()
             handler.send_response(200)
             handler.send_header("Content-Type", "application/json")
             handler.send_header("Content-Length", str(len(full)))
@@ -623,16 +336,8 @@ class FakeProviderServer:
         handler.wfile.flush()
 
 
-def _render_retry_after(value: str) -> str:
-    if value.startswith("date+"):
-        return email.utils.formatdate(time.time() + float(value[5:]), usegmt=True)
-    return value
-
-
 def demo_responder(req: ReceivedRequest) -> Any:
     """Schema-valid demo JSON for whatever schema the request carries (CLI default)."""
-    from llm.offline_demo import demo_output
-
     schema = req.schema() or {"type": "object"}
     user = "\n".join(text for role, text in req.turns() if role == "user")
     return Reply(value=demo_output(system=req.system, user=user, schema=schema))

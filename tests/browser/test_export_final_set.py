@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from adjudication.export.services import verify_manifest
 from annotation.corpus_import.importing import import_files
 from heartbench_site.base.roles import Role
-from tests.annotation import as_json, release_files, small_characters
+from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,8 @@ imports it while the job page polls with htmx until it shows the summary."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.corpus.models import ImportJob, Scenario
+from annotation.corpus.models import Scenario
+from annotation.corpus_import.models import ImportJob
 from heartbench_site.base.roles import Role
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -6,8 +6,8 @@ another item, which needs a note."""
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import McqItem
-from adjudication.mcq import services as mcq_services
+from adjudication.mcq.models import McqItem
+from adjudication.mcq.services import item_assembly
 from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 from tests.mcq.conftest import flag, judge_config, scenario_with_references
@@ -25,7 +25,7 @@ def flagged(transactional_db, settings, fake_server):
     UserFactory(username="item-reviewer", roles=[Role.ARBITRATOR])
     items = [
         flag(
-            mcq_services.mcq_item_assemble(
+            item_assembly.mcq_item_assemble(
                 reference_id=scenario_with_references(n).pk, selector=False
             )
         )

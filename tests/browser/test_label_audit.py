@@ -6,10 +6,10 @@ notes and the key, and changes the key, which makes a new item version to re-scr
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import McqItem, McqItemVersion
+from adjudication.mcq.models import McqItem, McqItemVersion
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
 from heartbench_site.base.roles import Role
-from tests.label_audit.conftest import make_team, small_final_set
+from tests.reference_labels.conftest import make_team, small_final_set
 
 from .test_login import log_in
 

@@ -5,11 +5,11 @@ senior expert edits the confirmed one with a diff preview, and the re-audit pass
 import pytest
 from django.contrib.auth.models import Group
 
-from audit.memory_quality import services
 from audit.memory_quality.models import MemoryCase
+from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from heartbench_site.base.roles import Role
-from tests.audit.conftest import CLEAN, DRIFT, hand_written
 from tests.factories import CharacterFactory, UserFactory
+from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 
 from .test_login import log_in
 
@@ -31,8 +31,8 @@ def flagged(transactional_db):
         event_age=35,
         content_full='"Years later," my friend read aloud from the novel, and I laughed. ' + CLEAN,
     )
-    run = services.audit_run_start(created_by=admin)
-    services.audit_run_execute(run_id=run.pk)
+    run = audit_run_start(created_by=admin)
+    audit_run_execute(run_id=run.pk)
     return {"confirm": confirm, "override": override}
 
 

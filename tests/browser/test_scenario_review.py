@@ -5,7 +5,7 @@ re-assessment, then the coverage table."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation.profile_review.models import ScenarioReview
+from annotation.scenario_review.models import ScenarioReview
 from heartbench_site.base.roles import Role
 from tests.factories import ScenarioFactory, UserFactory
 

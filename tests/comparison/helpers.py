@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 from django.contrib.auth.models import Group
 
+from adjudication.consensus.services import judgment_submit
 from annotation.comparison import services
 from annotation.comparison.models import COMPARISON_LETTERS, PairAssignment
 from annotation.generation.models import Candidate
@@ -106,6 +107,6 @@ def judge(assignment, *, family, rating="as_is", flagged=False, guidance=""):
         "selection_rationale": "This candidate fits the memories best.",
         "revision_guidance": guidance,
     }
-    return services.comparison_submit(
+    return judgment_submit(
         public_id=assignment.public_id, annotator=assignment.annotator, content=content
     )

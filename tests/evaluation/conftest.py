@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem, McqOption
 from heartbench_site.base.roles import Role
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import (

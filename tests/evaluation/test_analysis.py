@@ -10,7 +10,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 import agreement
-from evaluation import analysis, selectors, services
+from evaluation import analysis, selectors
+from evaluation.prediction_import import evaluation_run_import
 
 from .conftest import build_corpus
 
@@ -44,7 +45,7 @@ def imported(admin_user):
                     [x for x in "ABCD" if x != item.correct_answer]
                 )
         payload = {"model": label, "setting": setting, "predictions": record}
-        services.evaluation_run_import(
+        evaluation_run_import(
             created_by=admin_user, filename=f"{label}.json", content=json.dumps(payload).encode()
         )
         answers[(label, setting)] = record

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from adjudication.arbitration.models import McqOption
+from adjudication.mcq.models import McqOption
 from evaluation import services
 from evaluation.models import EvaluationError, EvaluationPrediction, RetrievedMemory, Setting
+from evaluation.prediction_import import evaluation_run_import
 from evaluation.selectors import model_predictions
-from llm.testing.fake_server import json_reply, raw_body, server_error, text_reply
+from llm.testing.replies import json_reply, raw_body, server_error, text_reply
 
 from .conftest import LATE_WORD, SCENARIO_AGE
 
@@ -331,7 +332,7 @@ def test_import_json_and_csv(admin_user, corpus):
             {"question_id": items[2].question_id, "refused": True},
         ],
     }
-    run = services.evaluation_run_import(
+    run = evaluation_run_import(
         created_by=admin_user, filename="gemini.json", content=json.dumps(payload).encode()
     )
     rows = {p.item_id: (p.choice, p.parse_path) for p in run.predictions.all()}
@@ -341,7 +342,7 @@ def test_import_json_and_csv(admin_user, corpus):
         items[2].pk: ("", "refusal"),
     }
     csv_text = f"question_id,decision_choice\n{items[0].question_id},A\n{items[3].question_id},\n"
-    run2 = services.evaluation_run_import(
+    run2 = evaluation_run_import(
         created_by=admin_user,
         filename="m.csv",
         content=csv_text.encode(),
@@ -356,7 +357,7 @@ def test_import_json_and_csv(admin_user, corpus):
     count = EvaluationPrediction.objects.count()
     bad = f"question_id,decision_choice\n{items[0].question_id},A\nSCN_NOPE__CHAR_01,B\n"
     with pytest.raises(EvaluationError, match="unknown question id"):
-        services.evaluation_run_import(
+        evaluation_run_import(
             created_by=admin_user,
             filename="bad.csv",
             content=bad.encode(),
@@ -364,7 +365,7 @@ def test_import_json_and_csv(admin_user, corpus):
             setting="naive_rag",
         )
     with pytest.raises(EvaluationError, match="Line 2"):
-        services.evaluation_run_import(
+        evaluation_run_import(
             created_by=admin_user,
             filename="bad.csv",
             content=f"question_id,answer\n{items[0].question_id},E\n".encode(),

@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus_import.importing import import_files
 from heartbench_site.base.roles import Role
-from tests.annotation import as_json, release_files, small_characters
+from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
 
 RELEASE_LAYOUT = ("scenarios.json", "ground_truth.json", "mcq.json")

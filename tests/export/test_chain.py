@@ -7,8 +7,8 @@ import json
 import pytest
 
 from adjudication.arbitration import services
-from adjudication.arbitration.models import McqItem
 from adjudication.export.services import build_export
+from adjudication.mcq.models import McqItem
 from tests.comparison.helpers import MODEL_NAMES, assign, judge, make_pair, people
 
 from .conftest import make_item

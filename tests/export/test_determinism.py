@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
-from adjudication.arbitration.models import McqItem
 from adjudication.export.services import MANIFEST, build_export, verify_manifest
+from adjudication.mcq.models import McqItem
 
 pytestmark = pytest.mark.django_db
 

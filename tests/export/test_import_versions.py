@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from adjudication.arbitration.models import McqItem, McqItemVersion
+from adjudication.mcq.models import McqItem, McqItemVersion
 from annotation.corpus_import.importing import import_files
-from tests.annotation import as_json, release_files
+from tests.corpus_import import as_json, release_files
 
 pytestmark = pytest.mark.django_db
 

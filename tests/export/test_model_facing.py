@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from adjudication.arbitration.models import McqItem
 from adjudication.export.services import build_export
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
 
 from .conftest import (

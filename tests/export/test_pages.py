@@ -9,9 +9,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem
 from adjudication.export.selectors import export_home_queues
 from adjudication.export.services import build_export
+from adjudication.mcq.models import McqItem
 from heartbench_site.base.roles import Role
 from tests.factories import ScenarioFactory, UserFactory
 

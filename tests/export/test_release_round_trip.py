@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from adjudication.arbitration.models import McqItemVersion
 from adjudication.export.services import build_export
+from adjudication.mcq.models import McqItemVersion
 from annotation.corpus_import.importing import import_files
-from tests.annotation import corpus_dump
+from tests.corpus_import import corpus_dump
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 import pytest
 
-from annotation.generation import services as generation_services
+from annotation.generation.services import calls as generation_calls
 from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import ScriptedProvider, family_settings
@@ -22,4 +22,4 @@ def providers(settings, fake_server):
     """Every family configured against the fake server, with short timeouts."""
     settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=1.0)
     yield settings.HEARTBENCH_GENERATION_FAMILIES
-    generation_services._clients.clear()
+    generation_calls._clients.clear()

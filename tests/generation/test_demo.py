@@ -6,7 +6,7 @@ from django.utils import timezone
 from annotation.corpus.models import ProfileVersion
 from annotation.generation.demo import DEMO_RUN_NOTE, demo_generation
 from annotation.generation.models import Candidate, GenerationRun
-from annotation.generation.services import GenerationError
+from annotation.generation.services.runs import GenerationError
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario

@@ -3,14 +3,14 @@
 import pytest
 
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit
-from annotation.generation.services import (
+from annotation.generation.services.runs import (
     GenerationError,
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
-    generation_unit_execute,
 )
-from llm.testing.fake_server import (
+from annotation.generation.services.units import generation_unit_execute
+from llm.testing.replies import (
     hang,
     json_reply,
     malformed_body,

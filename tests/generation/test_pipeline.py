@@ -3,16 +3,16 @@
 import pytest
 
 from annotation.corpus.models import Memory
-from annotation.corpus_import.celery_tasks import execute_generation_unit
+from annotation.generation.celery_tasks import execute_generation_unit
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
 from annotation.generation.prompts import ACTIVATED_MEMORY_LIMIT, SCREENING_BATCH_SIZE
-from annotation.generation.services import (
+from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
-    generation_unit_execute,
 )
-from llm.testing.fake_server import server_error
+from annotation.generation.services.units import generation_unit_execute
+from llm.testing.replies import server_error
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, offered_ids, scenario, stage_of

@@ -10,16 +10,16 @@ from annotation.generation.models import (
     PromptVersionInUseError,
 )
 from annotation.generation.selectors import generation_run_progress
-from annotation.generation.services import (
+from annotation.generation.services.runs import (
     GenerationError,
     generation_run_cancel,
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
-    generation_unit_execute,
     prompt_version_create,
 )
-from llm.testing.fake_server import server_error
+from annotation.generation.services.units import generation_unit_execute
+from llm.testing.replies import server_error
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario

@@ -8,12 +8,12 @@ import time
 import pytest
 
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit
-from annotation.generation.services import (
+from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
 )
-from llm.testing.fake_server import (
+from llm.testing.replies import (
     hang,
     json_reply,
     malformed_body,

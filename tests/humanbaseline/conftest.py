@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem, McqOption
 from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import SelectionItem, SubsetSelection

@@ -11,7 +11,8 @@ import re
 import pytest
 from django.urls import get_resolver, reverse
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem, McqOption
 from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import ItemResponse, ItemSourceFamily, SelectionItem

@@ -5,7 +5,7 @@ cards; and role checks."""
 import pytest
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from heartbench_site.base.roles import Role
 from humanbaseline import services
 from humanbaseline.models import (

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.corpus_import.importing import import_paths
 from humanbaseline import services
 from humanbaseline.models import SelectionItem

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from llm import ErrorKind, ProviderConfig, make_client
-from llm.testing.fake_server import (
+from llm.testing.replies import (
     disconnect,
     hang,
     http_error,
@@ -245,7 +245,7 @@ def test_truncated_output_every_round_is_recorded(server, client_for):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_non_json_text_is_asked_again(server, client_for, mode):
-    from llm.testing.fake_server import non_json_reply
+    from llm.testing.replies import non_json_reply
 
     server.enqueue(non_json_reply("I would stay home."), VALID_CANDIDATE)
     result = call(client_for("gemini"), mode)
@@ -257,7 +257,7 @@ def test_non_json_text_is_asked_again(server, client_for, mode):
 
 
 def test_empty_text_is_asked_again(server, client_for):
-    from llm.testing.fake_server import text_reply
+    from llm.testing.replies import text_reply
 
     server.enqueue(text_reply(""), VALID_CANDIDATE)
     result = call(client_for("anthropic"))

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from llm import ProviderConfig, Secret, make_client
-from llm.testing.fake_server import (
+from llm.testing.replies import (
     disconnect,
     hang,
     http_error,

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from llm import CallResult, ErrorKind
-from llm.testing.fake_server import Reply, raw_body, text_reply
+from llm.testing.replies import Reply, raw_body, text_reply
 
 from .helpers import (
     CANDIDATE_SCHEMA,

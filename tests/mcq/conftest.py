@@ -175,8 +175,7 @@ def scenario_with_references(n: int):
 
 def flag(item, **verdict_changes):
     """Record a flagged screening of ``item`` as the judge would (no HTTP: page tests)."""
-    from adjudication.arbitration.models import McqItem, McqItemVersion
-    from adjudication.mcq.models import McqScreening
+    from adjudication.mcq.models import McqItem, McqItemVersion, McqScreening
 
     output = verdict(item, **({"checks": {"R2": "flag"}} | verdict_changes))
     McqScreening.objects.create(

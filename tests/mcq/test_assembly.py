@@ -5,11 +5,10 @@ recorded seed."""
 
 import pytest
 
-from adjudication.arbitration.models import McqItem, McqItemVersion
 from adjudication.mcq import assembly as mcq_assembly
-from adjudication.mcq import services as mcq_services
-from adjudication.mcq.models import McqAssemblyRun
-from llm.testing.fake_server import json_reply
+from adjudication.mcq.models import McqAssemblyRun, McqError, McqItem, McqItemVersion
+from adjudication.mcq.services import item_assembly
+from llm.testing.replies import json_reply
 
 from .conftest import KEY, NEAR_DUPLICATE, OFF_SCENARIO, PLAUSIBLE, judge_config
 
@@ -21,7 +20,7 @@ def candidate_records(item):
 
 
 def test_the_filters_reject_a_near_duplicate_and_an_off_scenario_response(references):
-    item = mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+    item = item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
 
     records = candidate_records(item)
     # The near-duplicate differs from the key by a stop word only: the same TF-IDF vector.
@@ -54,7 +53,7 @@ def test_the_filters_reject_a_near_duplicate_and_an_off_scenario_response(refere
 
 
 def test_the_option_order_is_the_recorded_seeds_shuffle(references):
-    item = mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+    item = item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
     chosen = [c for c in item.assembly_params["candidates"] if c["selected"]]
     by_ref = {r.pk: r for r in references.values()}
     # The fallback's selection order: most relevant first.
@@ -70,12 +69,12 @@ def test_the_option_order_is_the_recorded_seeds_shuffle(references):
     random.Random(item.seed).shuffle(order)
     expected = [sources[j].content for j in order]
     assert [o.content for o in item.options.order_by("label")] == expected
-    assert item.seed == mcq_assembly.derive_seed(mcq_services.ASSEMBLY_BASE_SEED, item.question_id)
+    assert item.seed == mcq_assembly.derive_seed(item_assembly.ASSEMBLY_BASE_SEED, item.question_id)
 
 
 def test_stricter_thresholds_reject_more_and_are_recorded(references):
     params = mcq_assembly.AssemblyParams(similarity_max=0.3, relevance_min=0.05)
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, params=params, selector=False
     )
     records = candidate_records(item)
@@ -90,7 +89,7 @@ def test_stricter_thresholds_reject_more_and_are_recorded(references):
 
 def test_fewer_than_three_valid_distractors_leave_the_item_incomplete_never_padded(references):
     params = mcq_assembly.AssemblyParams(relevance_min=0.2)
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, params=params, selector=False
     )
     records = candidate_records(item)
@@ -106,7 +105,7 @@ def test_fewer_than_three_valid_distractors_leave_the_item_incomplete_never_padd
 
 def test_the_llm_selector_chooses_among_valid_candidates_over_http(references, fake_server):
     fake_server.enqueue(json_reply({"selected": ["D4", "D1", "D2"], "justification": "varied"}))
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, selector=judge_config(fake_server)
     )
     offered = fake_server.requests[0].turns()[-1][1]
@@ -121,7 +120,7 @@ def test_the_llm_selector_chooses_among_valid_candidates_over_http(references, f
 
 def test_a_selector_choosing_unoffered_ids_falls_back_and_says_why(references, fake_server):
     fake_server.enqueue(json_reply({"selected": ["D1", "D9", "CHAR_02"], "justification": "x"}))
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, selector=judge_config(fake_server)
     )
     assert item.assembly_params["selector"] == "fallback"
@@ -135,9 +134,9 @@ def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
     from heartbench_site.base.roles import Role
 
     admin = person(Role.ADMIN)
-    run = mcq_services.mcq_assembly_run_start(started_by=admin, dispatch=False)
+    run = item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)
     assert run.total == 7
-    run = mcq_services.mcq_assembly_run_execute(run_id=run.pk, selector=False)
+    run = item_assembly.mcq_assembly_run_execute(run_id=run.pk, selector=False)
     assert run.status == McqAssemblyRun.Status.DONE
     assert run.processed == 7 and run.percent == 100
     assert run.assembled + run.needs_completion == 7
@@ -146,8 +145,8 @@ def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
         f"Q_{k}_SCN_SCHOOL_AGE_1" for k in references
     }
     # Nothing is left to assemble, and a finished run is left as it is.
-    assert mcq_services.pairs_awaiting_assembly().count() == 0
-    again = mcq_services.mcq_assembly_run_execute(run_id=run.pk, selector=False)
+    assert item_assembly.pairs_awaiting_assembly().count() == 0
+    again = item_assembly.mcq_assembly_run_execute(run_id=run.pk, selector=False)
     assert again.processed == 7 and McqItem.objects.count() == 7
 
 
@@ -155,9 +154,9 @@ def test_a_second_run_is_refused_while_one_is_queued(references, person):
     from heartbench_site.base.roles import Role
 
     admin = person(Role.ADMIN)
-    mcq_services.mcq_assembly_run_start(started_by=admin, dispatch=False)
-    with pytest.raises(mcq_services.McqError, match="already queued or running"):
-        mcq_services.mcq_assembly_run_start(started_by=admin, dispatch=False)
+    item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)
+    with pytest.raises(McqError, match="already queued or running"):
+        item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)
 
 
 def test_thresholds_are_validated():

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
-from adjudication.mcq import services as mcq_services
+from adjudication.mcq.services import item_assembly
 from heartbench_site.base.roles import Role
 from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES, secret_corpus  # noqa: F401
@@ -40,7 +40,7 @@ def reachable_urls(corpus, user):
 def item(references):
     ReferenceResponse.objects.update(source_family="gemini")
     return flag(
-        mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+        item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
     )
 
 

@@ -5,9 +5,8 @@ needing completion), the 673 release items stay final, and a second call changes
 import pytest
 from django.core.management import call_command
 
-from adjudication.arbitration.models import McqItem
 from adjudication.mcq.demo import DEMO_PREFIX, seed_mcq_demo
-from adjudication.mcq.models import McqScreening
+from adjudication.mcq.models import McqItem, McqScreening
 from adjudication.mcq.selectors import mcq_home_queues
 
 pytestmark = pytest.mark.django_db

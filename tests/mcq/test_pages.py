@@ -3,9 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem
-from adjudication.mcq import services as mcq_services
-from adjudication.mcq.models import McqAssemblyRun
+from adjudication.mcq.models import McqAssemblyRun, McqItem
+from adjudication.mcq.services import item_assembly
 from adjudication.mcq.versions import revise_item
 from heartbench_site.base.roles import Role
 
@@ -51,7 +50,7 @@ def test_an_arbitrator_cannot_start_a_run(client, person):
 def test_the_item_page_runs_constant_queries(client, references, person, django_assert_num_queries):
     reviewer = person(Role.ARBITRATOR)
     item = flag(
-        mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+        item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
     )
     client.force_login(reviewer)
     url = reverse("mcq:item", args=[item.pk])
@@ -78,11 +77,11 @@ def test_the_item_page_runs_constant_queries(client, references, person, django_
 def test_an_admin_screens_a_waiting_item_now(
     client, references, person, judge, eager_celery, django_capture_on_commit_callbacks
 ):
-    from llm.testing.fake_server import json_reply
+    from llm.testing.replies import json_reply
 
     from .conftest import verdict
 
-    item = mcq_services.mcq_item_assemble(
+    item = item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, selector=False, dispatch=False
     )
     client.force_login(person(Role.ADMIN))

@@ -5,12 +5,17 @@ an incomplete item is completed without padding, and the queue is for reviewers 
 import pytest
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem, McqItemVersion
 from adjudication.mcq import assembly as mcq_assembly
-from adjudication.mcq import services as mcq_services
-from adjudication.mcq.models import McqReviewDecision, McqScreening
+from adjudication.mcq.models import (
+    McqError,
+    McqItem,
+    McqItemVersion,
+    McqReviewDecision,
+    McqScreening,
+)
+from adjudication.mcq.services import item_assembly, item_review
 from heartbench_site.base.roles import Role
-from llm.testing.fake_server import json_reply
+from llm.testing.replies import json_reply
 
 from .conftest import flag, scenario_with_references, verdict
 
@@ -25,14 +30,14 @@ def arbitrator(person):
 
 @pytest.fixture
 def flagged(references):
-    item = mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+    item = item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
     return flag(item)
 
 
 @pytest.fixture
 def incomplete(references):
     params = mcq_assembly.AssemblyParams(relevance_min=0.2)
-    return mcq_services.mcq_item_assemble(
+    return item_assembly.mcq_item_assemble(
         reference_id=references["CHAR_01"].pk, params=params, selector=False
     )
 
@@ -47,7 +52,7 @@ def test_revising_a_distractor_makes_a_new_version_that_is_screened_again(
     label = distractor(flagged)
     judge.enqueue(json_reply(verdict(flagged) | {"item_version": 2}))
     with django_capture_on_commit_callbacks(execute=True):
-        decision = mcq_services.mcq_review_decide(
+        decision = item_review.mcq_review_decide(
             item_id=flagged.pk,
             reviewer=arbitrator,
             action=A.REVISE_DISTRACTOR,
@@ -72,7 +77,7 @@ def test_revising_a_distractor_makes_a_new_version_that_is_screened_again(
 
 def test_replacing_a_distractor_with_a_generated_one_flags_it_as_generated(flagged, arbitrator):
     label = distractor(flagged)
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk,
         reviewer=arbitrator,
         action=A.GENERATE_DISTRACTOR,
@@ -89,7 +94,7 @@ def test_completing_an_item_adds_options_until_four_then_screens(
     incomplete, arbitrator, references
 ):
     assert incomplete.options.count() == 3
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=incomplete.pk,
         reviewer=arbitrator,
         action=A.GENERATE_DISTRACTOR,
@@ -106,12 +111,12 @@ def test_completing_an_item_adds_options_until_four_then_screens(
 
 
 def test_retaining_needs_a_note_and_finalizes_without_a_new_version(flagged, arbitrator):
-    with pytest.raises(mcq_services.McqError, match="Give a note"):
-        mcq_services.mcq_review_decide(
+    with pytest.raises(McqError, match="Give a note"):
+        item_review.mcq_review_decide(
             item_id=flagged.pk, reviewer=arbitrator, action=A.RETAIN, version=1
         )
     assert not McqReviewDecision.objects.exists()
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk,
         reviewer=arbitrator,
         action=A.RETAIN,
@@ -123,7 +128,7 @@ def test_retaining_needs_a_note_and_finalizes_without_a_new_version(flagged, arb
 
 
 def test_removing_keeps_the_item_and_records_the_decision(flagged, arbitrator):
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk, reviewer=arbitrator, action=A.REMOVE, version=1, note="Unfixable."
     )
     flagged.refresh_from_db()
@@ -132,7 +137,7 @@ def test_removing_keeps_the_item_and_records_the_decision(flagged, arbitrator):
 
 
 def test_a_stale_page_is_refused(flagged, arbitrator):
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk,
         reviewer=arbitrator,
         action=A.GENERATE_DISTRACTOR,
@@ -141,15 +146,15 @@ def test_a_stale_page_is_refused(flagged, arbitrator):
         content="I hide the invitation and water the plants.",
     )
     McqItem.objects.filter(pk=flagged.pk).update(status=McqItem.Status.FLAGGED)
-    with pytest.raises(mcq_services.McqError, match="changed since you opened it"):
-        mcq_services.mcq_review_decide(
+    with pytest.raises(McqError, match="changed since you opened it"):
+        item_review.mcq_review_decide(
             item_id=flagged.pk, reviewer=arbitrator, action=A.REMOVE, version=1, note="x"
         )
 
 
 def test_the_key_cannot_be_revised_as_a_distractor(flagged, arbitrator):
-    with pytest.raises(mcq_services.McqError, match="is the key"):
-        mcq_services.mcq_review_decide(
+    with pytest.raises(McqError, match="is the key"):
+        item_review.mcq_review_decide(
             item_id=flagged.pk,
             reviewer=arbitrator,
             action=A.REVISE_DISTRACTOR,
@@ -162,7 +167,7 @@ def test_the_key_cannot_be_revised_as_a_distractor(flagged, arbitrator):
 
 def test_reconstructing_reassembles_from_the_current_references(flagged, arbitrator):
     before = {o.source_reference_id for o in flagged.options.all()}
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk, reviewer=arbitrator, action=A.RECONSTRUCT, version=1, note="redo"
     )
     flagged.refresh_from_db()
@@ -170,7 +175,7 @@ def test_reconstructing_reassembles_from_the_current_references(flagged, arbitra
     # Four plausible distractors exist and three were used: the unused one comes in.
     assert len(after - before) == 1 and flagged.version == 2
     assert flagged.seed == mcq_assembly.derive_seed(
-        mcq_services.ASSEMBLY_BASE_SEED, flagged.question_id, 2
+        item_assembly.ASSEMBLY_BASE_SEED, flagged.question_id, 2
     )
     assert flagged.versions.get(number=1).seed != flagged.seed
 
@@ -226,7 +231,7 @@ def test_the_queue_page_runs_constant_queries(client, arbitrator, django_assert_
     def add(n):
         for i in range(n):
             target = scenario_with_references(add.next + i)
-            flag(mcq_services.mcq_item_assemble(reference_id=target.pk, selector=False))
+            flag(item_assembly.mcq_item_assemble(reference_id=target.pk, selector=False))
         add.next += n
 
     add.next = 0
@@ -250,7 +255,7 @@ def test_the_home_card_counts_flagged_and_incomplete_items(flagged, arbitrator, 
 def test_the_construction_export_gets_screening_and_review_sections(flagged, arbitrator):
     from adjudication.export.chain import chain_sections
 
-    mcq_services.mcq_review_decide(
+    item_review.mcq_review_decide(
         item_id=flagged.pk, reviewer=arbitrator, action=A.RETAIN, version=1, note="holds"
     )
     sections = dict(chain_sections())
@@ -277,7 +282,7 @@ def test_the_construction_export_gets_screening_and_review_sections(flagged, arb
 
 def test_the_queue_api_lists_flagged_and_incomplete_items(client, arbitrator, incomplete):
     other = flag(
-        mcq_services.mcq_item_assemble(reference_id=scenario_with_references(9).pk, selector=False)
+        item_assembly.mcq_item_assemble(reference_id=scenario_with_references(9).pk, selector=False)
     )
     client.force_login(arbitrator)
     rows = client.get(reverse("mcq-api:queue")).json()

@@ -5,12 +5,11 @@ item is framed as data."""
 
 import pytest
 
-from adjudication.arbitration.models import McqItem
 from adjudication.mcq import screening as mcq_screening
-from adjudication.mcq import services as mcq_services
-from adjudication.mcq.models import McqScreening
+from adjudication.mcq.models import McqItem, McqScreening
+from adjudication.mcq.services import item_assembly, item_screening
 from adjudication.mcq.versions import revise_item
-from llm.testing.fake_server import json_reply, text_reply
+from llm.testing.replies import json_reply, text_reply
 
 from .conftest import verdict
 
@@ -19,11 +18,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def item(references):
-    return mcq_services.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
+    return item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
 
 
 def screen(item):
-    screening = mcq_services.mcq_screening_run(item_id=item.pk)
+    screening = item_screening.mcq_screening_run(item_id=item.pk)
     item.refresh_from_db()
     return screening
 
@@ -133,7 +132,7 @@ def test_unresolved_failures_are_a_technical_failure_routed_to_review(item, judg
 def test_a_screened_version_is_not_screened_twice(item, judge):
     judge.enqueue(json_reply(verdict(item)))
     first = screen(item)
-    again = mcq_services.mcq_screening_run(item_id=item.pk)
+    again = item_screening.mcq_screening_run(item_id=item.pk)
     assert again.pk == first.pk and len(judge.requests) == 1
 
 
@@ -176,7 +175,7 @@ def test_an_option_that_instructs_the_judge_is_framed_as_data(item, judge, perso
 
 
 def test_no_judge_configured_leaves_the_item_awaiting_screening(item):
-    assert mcq_services.mcq_screening_run(item_id=item.pk) is None
+    assert item_screening.mcq_screening_run(item_id=item.pk) is None
     item.refresh_from_db()
     assert item.status == McqItem.Status.SCREENING
     assert not McqScreening.objects.exists()

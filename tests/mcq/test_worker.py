@@ -8,12 +8,11 @@ import time
 
 import pytest
 
-from adjudication.arbitration.models import McqItem
-from adjudication.mcq import services as mcq_services
-from adjudication.mcq.models import McqAssemblyRun, McqScreening
+from adjudication.mcq.models import McqAssemblyRun, McqItem, McqScreening
+from adjudication.mcq.services import item_assembly
 from adjudication.mcq.versions import revise_item
 from heartbench_site.base.roles import Role
-from llm.testing.fake_server import json_reply
+from llm.testing.replies import json_reply
 
 
 def wait_for(predicate, timeout=90.0):
@@ -59,7 +58,7 @@ def test_a_worker_assembles_screens_and_rescreens_a_revised_item(
         name="mcq",
     )
     admin = person(Role.ADMIN)
-    run = mcq_services.mcq_assembly_run_start(started_by=admin)  # autocommit: queued at once
+    run = item_assembly.mcq_assembly_run_start(started_by=admin)  # autocommit: queued at once
 
     assert wait_for(lambda: McqAssemblyRun.objects.get(pk=run.pk).status == "done")
     run.refresh_from_db()

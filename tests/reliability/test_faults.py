@@ -18,12 +18,13 @@ import time
 import pytest
 
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
-from annotation.generation.services import (
+from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_retry_failed,
     generation_run_start,
 )
-from llm.testing.fake_server import FakeProviderServer, server_error
+from llm.testing.fake_server import FakeProviderServer
+from llm.testing.replies import server_error
 from tests.factories import UserFactory
 from tests.generation.helpers import ScriptedProvider, family_settings, worker_env
 from tests.generation.test_worker import corpus, finished, wait_for
@@ -136,11 +137,11 @@ def fake_server(script):
 
 @pytest.fixture
 def providers(settings, fake_server):
-    from annotation.generation import services as generation_services
+    from annotation.generation.services import calls as generation_calls
 
     settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=5.0)
     yield
-    generation_services._clients.clear()
+    generation_calls._clients.clear()
 
 
 def assert_no_duplicates(run):
@@ -214,7 +215,7 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
 ):
     flaky = FlakyProvider(FAULT_SHARE, FAULT_SEED)
     with FakeProviderServer(responder=flaky) as server:
-        from annotation.generation import services as generation_services
+        from annotation.generation.services import calls as generation_calls
 
         settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=5.0)
         worker = celery_worker_factory(
@@ -248,7 +249,7 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
             generation_run_retry_failed(run_id=run.pk)
             wait_for(run, finished, worker)
             assert_no_duplicates(run)
-        generation_services._clients.clear()
+        generation_calls._clients.clear()
     assert (
         Candidate.objects.filter(run=run).count()
         == run.units.filter(status=GenerationUnit.Status.SUCCEEDED).count()

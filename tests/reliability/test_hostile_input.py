@@ -2,7 +2,7 @@
 
 Each either gets a clear message naming what is wrong and where, and leaves every table
 as it was (a row-for-row fingerprint), or is stored as typed and rendered escaped.
-tests/annotation/test_import_rejects.py covers the ordinary defects of each file kind
+tests/corpus_import/test_import_rejects.py covers the ordinary defects of each file kind
 (ranges, required fields, duplicate ids, unknown fields, invalid JSON, invalid UTF-8);
 this file adds what an attacker or a broken tool sends, and the same through the
 upload page and the API.
@@ -15,12 +15,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.corpus.models import Character, ImportJob
+from annotation.corpus.models import Character
 from annotation.corpus_import.importing import import_files
+from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.problems import ImportRejected
 from heartbench_site.base.roles import Role
-from tests.annotation import as_json, small_characters
 from tests.comparison.helpers import assign, letter_for, make_pair, people
+from tests.corpus_import import as_json, small_characters
 
 from .conftest import changed_tables, table_fingerprints
 

@@ -15,7 +15,8 @@ from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
 from annotation.comparison.models import ComparisonPair, PairAssignment
-from annotation.corpus.models import Character, ImportJob, Memory, Scenario
+from annotation.corpus.models import Character, Memory, Scenario
+from annotation.corpus_import.models import ImportJob
 from annotation.generation.models import GenerationRun, GenerationUnit
 from audit.memory_quality.models import MemoryCase
 from heartbench_site.base.roles import Role

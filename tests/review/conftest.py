@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.profile_review import services
+from annotation.scenario_review import services as scenario_services
 from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
@@ -81,7 +82,7 @@ def request_change(key, reviewer, field="description", passage="reads every situ
 
 
 def approve(scenario_id, reviewer):
-    return services.scenario_screen(
+    return scenario_services.scenario_screen(
         scenario_id=scenario_id,
         reviewer=reviewer,
         decision="approve",
@@ -92,6 +93,6 @@ def approve(scenario_id, reviewer):
 
 
 def rate(scenario_id, reviewer, **overrides):
-    return services.scenario_rate(
+    return scenario_services.scenario_rate(
         scenario_id=scenario_id, reviewer=reviewer, scores=dict(SCORES, **overrides)
     )

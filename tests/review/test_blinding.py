@@ -10,8 +10,8 @@ response the reviewer can request.
 import pytest
 from django.urls import reverse
 
-from annotation.profile_review.models import ScenarioReview
 from annotation.profile_review.services import change_request_resolve, profile_freeze
+from annotation.scenario_review.models import ScenarioReview
 
 from .conftest import approve, login, rate, request_change, submit
 
@@ -109,7 +109,7 @@ def other_rated(scenario, scenario_reviewers):
     me, other = scenario_reviewers
     approve(scenario.scenario_id, me)
     approve(scenario.scenario_id, other)
-    from annotation.profile_review.services import scenario_rate
+    from annotation.scenario_review.services import scenario_rate
 
     scenario_rate(
         scenario_id=scenario.scenario_id,

@@ -5,10 +5,11 @@ import pytest
 from django.urls import reverse
 
 from annotation.corpus.models import Scenario
-from annotation.profile_review.models import ScenarioBlueprint, ScenarioReview
-from annotation.profile_review.services import blueprint_create, blueprint_expand
+from annotation.scenario_review.blueprints import blueprint_create, blueprint_expand
+from annotation.scenario_review.models import ScenarioBlueprint, ScenarioReview
 from llm import ProviderConfig, reset_limiters
-from llm.testing.fake_server import FakeProviderServer, json_reply, server_error
+from llm.testing.fake_server import FakeProviderServer
+from llm.testing.replies import json_reply, server_error
 
 from .conftest import login
 

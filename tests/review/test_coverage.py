@@ -7,8 +7,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.profile_review.selectors import scenario_coverage
-from annotation.profile_review.services import scenario_reassess
+from annotation.scenario_review.selectors import scenario_coverage
+from annotation.scenario_review.services import scenario_reassess
 from heartbench_site.base.text_diff import identity_anchors
 from tests.factories import ScenarioFactory
 

@@ -2,16 +2,17 @@
 
 from django.contrib.auth import get_user_model
 
-from annotation.profile_review.demo import demo_reviews
-from annotation.profile_review.models import (
-    ChangeRequest,
-    ProfileReviewCase,
-    ReviewEvent,
-    ScenarioBlueprint,
-    ScenarioReview,
-)
+from annotation.profile_review.demo import demo_profile_reviews
+from annotation.profile_review.models import ChangeRequest, ProfileReviewCase, ReviewEvent
+from annotation.scenario_review.demo import demo_scenario_reviews
+from annotation.scenario_review.models import ScenarioBlueprint, ScenarioReview
 from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
+
+
+def demo_reviews(*, users):
+    """Both reviews' demo data, in the order ``demo_setup`` runs them."""
+    return demo_profile_reviews(users=users) + demo_scenario_reviews(users=users)
 
 
 def test_demo_reviews_sets_the_stages_and_can_run_twice(db):

@@ -8,11 +8,17 @@ from django.urls import reverse
 
 from annotation.corpus.models import ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReview
-from annotation.profile_review.selectors import review_home_queues
+from annotation.profile_review.selectors import profile_home_queues
+from annotation.scenario_review.selectors import scenario_home_queues
 from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 from .conftest import approve, login, rate, request_change, submit
+
+
+def review_home_queues(*, user):
+    """Both reviews' home cards, merged as the home page merges its sources."""
+    return profile_home_queues(user=user) | scenario_home_queues(user=user)
 
 
 def queries(client, url):

@@ -4,14 +4,14 @@ revision, pass-2 independent ratings, joint re-assessment of >1-point disagreeme
 import pytest
 
 from annotation.corpus.models import Scenario
-from annotation.profile_review.models import (
+from annotation.profile_review.models import ReviewError
+from annotation.scenario_review.models import (
     DiamondsRating,
     FinalDiamondsRating,
-    ReviewError,
     ScenarioReview,
     ScenarioVersion,
 )
-from annotation.profile_review.services import (
+from annotation.scenario_review.services import (
     final_rating_rule,
     scenario_create_manual,
     scenario_reassess,
@@ -188,7 +188,7 @@ def test_scores_are_checked(scenario, scenario_reviewers):
         rate(scenario.scenario_id, scenario_reviewers[0], duty=0)
     bad = dict(SCORES)
     bad.pop("mating")
-    from annotation.profile_review.services import scenario_rate
+    from annotation.scenario_review.services import scenario_rate
 
     with pytest.raises(ReviewError, match="Rate Mating"):
         scenario_rate(scenario_id=scenario.scenario_id, reviewer=scenario_reviewers[0], scores=bad)

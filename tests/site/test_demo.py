@@ -4,8 +4,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from adjudication.arbitration.models import McqItem, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from annotation.generation.models import Candidate
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.demo import STANDIN
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
@@ -27,7 +29,7 @@ def counts():
         Character.objects.count(),
         ProfileVersion.objects.count(),
         Memory.objects.count(),
-        __import__("annotation.generation.models").generation_models.Candidate.objects.count(),
+        Candidate.objects.count(),
     )
 
 
@@ -81,7 +83,8 @@ def test_running_the_demo_twice_changes_nothing(
 
 def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
     from annotation.generation.models import Candidate, GenerationRun
-    from annotation.profile_review.models import ProfileReviewCase, ScenarioReview
+    from annotation.profile_review.models import ProfileReviewCase
+    from annotation.scenario_review.models import ScenarioReview
 
     run = GenerationRun.objects.get()
     assert run.status == "finished"

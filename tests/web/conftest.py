@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
 
-from annotation.corpus.models import ImportJob, ImportJobFile
+from annotation.corpus_import.models import ImportJob, ImportJobFile
 from heartbench_site.base.roles import Role
 from tests.factories import (
     CharacterFactory,

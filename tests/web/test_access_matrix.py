@@ -23,7 +23,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem
+from adjudication.mcq.models import McqItem
 from annotation.comparison.models import PairAssignment
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.generation.models import Candidate, ModelFamily

@@ -5,7 +5,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from adjudication.arbitration.models import McqItem, McqOption, ReferenceResponse
+from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus.models import ActivationSet
 
 

@@ -65,7 +65,7 @@ def url_arguments(corpus, user):
         "pair_id": corpus["pair"].pk if "pair" in corpus else 1,
         # The memory audit's case pages (added alongside); any id does for the walk.
         "case_id": corpus["case"].pk if "case" in corpus else 1,
-        # The reference-label audit: tests/label_audit/test_blinding_scan.py passes the
+        # The reference-label audit: tests/reference_labels/test_blinding_scan.py passes the
         # expert's own audit and item; elsewhere any id does.
         "label_audit_id": corpus["label_audit"].pk if "label_audit" in corpus else 1,
         "label_item_id": corpus["label_item"].pk if "label_item" in corpus else 1,

@@ -8,7 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.corpus.models import ImportJob, ImportJobFile, Scenario
+from annotation.corpus.models import Scenario
+from annotation.corpus_import.models import ImportJob, ImportJobFile
 from heartbench_site.base.roles import CORPUS_ADMINS, Role
 
 BROKEN_JSON = b'{"scenarios": {"school_age": [ {"id": "SCN_SCHOOL_AGE_1", '

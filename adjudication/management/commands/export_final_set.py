@@ -5,7 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from adjudication.export.services import MANIFEST, build_export, sha256
+from adjudication.export.encoding import sha256
+from adjudication.export.services import MANIFEST, build_export
 
 
 class Command(BaseCommand):

@@ -12,13 +12,14 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from adjudication.consensus.demo import demo_comparisons
 from adjudication.mcq.demo import seed_mcq_demo
-from annotation.comparison.demo import demo_comparisons
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files
 from annotation.corpus_import.problems import ImportRejected
 from annotation.generation.demo import demo_generation
-from annotation.profile_review.demo import demo_reviews
+from annotation.profile_review.demo import demo_profile_reviews
+from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.memory_quality.demo import demo_memory_audit
 from audit.reference_labels.demo import seed_label_audit_demo
 from evaluation.demo import seed_evaluation_demo
@@ -83,7 +84,8 @@ class Command(BaseCommand):
         # generation run comes first: it freezes the first two stand-in profiles (a demo
         # shortcut past profile review), so the review demo works on the next ones.
         run = demo_generation(user=users[Role.ADMIN.value])
-        accounts += demo_reviews(users=users)
+        accounts += demo_profile_reviews(users=users)
+        accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
         demo_memory_audit(users=users)
         # Downstream of the references: item review, the blind label audit, the baseline

@@ -1,0 +1,10 @@
+"""The comparison page of an assignment, in the ``comparison`` namespace under /compare/
+(composed with ``annotation.comparison.urls`` by the site's ``urls.py``)."""
+
+from django.urls import path
+
+from adjudication.consensus import views
+
+urlpatterns = [
+    path("<uuid:assignment>/", views.comparison_pair, name="pair"),
+]

@@ -1,0 +1,145 @@
+"""Candidate generation over REST, admin only: launch, watch, cancel and retry runs.
+
+!!! BLINDING !!!  Families and model names: CORPUS_ADMINS only, reads and writes.
+"""
+
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import generics, status
+from rest_framework import serializers as drf_serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.corpus.api import CorpusAdminApi
+from annotation.generation import selectors
+from annotation.generation.models import GenerationUnit
+from annotation.generation.serializers import (
+    GenerationRunCreateSerializer,
+    GenerationRunListSerializer,
+    GenerationRunSerializer,
+    GenerationUnitFilterSerializer,
+    GenerationUnitSerializer,
+)
+from annotation.generation.services import runs
+from annotation.generation.services.runs import GenerationError
+
+
+def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
+    run = selectors.generation_run_get(run_id=run_id)
+    return Response(GenerationRunSerializer(run).data, status=status_code)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Generation runs, newest first, with their unit counts",
+        responses=GenerationRunListSerializer(many=True),
+    ),
+    post=extend_schema(
+        summary="Launch a generation run",
+        description=(
+            "Creates a run over every chosen (character, scenario) pair × family (omit "
+            "`characters`/`scenarios` for all) and queues its units. Each character needs a "
+            "frozen profile version, and each family a configured provider; otherwise "
+            "nothing is created and the 400 response says why. Poll the run for progress."
+        ),
+        request=GenerationRunCreateSerializer,
+        responses={201: GenerationRunSerializer},
+    ),
+)
+class GenerationRunListApi(CorpusAdminApi, generics.ListAPIView):
+    serializer_class = GenerationRunListSerializer
+
+    def get_queryset(self):
+        return selectors.generation_run_list()
+
+    def post(self, request):
+        params = GenerationRunCreateSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        try:
+            run = runs.generation_run_create(user=request.user, **params.validated_data)
+        except GenerationError as error:
+            raise ValidationError({"detail": str(error)}) from error
+        # Without a broker the run is saved and shown as running; its units wait.
+        runs.generation_run_start(run_id=run.pk)
+        return _run_response(run.pk, status.HTTP_201_CREATED)
+
+
+@extend_schema_view(
+    get=extend_schema(summary="A generation run with its progress per family and stage")
+)
+class GenerationRunDetailApi(CorpusAdminApi, generics.RetrieveAPIView):
+    serializer_class = GenerationRunSerializer
+
+    def get_object(self):
+        run = selectors.generation_run_get(run_id=self.kwargs["run_id"])
+        self.check_object_permissions(self.request, run)
+        return run
+
+
+class GenerationRunActionApi(CorpusAdminApi, APIView):
+    """POST-only: one run-level service call; 409 when the run's state refuses it."""
+
+    action = None
+
+    def post(self, request, run_id):
+        selectors.generation_run_get(run_id=run_id)  # 404 first
+        try:
+            type(self).action(run_id=run_id)
+        except GenerationError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return _run_response(run_id)
+
+
+_conflict = OpenApiResponse(
+    inline_serializer("GenerationConflict", {"detail": drf_serializers.CharField()}),
+    description="The run's state does not allow this action; `detail` says why.",
+)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        summary="Cancel a pending or running generation run",
+        description="Waiting units are cancelled at once; units in flight stop at their next "
+        "stage boundary. Finished candidates are kept.",
+        request=None,
+        responses={200: GenerationRunSerializer, 409: _conflict},
+    )
+)
+class GenerationRunCancelApi(GenerationRunActionApi):
+    action = staticmethod(runs.generation_run_cancel)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        summary="Queue a run's failed units again",
+        description="Only failed units are retried; each resumes at the stage it reached.",
+        request=None,
+        responses={200: GenerationRunSerializer, 409: _conflict},
+    )
+)
+class GenerationRunRetryApi(GenerationRunActionApi):
+    action = staticmethod(runs.generation_run_retry_failed)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A run's units, optionally of one status (e.g. the failed ones)",
+        parameters=[OpenApiParameter("status", str, enum=[s.value for s in GenerationUnit.Status])],
+    )
+)
+class GenerationUnitListApi(CorpusAdminApi, generics.ListAPIView):
+    serializer_class = GenerationUnitSerializer
+
+    def get_queryset(self):
+        selectors.generation_run_get(run_id=self.kwargs["run_id"])
+        params = GenerationUnitFilterSerializer(data=self.request.query_params)
+        params.is_valid(raise_exception=True)
+        return selectors.generation_unit_list(
+            run_id=self.kwargs["run_id"], status=params.validated_data.get("status")
+        )

@@ -1,0 +1,168 @@
+"""Calls to a family's model: the configured providers, the run's prompt filled for a
+unit, and one structured call recorded as an ``LlmCallRecord`` (seed 000 App. L.5).
+
+!!! BLINDING !!!  ``family`` is provenance; nothing here is annotator-facing.
+"""
+
+import threading
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+import llm
+from annotation.generation import prompts
+from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
+
+MILLION = Decimal(1_000_000)
+NOT_CONFIGURED = "not_configured"
+
+
+class StageFailed(Exception):
+    """A stage of a unit failed; the unit is marked failed with ``kind`` and ``message``."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+# --- configuration --------------------------------------------------------------------
+
+
+def generation_family_configs() -> dict:
+    """``settings.HEARTBENCH_GENERATION_FAMILIES``: {family: {"response", "activation",
+    prices}} for the families whose provider is configured (see settings/base.py)."""
+    return getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
+
+
+_clients: dict = {}
+_clients_lock = threading.Lock()
+
+
+def _client_for(config: llm.ProviderConfig):
+    """One client per provider config and process: clients hold connection pools and
+    are thread-safe. Created lazily, so a prefork worker builds its own after the fork."""
+    with _clients_lock:
+        client = _clients.get(config)
+        if client is None:
+            client = _clients[config] = llm.make_client(config)
+        return client
+
+
+def _family_setup(unit: GenerationUnit, role: str):
+    setup = generation_family_configs().get(unit.family)
+    if setup is None:
+        raise StageFailed(
+            NOT_CONFIGURED,
+            f"No provider is configured for {unit.family} in this worker; set "
+            f"HEARTBENCH_{unit.family.upper()}_* and retry the failed units.",
+        )
+    config = setup[role]
+    if role == "activation":
+        prices = setup.get("activation_price_in", 0), setup.get("activation_price_out", 0)
+    else:
+        prices = setup.get("price_in", 0), setup.get("price_out", 0)
+    return config, tuple(Decimal(str(p)) for p in prices)
+
+
+# --- prompts --------------------------------------------------------------------------
+
+_prompts: dict[int, PromptVersion] = {}
+
+
+def run_prompt(prompt_id: int) -> PromptVersion:
+    """A run's prompt version; safe to keep per process because a version a run uses
+    never changes (``PromptVersion.save``)."""
+    prompt = _prompts.get(prompt_id)
+    if prompt is None:
+        prompt = _prompts[prompt_id] = PromptVersion.objects.get(pk=prompt_id)
+    return prompt
+
+
+def prompt_values(unit: GenerationUnit) -> dict:
+    """The placeholders every stage's prompt shares: who the character is, what happens."""
+    return {
+        "character": prompts.character_block(unit.profile_version),
+        "scenario": prompts.scenario_block(unit.scenario),
+        "character_id": unit.character.key,
+        "scenario_id": unit.scenario.scenario_id,
+    }
+
+
+# --- calls ----------------------------------------------------------------------------
+
+
+def _no_nul(text):
+    # PostgreSQL text and jsonb cannot hold NUL; a broken body may contain one.
+    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
+
+
+def _scrub_json(value):
+    if isinstance(value, str):
+        return _no_nul(value)
+    if isinstance(value, list):
+        return [_scrub_json(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_nul(k): _scrub_json(v) for k, v in value.items()}
+    return value
+
+
+def recorded_call(
+    unit: GenerationUnit, *, stage: str, role: str, system: str, user: str, schema, details=None
+) -> llm.CallResult:
+    """One structured call, recorded as an LlmCallRecord with the unit's token and cost
+    totals updated in the same transaction, before the caller looks at the result."""
+    config, (price_in, price_out) = _family_setup(unit, role)
+    result = _client_for(config).complete_json(
+        system=system, user=user, schema=schema, max_attempts=prompts.STRUCTURED_OUTPUT_ROUNDS
+    )
+    data = result.as_dict()
+    cost = (Decimal(result.tokens_in) * price_in + Decimal(result.tokens_out) * price_out) / MILLION
+    with transaction.atomic():
+        LlmCallRecord.objects.create(
+            unit_id=unit.pk,
+            stage=stage,
+            provider=result.provider,
+            model=result.model,
+            prompt_hash=result.prompt_hash,
+            request=_scrub_json(result.request or {}),
+            raw_response=_no_nul(result.raw_response or ""),
+            parsed=_scrub_json(result.parsed) if result.ok else None,
+            ok=result.ok,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            latency_s=result.latency_s,
+            attempt_count=result.attempt_count,
+            error_kind=result.error_kind or "",
+            error_message=_no_nul(result.error_message or ""),
+            details=_scrub_json(
+                {
+                    **(details or {}),
+                    "endpoint": data.get("endpoint"),
+                    "rounds": data.get("rounds"),
+                    "finish_reason": data.get("finish_reason"),
+                    "started_at": data.get("started_at"),
+                    "demo": data.get("demo"),
+                    "attempts": data.get("attempts"),
+                }
+            ),
+        )
+        GenerationUnit.objects.filter(pk=unit.pk).update(
+            tokens_in=F("tokens_in") + result.tokens_in,
+            tokens_out=F("tokens_out") + result.tokens_out,
+            cost_usd=F("cost_usd") + cost,
+            updated_at=timezone.now(),
+        )
+    return result
+
+
+def call_failure(stage_label: str, result: llm.CallResult) -> StageFailed:
+    """The failure of a stage whose call did not return a valid answer."""
+    return StageFailed(
+        result.error_kind or "internal_error",
+        f"{stage_label} failed after {result.attempt_count} request(s) in "
+        f"{result.rounds} round(s): {result.failure_reason}",
+    )

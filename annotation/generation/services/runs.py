@@ -1,0 +1,265 @@
+"""Generation runs: launch, start, cancel and retry a run of units, and the numbered
+prompt versions a run uses (seed 000 §2.4 Stage 1, App. D.1, App. L.5).
+
+Views and the API call these. Starting or retrying a run queues its units' tasks once
+the transaction commits; a worker runs each unit (``units``). Run-level changes lock
+the run row first and then touch units (the lock order of ``transitions``).
+
+!!! BLINDING !!!  ``family`` is provenance; nothing here is annotator-facing.
+"""
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotation.corpus.models import Character, ProfileVersion, Scenario
+from annotation.generation import prompts
+from annotation.generation.celery_tasks import execute_generation_unit
+from annotation.generation.default_prompts import DEFAULTS, NOTE
+from annotation.generation.models import (
+    GenerationRun,
+    GenerationStage,
+    GenerationUnit,
+    ModelFamily,
+    PromptVersion,
+)
+from annotation.generation.services.calls import generation_family_configs
+from annotation.generation.services.transitions import run_finish_locked
+from heartbench_site.base.tasks import enqueue_on_commit
+
+Stage = GenerationStage
+UnitStatus = GenerationUnit.Status
+RunStatus = GenerationRun.Status
+
+
+class GenerationError(Exception):
+    """A generation request that cannot be carried out as asked."""
+
+
+# --- runs -----------------------------------------------------------------------------
+
+
+def _latest_prompt(stage: str) -> PromptVersion:
+    prompt = PromptVersion.objects.filter(stage=stage).order_by("-number").first()
+    if prompt is None:
+        # The data migration wrote version 1; a flushed database (``manage.py flush``,
+        # a transactional test) lost it. Write it again from the same text.
+        system, user = DEFAULTS[stage]
+        prompt, _ = PromptVersion.objects.get_or_create(
+            stage=stage,
+            number=1,
+            defaults={"system_template": system, "user_template": user, "note": NOTE},
+        )
+    return prompt
+
+
+@transaction.atomic
+def generation_run_create(
+    *,
+    user,
+    families,
+    characters=None,
+    scenarios=None,
+    note: str = "",
+) -> GenerationRun:
+    """A pending run over every chosen (character, scenario) pair × family, with all its
+    units created up front. ``characters``/``scenarios`` are keys/ids (or instances);
+    None means all. Each character's latest *frozen* profile version is the one used."""
+    known = ModelFamily.values
+    families = [str(f) for f in (families or [])]
+    if not families:
+        raise GenerationError("Choose at least one model family.")
+    unknown = [f for f in families if f not in known]
+    if unknown:
+        raise GenerationError(
+            f"Unknown model family {', '.join(unknown)}; choose from {', '.join(known)}."
+        )
+    configs = generation_family_configs()
+    missing = [f for f in families if f not in configs]
+    if missing:
+        hints = ", ".join(f"HEARTBENCH_{f.upper()}_API_KEY" for f in missing)
+        raise GenerationError(
+            f"No provider is configured for {', '.join(missing)}; set {hints} "
+            "(or _KIND/_BASE_URL) in the environment and restart."
+        )
+    families = [f for f in known if f in families]
+
+    character_rows = _chosen(Character, "key", characters, "character")
+    scenario_rows = _chosen(Scenario, "scenario_id", scenarios, "scenario")
+    if not character_rows or not scenario_rows:
+        raise GenerationError("The run would have no pairs: import characters and scenarios.")
+
+    frozen = {}
+    for version in ProfileVersion.objects.filter(
+        character__in=character_rows, frozen_at__isnull=False
+    ).order_by("character_id", "number"):
+        frozen[version.character_id] = version  # the latest frozen version wins
+    unfrozen = [c.key for c in character_rows if c.pk not in frozen]
+    if unfrozen:
+        raise GenerationError(
+            "Generation uses a frozen profile version, and these characters have none: "
+            f"{', '.join(unfrozen)}. Finish their profile review and freeze a version first."
+        )
+
+    pair_filter = {}
+    if characters is not None:
+        pair_filter["characters"] = [c.key for c in character_rows]
+    if scenarios is not None:
+        pair_filter["scenarios"] = [s.scenario_id for s in scenario_rows]
+    run = GenerationRun.objects.create(
+        created_by=user,
+        families=families,
+        pair_filter=pair_filter,
+        screening_prompt=_latest_prompt(Stage.SCREENING),
+        reranking_prompt=_latest_prompt(Stage.RERANKING),
+        response_prompt=_latest_prompt(Stage.RESPONSE),
+        models={f: configs[f]["response"].model for f in families},
+        activation_models={f: configs[f]["activation"].model for f in families},
+        note=note,
+    )
+    GenerationUnit.objects.bulk_create(
+        [
+            GenerationUnit(
+                run=run,
+                character=character,
+                scenario=scenario,
+                family=family,
+                profile_version=frozen[character.pk],
+            )
+            for character in character_rows
+            for scenario in scenario_rows
+            for family in families
+        ],
+        batch_size=2000,
+    )
+    return run
+
+
+def _chosen(model, key_field: str, wanted, label: str) -> list:
+    rows = model.objects.order_by(key_field)
+    if wanted is None:
+        return list(rows)
+    keys = [getattr(w, key_field, w) for w in wanted]
+    found = list(rows.filter(**{f"{key_field}__in": keys}))
+    missing = sorted(set(keys) - {getattr(r, key_field) for r in found})
+    if missing:
+        raise GenerationError(f"Unknown {label} {', '.join(map(str, missing))}.")
+    if not found:
+        raise GenerationError(f"Choose at least one {label}.")
+    return found
+
+
+def _enqueue_units(run: GenerationRun, unit_ids: list[int], on_unavailable) -> None:
+    """One task per unit once the transaction commits. Without a broker the units stay
+    pending and the run running: retrying or starting again is safe."""
+    enqueue_on_commit(
+        execute_generation_unit,
+        what=f"Run {run.pk}",
+        on_unavailable=on_unavailable,
+        calls=[(unit_id,) for unit_id in unit_ids],
+    )
+
+
+@transaction.atomic
+def generation_run_start(*, run_id: int, on_unavailable=None) -> GenerationRun:
+    """Mark a pending run running and queue its units once this transaction commits.
+    ``on_unavailable(message)`` is told when the broker cannot take them."""
+    run = GenerationRun.objects.select_for_update().get(pk=run_id)
+    if run.status != RunStatus.PENDING:
+        raise GenerationError(
+            f"Run {run.pk} is {run.get_status_display().lower()}; only a run that has not "
+            "started can be started."
+        )
+    run.status = RunStatus.RUNNING
+    run.started_at = timezone.now()
+    run.save(update_fields=["status", "started_at"])
+    unit_ids = list(
+        run.units.filter(status=UnitStatus.PENDING).order_by("pk").values_list("pk", flat=True)
+    )
+    if unit_ids:
+        _enqueue_units(run, unit_ids, on_unavailable)
+    else:
+        run_finish_locked(run)
+    return run
+
+
+@transaction.atomic
+def generation_run_cancel(*, run_id: int) -> GenerationRun:
+    """Stop a run: units still waiting are cancelled now; units a worker holds stop at
+    their next stage boundary (a call already sent is not abandoned)."""
+    run = GenerationRun.objects.select_for_update().get(pk=run_id)
+    if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+        raise GenerationError(
+            f"Run {run.pk} is {run.get_status_display().lower()}; only a pending or running "
+            "run can be cancelled."
+        )
+    run.units.filter(status=UnitStatus.PENDING).update(
+        status=UnitStatus.CANCELLED, updated_at=timezone.now()
+    )
+    run.status = RunStatus.CANCELLING
+    run.save(update_fields=["status"])
+    run_finish_locked(run)
+    return run
+
+
+@transaction.atomic
+def generation_run_retry_failed(*, run_id: int, on_unavailable=None) -> GenerationRun:
+    """Queue the failed units again; each resumes at the stage it reached. Units that
+    succeeded or were cancelled are left alone. ``on_unavailable`` as for a start."""
+    run = GenerationRun.objects.select_for_update().get(pk=run_id)
+    if run.status in (RunStatus.CANCELLING, RunStatus.CANCELLED):
+        raise GenerationError(
+            f"Run {run.pk} was cancelled; start a new run for the pairs it did not finish."
+        )
+    if run.status == RunStatus.PENDING:
+        raise GenerationError(f"Run {run.pk} has not started; start it instead.")
+    failed = list(
+        run.units.select_for_update()
+        .filter(status=UnitStatus.FAILED)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    if not failed:
+        raise GenerationError(f"Run {run.pk} has no failed units to retry.")
+    GenerationUnit.objects.filter(pk__in=failed).update(
+        status=UnitStatus.PENDING, error_kind="", error_message="", updated_at=timezone.now()
+    )
+    run.status = RunStatus.RUNNING
+    run.finished_at = None
+    run.save(update_fields=["status", "finished_at"])
+    _enqueue_units(run, failed, on_unavailable)
+    return run
+
+
+# --- prompts --------------------------------------------------------------------------
+
+
+@transaction.atomic
+def prompt_version_create(
+    *, stage: str, system_template: str, user_template: str, note: str = "", user=None
+) -> PromptVersion:
+    """The next numbered version of a stage's prompt; new runs use the latest."""
+    if stage not in Stage.values:
+        raise GenerationError(f"Unknown stage {stage}; choose from {', '.join(Stage.values)}.")
+    if not system_template.strip() or not user_template.strip():
+        raise GenerationError("Both the system and the user template need text.")
+    unknown = prompts.unknown_placeholders(stage, system_template) | prompts.unknown_placeholders(
+        stage, user_template
+    )
+    if unknown:
+        allowed = ", ".join(f"{{{p}}}" for p in sorted(prompts.PLACEHOLDERS[stage]))
+        raise GenerationError(
+            f"Unknown placeholder {', '.join(f'{{{u}}}' for u in sorted(unknown))}; "
+            f"a {stage} prompt can use {allowed}."
+        )
+    # Lock the stage's versions so two admins saving at once get consecutive numbers.
+    list(PromptVersion.objects.select_for_update().filter(stage=stage).values_list("pk"))
+    last = PromptVersion.objects.filter(stage=stage).aggregate(n=Max("number"))["n"] or 0
+    return PromptVersion.objects.create(
+        stage=stage,
+        number=last + 1,
+        system_template=system_template,
+        user_template=user_template,
+        note=note,
+        created_by=user,
+    )

@@ -1,0 +1,129 @@
+"""Running one generation unit: its three stages in order (seed 000 §2.4 Stage 1, App.
+L.5), from the first stage without a stored result; the response stage writes the
+unit's ``Candidate``. The worker's task (``celery_tasks.execute_generation_unit``)
+calls ``generation_unit_execute``.
+
+The final write of a unit creates its ``Candidate`` under the unit's row lock, so no
+path (a redelivered task, a retried unit) creates a second one.
+
+!!! BLINDING !!!  ``family`` is provenance; nothing here is annotator-facing.
+"""
+
+import logging
+
+from django.db import transaction
+
+from annotation.corpus.models import Memory
+from annotation.generation import prompts
+from annotation.generation.models import Candidate, GenerationUnit
+from annotation.generation.services.activation import stage_reranking, stage_screening
+from annotation.generation.services.calls import (
+    StageFailed,
+    call_failure,
+    prompt_values,
+    recorded_call,
+    run_prompt,
+)
+from annotation.generation.services.transitions import (
+    NEXT_STAGE,
+    Stage,
+    Stopped,
+    UnitStatus,
+    cancel_requested,
+    locked_live_unit,
+    run_finish_if_done,
+    unit_cancel,
+    unit_claim,
+    unit_fail,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def generation_unit_execute(*, unit_id: int) -> GenerationUnit:
+    """Run a unit's remaining stages. Safe to call any number of times: a terminal unit
+    is returned unchanged, a unit of a cancelled run is cancelled, and each stage runs
+    only while its result is not stored yet."""
+    unit = unit_claim(unit_id=unit_id)
+    if unit is not None:
+        run_id = unit.run_id
+        first = True  # the claim has just read the run's status
+        try:
+            while unit.stage_reached != Stage.RESPONSE:
+                if not first and cancel_requested(run_id=unit.run_id):
+                    unit_cancel(unit_id=unit.pk)
+                    unit = None
+                    break
+                first = False
+                stage = NEXT_STAGE[unit.stage_reached]
+                if stage == Stage.SCREENING:
+                    unit = stage_screening(unit)
+                elif stage == Stage.RERANKING:
+                    unit = stage_reranking(unit)
+                else:
+                    unit = _stage_response(unit)
+        except Stopped:
+            unit = None
+        except StageFailed as failure:
+            unit_fail(unit_id=unit.pk, kind=failure.kind, message=failure.message)
+            unit = None
+        except Exception as exc:
+            logger.exception("generation unit %s crashed", unit_id)
+            unit_fail(unit_id=unit_id, kind="internal_error", message=f"internal error: {exc}")
+            run_finish_if_done(run_id=run_id)
+            raise
+        run_finish_if_done(run_id=run_id)
+        if unit is not None:
+            return unit  # the stages kept it up to date
+    return GenerationUnit.objects.get(pk=unit_id)
+
+
+def _stage_response(unit: GenerationUnit) -> GenerationUnit:
+    activated = list(unit.activated_memory_ids or [])
+    memories = sorted(
+        Memory.objects.filter(memory_id__in=activated), key=lambda m: (m.event_age, m.sequence)
+    )
+    values = {
+        **prompt_values(unit),
+        "memories": "\n".join(prompts.response_memory_line(m) for m in memories)
+        or "(nothing in particular comes back to you)",
+    }
+    prompt = run_prompt(unit.run.response_prompt_id)
+    result = recorded_call(
+        unit,
+        stage=Stage.RESPONSE,
+        role="response",
+        system=prompts.render(prompt.system_template, values),
+        user=prompts.render(prompt.user_template, values),
+        schema=prompts.RESPONSE_SCHEMA,
+        details={"memories": len(memories)},
+    )
+    if not result.ok:
+        raise call_failure("Response", result)
+    inner = result.parsed["inner_consciousness"]
+    with transaction.atomic():
+        locked = locked_live_unit(unit.pk)
+        # Under the unit's row lock no other delivery can be here: look, then create.
+        if not Candidate.objects.filter(unit=locked).exists():
+            Candidate.objects.create(
+                unit=locked,
+                **{
+                    "character_id": locked.character_id,
+                    "scenario_id": locked.scenario_id,
+                    "family": locked.family,
+                    "model_name": result.model,
+                    "run_id": locked.run_id,
+                    "profile_version_id": locked.profile_version_id,
+                    "summary": inner["summary"],
+                    "emotional_tone": inner["emotional_tone"],
+                    "core_reasoning": inner["core_reasoning"],
+                    "final_decision": result.parsed["final_decision"],
+                    "activated_memory_ids": activated,
+                    "origin": Candidate.Origin.GENERATED,
+                },
+            )
+        locked.stage_reached = Stage.RESPONSE
+        locked.status = UnitStatus.SUCCEEDED
+        locked.save(update_fields=["stage_reached", "status", "updated_at"])
+    unit.stage_reached, unit.status = locked.stage_reached, locked.status
+    return unit

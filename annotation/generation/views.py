@@ -1,0 +1,217 @@
+"""The admin's candidate generation pages: runs (launch, progress, cancel, retry), units
+and prompt versions. Thin: parse, call a selector or service, render.
+
+!!! BLINDING !!!  These pages show model families and model names; they stay behind
+corpus_admin_required, and nothing here may be reused by an annotator-facing view.
+"""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.generation import selectors
+from annotation.generation.forms import GenerationRunForm, PromptVersionForm
+from annotation.generation.models import GenerationRun, GenerationStage, ModelFamily
+from annotation.generation.prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
+from annotation.generation.services import runs
+from annotation.generation.services.calls import generation_family_configs
+from annotation.generation.services.runs import GenerationError
+from heartbench_site.base.roles import CORPUS_ADMINS, role_required
+
+RUNS_PER_PAGE = 25
+FAILED_UNITS_PER_PAGE = 25
+# What the buttons offer; the services guard the same rules and have the last word.
+CANCELLABLE_RUN_STATUSES = (GenerationRun.Status.PENDING, GenerationRun.Status.RUNNING)
+RETRYABLE_RUN_STATUSES = (
+    GenerationRun.Status.RUNNING,
+    GenerationRun.Status.FINISHED_WITH_FAILURES,
+    GenerationRun.Status.FINISHED,
+)
+
+corpus_admin_required = role_required(*CORPUS_ADMINS)
+
+
+@corpus_admin_required
+def generation_run_list(request):
+    page = Paginator(selectors.generation_run_list(), RUNS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "annotation/generation/run_list.html", {"page": page})
+
+
+@corpus_admin_required
+@require_http_methods(["GET", "POST"])
+def generation_run_new(request):
+    """The launch form. A POST with ``estimate`` (the "Count units" button, or htmx on
+    every change) only counts the units the choices would create."""
+    configured = list(generation_family_configs())
+    counting = request.method == "POST" and "estimate" in request.POST
+    if request.method == "POST":
+        form = GenerationRunForm(request.POST, configured=configured)
+    else:
+        form = GenerationRunForm(configured=configured)
+    if request.method == "POST" and not counting and form.is_valid():
+        try:
+            run = runs.generation_run_create(
+                user=request.user,
+                families=form.cleaned_data["families"],
+                note=form.cleaned_data["note"],
+                **form.pair_filter(),
+            )
+        except GenerationError as error:
+            form.add_error(None, str(error))
+        else:
+            runs.generation_run_start(
+                run_id=run.pk, on_unavailable=lambda message: messages.error(request, message)
+            )
+            return redirect("corpus:generation-detail", run_id=run.pk)
+    template = "annotation/generation/run_new.html"
+    if request.htmx and counting:
+        template += "#unit-estimate"
+    choices = form.choices_for_estimate()
+    estimate = (
+        selectors.generation_unit_estimate(**choices, configured=configured) if choices else None
+    )
+    return render(request, template, {"form": form, "estimate": estimate})
+
+
+@corpus_admin_required
+def generation_run_detail(request, run_id):
+    return _render_run_detail(request, run_id)
+
+
+def _render_run_detail(request, run_id, *, action_error: str = ""):
+    """The whole run page, or for htmx only its progress fragment (which holds the
+    actions and the failed units, so a swap keeps them all consistent)."""
+    run = selectors.generation_run_get(run_id=run_id)
+    progress = selectors.generation_run_progress_table(run=run)
+    template = "annotation/generation/run_detail.html"
+    if request.htmx:
+        template += "#run-progress"
+    return render(
+        request,
+        template,
+        {
+            "run": run,
+            "progress": progress,
+            "failed_units": selectors.generation_failed_units_page(
+                run_id=run.pk, page_number=request.GET.get("page"), per_page=FAILED_UNITS_PER_PAGE
+            ),
+            "run_models": [
+                (family, (run.models or {}).get(family.value, ""))
+                for family in ModelFamily
+                if family.value in (run.families or [])
+            ],
+            "polling": run.status in selectors.ACTIVE_RUN_STATUSES,
+            "can_cancel": run.status in CANCELLABLE_RUN_STATUSES,
+            "can_retry": progress["failed"] > 0 and run.status in RETRYABLE_RUN_STATUSES,
+            "action_error": action_error,
+        },
+    )
+
+
+def _run_action(request, run_id, action, done_message: str):
+    """``action(on_unavailable)`` is one run-level service call; a refusal, or units the
+    broker could not take, is shown in place of ``done_message``."""
+    unqueued: list[str] = []
+    try:
+        action(unqueued.append)
+    except GenerationError as error:
+        problem = str(error)
+    else:
+        problem = unqueued[0] if unqueued else ""
+    if request.htmx:
+        return _render_run_detail(request, run_id, action_error=problem)
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, done_message)
+    return redirect("corpus:generation-detail", run_id=run_id)
+
+
+@corpus_admin_required
+@require_POST
+def generation_run_cancel(request, run_id):
+    selectors.generation_run_get(run_id=run_id)  # 404 before any write
+    return _run_action(
+        request,
+        run_id,
+        lambda on_unavailable: runs.generation_run_cancel(run_id=run_id),
+        f"Run {run_id} is cancelling: units in flight finish their current call, the rest stop.",
+    )
+
+
+@corpus_admin_required
+@require_POST
+def generation_run_retry(request, run_id):
+    selectors.generation_run_get(run_id=run_id)
+    return _run_action(
+        request,
+        run_id,
+        lambda on_unavailable: runs.generation_run_retry_failed(
+            run_id=run_id, on_unavailable=on_unavailable
+        ),
+        f"Run {run_id}: the failed units are queued again.",
+    )
+
+
+@corpus_admin_required
+def generation_unit_detail(request, run_id, unit_id):
+    return render(
+        request,
+        "annotation/generation/unit_detail.html",
+        {"unit": selectors.generation_unit_get(run_id=run_id, unit_id=unit_id)},
+    )
+
+
+@corpus_admin_required
+def prompt_list(request):
+    return render(
+        request,
+        "annotation/generation/prompt_list.html",
+        {
+            "stages": [
+                (stage, versions, sorted(PROMPT_PLACEHOLDERS[stage.value]))
+                for stage, versions in selectors.prompt_versions_by_stage()
+            ]
+        },
+    )
+
+
+@corpus_admin_required
+@require_http_methods(["GET", "POST"])
+def prompt_new(request, stage):
+    if stage not in GenerationStage.values:
+        raise Http404("No such generation stage.")
+    latest = selectors.prompt_version_latest(stage=stage)
+    if request.method == "POST":
+        form = PromptVersionForm(request.POST, stage=stage)
+    else:
+        initial = (
+            {"system_template": latest.system_template, "user_template": latest.user_template}
+            if latest
+            else {}
+        )
+        form = PromptVersionForm(initial=initial, stage=stage)
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = runs.prompt_version_create(
+                user=request.user, stage=stage, **form.cleaned_data
+            )
+        except GenerationError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Saved {version}.")
+            return redirect("corpus:prompt-list")
+    return render(
+        request,
+        "annotation/generation/prompt_new.html",
+        {
+            "form": form,
+            "stage": GenerationStage(stage),
+            "latest": latest,
+            "placeholders": sorted(PROMPT_PLACEHOLDERS[stage]),
+        },
+    )

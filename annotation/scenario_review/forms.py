@@ -1,0 +1,152 @@
+"""Forms of scenario review and blueprints (crispy, Bootstrap 5). They parse input; the
+rules live in ``services`` and ``blueprints``."""
+
+from crispy_forms.layout import Submit
+from django import forms
+from django.urls import reverse
+
+from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
+from annotation.profile_review.forms import form_helper, textarea
+from annotation.scenario_review.models import (
+    DIAMONDS_DIMENSION_CHOICES,
+    DIAMONDS_DIMENSIONS,
+    DIAMONDS_LABELS,
+    DIAMONDS_MAX,
+    DIAMONDS_MIN,
+    SCENARIO_INTENSITIES,
+    ScreeningDecision,
+)
+
+
+class ScreeningForm(forms.Form):
+    decision = forms.ChoiceField(
+        label="Pass 1 decision",
+        choices=ScreeningDecision.Decision.choices,
+        widget=forms.RadioSelect,
+    )
+    logically_consistent = forms.BooleanField(label="Logically consistent", required=False)
+    psychologically_plausible = forms.BooleanField(
+        label="Psychologically plausible", required=False
+    )
+    character_agnostic = forms.BooleanField(
+        label="Character-agnostic: no identity anchors for “you” (age, occupation, tenure, "
+        "education, family status, money figures)",
+        required=False,
+    )
+    note = forms.CharField(
+        label="Note", widget=textarea(2), required=False, help_text="Required when flagging."
+    )
+
+    def __init__(self, *args, scenario_id: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = form_helper(
+            reverse("review:scenario-screen", kwargs={"scenario_id": scenario_id}),
+            Submit("screen", "Record my decision"),
+            form_id="screening-form",
+        )
+
+
+class ScenarioContentForm(forms.Form):
+    """The four-component schema (App. C.1 Table 11), for a revision or manual entry."""
+
+    stage = forms.ChoiceField(label="Life-stage bin", choices=LIFE_STAGE_CHOICES)
+    age = forms.IntegerField(label="Age", min_value=6, max_value=50)
+    age_range = forms.CharField(label="Age range label")
+    diamonds_dimension = forms.ChoiceField(
+        label="DIAMONDS dimension", choices=[("", "—"), *DIAMONDS_DIMENSION_CHOICES], required=False
+    )
+    name = forms.CharField(label="Name")
+    category = forms.CharField(label="Category")
+    intensity = forms.ChoiceField(label="Intensity", choices=[(i, i) for i in SCENARIO_INTENSITIES])
+    description_for_agent = forms.CharField(label="Description for the agent", widget=textarea(2))
+    setting_location = forms.CharField(label="Setting: location", widget=textarea(1))
+    setting_time = forms.CharField(label="Setting: time")
+    setting_atmosphere = forms.CharField(label="Setting: atmosphere", widget=textarea(1))
+    context_text = forms.CharField(label="Context", widget=textarea(6))
+    trigger_sender = forms.CharField(label="Trigger: sender")
+    trigger_message = forms.CharField(label="Trigger: message", widget=textarea(4))
+    action_required = forms.CharField(label="Action required", widget=textarea(2), required=False)
+    note = forms.CharField(
+        label="What this version changes, and why", widget=textarea(2), required=False
+    )
+
+    def __init__(self, *args, action: str, submit_label: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = form_helper(
+            action, Submit("save", submit_label), form_id="scenario-content-form"
+        )
+
+    def content(self) -> dict:
+        data = dict(self.cleaned_data)
+        data.pop("note", None)
+        return data
+
+
+class DiamondsRatingForm(forms.Form):
+    note = forms.CharField(label="Note (optional)", widget=textarea(2), required=False)
+
+    def __init__(self, *args, scenario_id: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        for f, label, _ in DIAMONDS_DIMENSIONS:
+            self.fields[f] = forms.IntegerField(
+                label=label,
+                min_value=DIAMONDS_MIN,
+                max_value=DIAMONDS_MAX,
+                widget=forms.NumberInput(
+                    attrs={"min": DIAMONDS_MIN, "max": DIAMONDS_MAX, "inputmode": "numeric"}
+                ),
+            )
+        self.order_fields([f for f, _, _ in DIAMONDS_DIMENSIONS] + ["note"])
+        self.helper = form_helper(
+            reverse("review:scenario-rate", kwargs={"scenario_id": scenario_id}),
+            Submit("rate", "Submit my ratings"),
+            form_id="rating-form",
+        )
+
+    def scores(self) -> dict[str, int]:
+        return {f: self.cleaned_data[f] for f, _, _ in DIAMONDS_DIMENSIONS}
+
+
+class ReassessmentForm(forms.Form):
+    note = forms.CharField(label="How the reviewers agreed", widget=textarea(2), required=False)
+
+    def __init__(self, *args, scenario_id: str, dimensions: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        for f in dimensions:
+            self.fields[f] = forms.IntegerField(
+                label=f"Agreed {DIAMONDS_LABELS[f]}",
+                min_value=DIAMONDS_MIN,
+                max_value=DIAMONDS_MAX,
+                widget=forms.NumberInput(attrs={"min": DIAMONDS_MIN, "max": DIAMONDS_MAX}),
+            )
+        self.order_fields([*dimensions, "note"])
+        self.dimensions = dimensions
+        self.helper = form_helper(
+            reverse("review:scenario-reassess", kwargs={"scenario_id": scenario_id}),
+            Submit("reassess", "Record the agreed ratings"),
+            form_id="reassessment-form",
+        )
+
+    def agreed(self) -> dict[str, int]:
+        return {f: self.cleaned_data[f] for f in self.dimensions}
+
+
+class BlueprintForm(forms.Form):
+    title = forms.CharField(label="Title")
+    summary = forms.CharField(
+        label="Summary",
+        widget=textarea(4),
+        help_text="Establish one core tension; keep it character-agnostic.",
+    )
+    stage = forms.ChoiceField(label="Life-stage bin", choices=LIFE_STAGE_CHOICES)
+    diamonds_dimension = forms.ChoiceField(
+        label="DIAMONDS dimension", choices=DIAMONDS_DIMENSION_CHOICES
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = form_helper(
+            reverse("review:blueprint-list"),
+            Submit("create", "Save and expand with the LLM"),
+            form_id="blueprint-form",
+        )

@@ -1,0 +1,140 @@
+"""A finished evaluation run from a predictions file (JSON or CSV, see the README): the
+whole file is rejected, and nothing stored, when any row is wrong (seed 000 §3.1, L.1)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.db import transaction
+from django.utils import timezone
+
+from adjudication.mcq.models import McqItem
+
+from . import parsing
+from .models import EvaluationError, EvaluationPrediction, EvaluationRun, Setting
+
+Status = EvaluationPrediction.Status
+RunStatus = EvaluationRun.Status
+
+#: Column names accepted for the letter in a predictions CSV.
+LETTER_COLUMNS = ("decision_choice", "prediction", "answer", "choice")
+
+
+def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, dict]]]:
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise EvaluationError(f"The predictions file is not valid JSON: {exc}.") from None
+    meta = {}
+    if isinstance(data, dict) and "predictions" in data:
+        meta = {k: v for k, v in data.items() if k != "predictions"}
+        data = data["predictions"]
+    records = []
+    if isinstance(data, dict):
+        for qid, value in data.items():
+            records.append(
+                (str(qid), value if isinstance(value, dict) else {"decision_choice": value})
+            )
+    elif isinstance(data, list):
+        for n, value in enumerate(data):
+            if not isinstance(value, dict) or not value.get("question_id"):
+                raise EvaluationError(f"predictions[{n}] has no question_id.")
+            records.append((str(value["question_id"]), value))
+    else:
+        raise EvaluationError("The predictions JSON must be an object or a list of records.")
+    return meta, records
+
+
+def _records_from_csv(content: bytes) -> list[tuple[str, dict]]:
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvaluationError("The predictions CSV is not UTF-8 text.") from None
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip().lower() for f in reader.fieldnames or []]
+    letter = next((c for c in LETTER_COLUMNS if c in fields), None)
+    if "question_id" not in fields or letter is None:
+        raise EvaluationError(
+            "The predictions CSV needs a question_id column and a letter column "
+            f"({' or '.join(LETTER_COLUMNS)})."
+        )
+    records = []
+    for line, row in enumerate(reader, start=2):
+        row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
+        value = row.get(letter, "")
+        if value and parsing.normalize_choice(value) is None:
+            raise EvaluationError(f"Line {line}: {letter} {value!r} is not A, B, C, D or blank.")
+        records.append((row["question_id"], {"decision_choice": value}))
+    return records
+
+
+def _imported_answer(record: dict) -> parsing.ParsedAnswer:
+    if "decision_choice" in record:
+        choice = parsing.normalize_choice(record.get("decision_choice"))
+        return parsing.ParsedAnswer(
+            choice, EvaluationPrediction.ParsePath.IMPORTED if choice else parsing.INVALID
+        )
+    if record.get("refused"):
+        return parsing.parse_response(None, refused=True)
+    return parsing.parse_response(record.get("raw_response") or record.get("response"))
+
+
+@transaction.atomic
+def evaluation_run_import(
+    *, created_by, filename: str, content: bytes, label: str = "", setting: str = "", note: str = ""
+) -> EvaluationRun:
+    """A finished run from a predictions file (JSON or CSV, see the README). The whole
+    file is rejected, and nothing stored, when any row is wrong."""
+    if filename.lower().endswith(".csv"):
+        meta, records = {}, _records_from_csv(content)
+    else:
+        meta, records = _records_from_json(content)
+    label = (label or str(meta.get("model") or "")).strip()
+    setting = setting or str(meta.get("setting") or "")
+    if not label:
+        raise EvaluationError('Name the model: the file has no "model" and no label was given.')
+    if setting not in Setting.values:
+        raise EvaluationError(
+            f"Choose the setting; {setting or 'none'!r} is not one of {', '.join(Setting.values)}."
+        )
+    if not records:
+        raise EvaluationError("The predictions file has no predictions.")
+    ids = [qid for qid, _ in records]
+    duplicates = sorted({q for q in ids if ids.count(q) > 1})
+    if duplicates:
+        raise EvaluationError(f"Question id(s) listed twice: {', '.join(duplicates[:10])}.")
+    items = {i.question_id: i for i in McqItem.objects.filter(question_id__in=ids)}
+    unknown = [q for q in ids if q not in items]
+    if unknown:
+        raise EvaluationError(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}.")
+    run = EvaluationRun.objects.create(
+        label=label[:120],
+        origin=EvaluationRun.Origin.IMPORTED,
+        setting=setting,
+        provider={"kind": "imported"},
+        item_set=f"{len(records)} imported items",
+        status=RunStatus.IMPORTED,
+        note=note,
+        source_file=filename[:300],
+        created_by=created_by,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    rows = []
+    for qid, record in records:
+        answer = _imported_answer(record)
+        rows.append(
+            EvaluationPrediction(
+                run=run,
+                item=items[qid],
+                status=Status.ANSWERED if answer.choice else Status.INVALID,
+                choice=answer.choice or "",
+                parse_path=answer.path,
+                raw_response=parsing.without_nul(str(record.get("raw_response") or "")),
+                parsed=parsing.without_nul(answer.parsed),
+            )
+        )
+    EvaluationPrediction.objects.bulk_create(rows)
+    return run
