@@ -5,7 +5,7 @@ every item's adjudication chain, and a manifest of hashes, byte-identical on rep
 Modules: services (the bundle, manifest, zip), selectors (the rows of one export; page
 and home-card counts), release, model_facing, construction (the three variants), chain
 (the one ordered list of chain sections), encoding (JSON/JSONL/CSV bytes), views, urls.
-The top workflow layer: calls go views and the ``export_final_set`` command → services →
+The top workflow layer: calls go views and the ``write_final_set`` command → services →
 the variants → selectors; down into every workflow that provides a chain section
 (``annotation.comparison``, ``adjudication.arbitration``, ``adjudication.mcq``,
 ``audit.reference_labels``).

@@ -47,7 +47,7 @@ def test_an_edit_changes_the_bytes_and_the_manifest_says_so(imported_release):
 def test_manifest_counts_versions_and_hashes_match_the_written_files(
     imported_release, release_dir, tmp_path
 ):
-    call_command("export_final_set", str(tmp_path), "--zip", stdout=io.StringIO())
+    call_command("write_final_set", str(tmp_path), "--zip", stdout=io.StringIO())
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     written = {
         str(p.relative_to(tmp_path)): p.read_bytes()

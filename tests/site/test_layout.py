@@ -35,12 +35,10 @@ def test_no_source_file_is_longer_than_600_lines():
 
 
 def test_no_module_name_carries_a_workflow_prefix():
-    # Management commands are excluded: their file name is the command a person types
-    # (`manage.py export_final_set`), a verb rather than a workflow's folder.
     prefixed = [
-        str(p.relative_to(ROOT))
-        for p in _sources()
-        if p.name.startswith(WORKFLOW_PREFIXES) and "commands" not in p.parts
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if path.name.startswith(WORKFLOW_PREFIXES)
     ]
     assert prefixed == []
 

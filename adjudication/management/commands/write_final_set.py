@@ -1,4 +1,4 @@
-"""`python manage.py export_final_set DIRECTORY [--zip]`: write the final MCQ set
+"""`python manage.py write_final_set DIRECTORY [--zip]`: write the final MCQ set
 (release layouts, model-facing and construction variants, manifest) to a directory."""
 
 from pathlib import Path
