@@ -5,6 +5,7 @@ from annotation.corpus_import import api_urls as corpus_import_api_urls
 from annotation.profile_review import api_urls as profile_review_api_urls
 from annotation.scenario_review import api_urls as scenario_review_api_urls
 from audit.memory_quality import api_urls as memory_quality_api_urls
+from heartbench_site.base.web import include_joined
 
 from . import views
 
@@ -12,26 +13,25 @@ urlpatterns = [
     path("me/", views.api_me, name="api-me"),
     path(
         "corpus/",
-        include((corpus_api_urls.urlpatterns + corpus_import_api_urls.urlpatterns, "corpus-api")),
+        include_joined(
+            "corpus-api", corpus_api_urls.urlpatterns, corpus_import_api_urls.urlpatterns
+        ),
     ),
     path("generation/", include("annotation.generation.api_urls")),
     path(
         "review/",
-        include(
-            (
-                profile_review_api_urls.urlpatterns + scenario_review_api_urls.urlpatterns,
-                "review-api",
-            )
+        include_joined(
+            "review-api",
+            profile_review_api_urls.urlpatterns,
+            scenario_review_api_urls.urlpatterns,
         ),
     ),
     path(
         "audit/",
-        include(
-            (
-                memory_quality_api_urls.urlpatterns
-                + [path("labels/", include("audit.reference_labels.api_urls"))],
-                "audit-api",
-            )
+        include_joined(
+            "audit-api",
+            memory_quality_api_urls.urlpatterns,
+            [path("labels/", include("audit.reference_labels.api_urls"))],
         ),
     ),
     path("compare/", include("annotation.comparison.api_urls")),

@@ -10,6 +10,7 @@ from annotation.generation import urls as generation_urls
 from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
+from heartbench_site.base.web import include_joined
 
 from . import health, history_views, views
 
@@ -19,32 +20,28 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "corpus/",
-        include(
-            (
-                corpus_urls.urlpatterns
-                + corpus_import_urls.urlpatterns
-                + generation_urls.urlpatterns,
-                "corpus",
-            )
+        include_joined(
+            "corpus",
+            corpus_urls.urlpatterns,
+            corpus_import_urls.urlpatterns,
+            generation_urls.urlpatterns,
         ),
     ),
     path(
         "review/",
-        include((profile_review_urls.urlpatterns + scenario_review_urls.urlpatterns, "review")),
+        include_joined("review", profile_review_urls.urlpatterns, scenario_review_urls.urlpatterns),
     ),
     path(
         "audit/",
-        include(
-            (
-                memory_quality_urls.urlpatterns
-                + [path("labels/", include("audit.reference_labels.urls"))],
-                "audit",
-            )
+        include_joined(
+            "audit",
+            memory_quality_urls.urlpatterns,
+            [path("labels/", include("audit.reference_labels.urls"))],
         ),
     ),
     path(
         "compare/",
-        include((comparison_urls.urlpatterns + consensus_urls.urlpatterns, "comparison")),
+        include_joined("comparison", comparison_urls.urlpatterns, consensus_urls.urlpatterns),
     ),
     path("arbitration/", include("adjudication.arbitration.urls")),
     path("baseline/", include("humanbaseline.urls")),

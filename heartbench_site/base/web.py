@@ -3,6 +3,7 @@
 import csv
 
 from django.http import HttpResponse
+from django.urls import include
 
 
 def add_error_messages(form, error) -> None:
@@ -17,3 +18,10 @@ def csv_download(filename: str):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response, csv.writer(response)
+
+
+def include_joined(namespace: str, *pattern_lists):
+    """One URL namespace whose patterns several workflow packages define (e.g. ``review``:
+    profile review's and scenario review's), for the site's URLconf to ``path()`` under
+    one prefix."""
+    return include(([p for patterns in pattern_lists for p in patterns], namespace))
