@@ -11,6 +11,7 @@ from adjudication.arbitration.selectors import arbiter_order
 from adjudication.arbitration.services import REFERENCE_TEXT_FIELDS, candidate_response_text
 from agreement import word_edit_rate
 from annotation.comparison.models import ComparisonPair, PairAssignment
+from tests.browser.actions import submit
 from tests.comparison.helpers import assign, judge, letter_for, make_pair, people
 
 from .test_login import log_in
@@ -73,8 +74,7 @@ def judge_in_browser(
         form.get_by_label("Revision guidance").fill(guidance)
     # The draft autosaves (htmx) before anything is submitted.
     page.get_by_test_id("autosave-status").filter(has_text="Draft saved.").wait_for()
-    form.get_by_role("button", name="Submit judgment").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Submit judgment"))
     assert "Judgment submitted" in page.locator(".alert-success").inner_text()
 
 
@@ -87,8 +87,7 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     switch_to(page, live_server, annotators[0].username)
     open_pair(page, live_server, pair)
     page.locator("#judgment-form").get_by_label("Suitable", exact=True).check()
-    page.locator("#judgment-form").get_by_role("button", name="Submit judgment").click()
-    page.wait_for_load_state()
+    submit(page, page.locator("#judgment-form").get_by_role("button", name="Submit judgment"))
     assert "select the strongest candidate (A, B, or C)" in page.content()
     # Memories: collapsed, expandable, searchable.
     card = page.locator("[data-letter='A']")
@@ -121,11 +120,9 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     form = page.locator("#arbitration-form")
     edited = "I stay behind and water Ms. Lee's plants before I leave with Mom."
     form.get_by_label("Final decision").fill(edited)
-    form.get_by_role("button", name="Preview diff").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Preview diff"))
     assert page.get_by_test_id("diff").locator("ins").count() >= 1
-    page.locator("#arbitration-form").get_by_role("button", name="Record decision").click()
-    page.wait_for_load_state()
+    submit(page, page.locator("#arbitration-form").get_by_role("button", name="Record decision"))
     reference = page.get_by_test_id("reference")
     assert "Edited by the arbitrator" in reference.inner_text()
 
@@ -177,14 +174,12 @@ def test_a_flagged_pair_is_discarded(page, live_server, world):
     assert page.get_by_test_id("suitability-flag").is_visible()
     form = page.locator("#arbitration-form")
     form.get_by_label("Discard the pair (fundamentally unfit)").check()
-    form.get_by_role("button", name="Record decision").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Record decision"))
     assert "Give the reason" in page.content()
     form = page.locator("#arbitration-form")
     form.get_by_label("Discard the pair (fundamentally unfit)").check()
     form.get_by_label("Reason / note").fill("Irreconcilable ages.")
-    form.get_by_role("button", name="Record decision").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Record decision"))
     assert page.get_by_test_id("pair-status").inner_text() == "Discarded by the arbitrator"
     pair.refresh_from_db()
     assert pair.status == "discarded"

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.factories import UserFactory
 from tests.mcq.conftest import flag, judge_config, scenario_with_references
 from tests.mcq.test_worker import honest_judge
@@ -72,8 +73,7 @@ def test_revise_a_distractor_then_remove_another_item(
         "I water the plants at dawn and then meet Mom at the park gate."
     )
     form.get_by_label("Note").fill("R2: two distractors said the same thing.")
-    form.get_by_role("button", name="Revise and re-screen").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Revise and re-screen"))
 
     # Re-screened in full as version 2: the judge passed it, so it is final.
     assert page.get_by_test_id("item-version").inner_text() == "2"
@@ -88,14 +88,12 @@ def test_revise_a_distractor_then_remove_another_item(
     page.get_by_role("link", name=f"Review {removed.question_id}").click()
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
-    decide.get_by_role("button", name="Record decision").click()
-    page.wait_for_load_state()
+    submit(page, decide.get_by_role("button", name="Record decision"))
     assert "Give a note" in page.get_by_test_id("form-errors").inner_text()
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
     decide.get_by_label("Note (required: say why)").fill("The scenario cannot separate these.")
-    decide.get_by_role("button", name="Record decision").click()
-    page.wait_for_load_state()
+    submit(page, decide.get_by_role("button", name="Record decision"))
     assert page.get_by_test_id("item-status").inner_text() == "Removed"
     assert McqItem.objects.get(pk=removed.pk).status == McqItem.Status.REMOVED
 

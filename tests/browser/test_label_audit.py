@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from adjudication.mcq.models import McqItem, McqItemVersion
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.reference_labels.conftest import make_team, small_final_set
 
 from .test_login import log_in
@@ -43,8 +44,7 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
     page.get_by_label("Audit adjudicator").select_option(label="pw-adjudicator")
     page.get_by_label("Items per character × life-stage stratum (k)").fill("1")
     page.get_by_label("Sampling seed").fill("31")
-    page.get_by_role("button", name="Check the team and draw the sample").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Check the team and draw the sample"))
     assert "2 items sampled" in page.content()
     assert "gives the same sample" in page.get_by_test_id("sample-summary").inner_text()
     log_out(page)
@@ -58,8 +58,7 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
     for i in (1, 2, 3):
         log_in(page, live_server, f"pw-expert-{i}")
         page.goto(f"{live_server.url}/audit/labels/")
-        page.get_by_test_id(f"resume-{audit.pk}").click()
-        page.wait_for_load_state()
+        submit(page, page.get_by_test_id(f"resume-{audit.pk}"))
         assert page.get_by_test_id("options").locator("li").count() == 4
         assert "Item 1 of 2" in page.content()
         if i == 2:
@@ -72,16 +71,15 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
                 f"Draft saved: option {choices[i]}, note of {len(notes[i])} characters."
             ).wait_for()
             page.goto(f"{live_server.url}/audit/labels/")
-            page.get_by_test_id(f"resume-{audit.pk}").click()
-            page.wait_for_load_state()
+            submit(page, page.get_by_test_id(f"resume-{audit.pk}"))
             assert page.get_by_label("Note (optional)").input_value() == notes[i]
             assert page.get_by_label(f"Option {choices[i]}").is_checked()
-            page.get_by_label("Note (optional)").press("Control+Enter")
+            with page.expect_navigation():
+                page.get_by_label("Note (optional)").press("Control+Enter")
         else:
             page.get_by_label(f"Option {choices[i]}").check()
             page.get_by_label("Note (optional)").fill(notes[i])
-            page.get_by_role("button", name="Submit my selection").click()
-        page.wait_for_load_state()
+            submit(page, page.get_by_role("button", name="Submit my selection"))
         assert "Selection recorded for item 1" in page.content()
         assert "Item 2 of 2" in page.content()  # on to the next unfinished item
         log_out(page)
@@ -91,21 +89,18 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
 
     log_in(page, live_server, "pw-adjudicator")
     page.goto(f"{live_server.url}/audit/labels/{audit.pk}/")
-    page.get_by_test_id("adjudication-queue").get_by_role("link").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_test_id("adjudication-queue").get_by_role("link"))
     assert page.get_by_test_id("key").inner_text() == key
     selections = page.get_by_test_id("selections").inner_text()
     assert notes[1] in selections and notes[2] in selections
     assert "pw-expert-2" in selections
     page.get_by_role("radio", name="Key change: another option is the reference").check()
-    page.get_by_role("button", name="Record the decision").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Record the decision"))
     assert "Say why in the note" in page.content()  # nothing recorded, form kept
     page.get_by_role("radio", name="Key change: another option is the reference").check()
     page.get_by_label("New key (key change only)").select_option(other(key))
     page.get_by_label("Note", exact=True).fill("Expert 2 is right: the profile is cautious.")
-    page.get_by_role("button", name="Record the decision").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Record the decision"))
     assert "Decision recorded." in page.content()
     assert "Key changed" in page.get_by_test_id("adjudication-queue").inner_text()
 

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 pytestmark = pytest.mark.browser
@@ -28,8 +29,7 @@ def log_in(page, live_server, username, password=DEFAULT_PASSWORD):
     assert page.evaluate("document.activeElement.name") == "username"  # autofocus
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Log in"))
 
 
 def test_primary_annotator_sees_their_queue_and_not_the_admin_card(page, live_server, person):

@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.factories import CharacterFactory, UserFactory
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 
@@ -54,20 +55,17 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     assert evidence.first.inner_text() == "Years later"
     assert "repair" in page.content().lower()
     page.get_by_label("Confirm the defect").check()
-    page.get_by_role("button", name="Record my decision").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Record my decision"))
     assert "awaiting the senior" in page.get_by_test_id("case-status").inner_text()
 
     # Override the quoted novel line as a false positive: a reason is required.
     page.goto(f"{live_server.url}/audit/?status=review")
     page.get_by_role("link", name=override.memory_id).click()
     page.get_by_label("False positive", exact=False).check()
-    page.get_by_role("button", name="Record my decision").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Record my decision"))
     assert "Say why the flag is a false positive" in page.content()
     page.get_by_label("Reason").fill("The marker is a line read aloud from a novel.")
-    page.get_by_role("button", name="Record my decision").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Record my decision"))
     assert page.get_by_test_id("case-status").inner_text() == "Accepted as false positive"
     log_out(page)
 
@@ -82,8 +80,7 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     diff.wait_for()
     assert "Years later" in diff.locator("tbody del").first.inner_text()
     assert page.get_by_test_id("case-status").inner_text().startswith("Confirmed")
-    page.get_by_role("button", name="Save and re-audit").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Save and re-audit"))
     assert page.get_by_test_id("case-status").inner_text() == "Revised by the senior expert"
     assert "passed the re-audit" in page.content()
     page.get_by_test_id("no-current-flags").wait_for()

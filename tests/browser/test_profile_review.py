@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from annotation.corpus.models import FrozenVersionError, ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 
 from .test_login import log_in
@@ -72,8 +73,7 @@ def review(page, live_server, username, recommendation):
     page.wait_for_url("**/review/profiles/CHAR_01/")
     judge_all_criteria(page)
     page.get_by_label(recommendation).check()
-    page.get_by_role("button", name="Submit review").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Submit review"))
     assert "Review of CHAR_01 submitted." in page.locator(".alert-success").inner_text()
 
 
@@ -93,8 +93,7 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     assert page.get_by_test_id("own-request-count").inner_text() == "1"
     judge_all_criteria(page)
     page.get_by_label("Local revision needed").check()
-    page.get_by_role("button", name="Submit review").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Submit review"))
     assert "submitted" in page.get_by_test_id("review-closed").inner_text()
 
     # The second reviewer types a passage by hand (no selection) and sees no other review.
@@ -110,8 +109,7 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     page.locator("[data-change-request]").wait_for()
     judge_all_criteria(page)
     page.get_by_label("Local revision needed").check()
-    page.get_by_role("button", name="Submit review").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Submit review"))
 
     review(page, live_server, "annotator-3", "Acceptable as-is")
     assert ProfileReviewCase.objects.get().status == "adjudicating"
@@ -130,8 +128,7 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
         description.input_value().replace("reads every situation", "tends to read situations")
     )
     edit.get_by_label("Neuroticism (N)").fill("0.90")
-    edit.get_by_role("button", name="Save as the next version").click()
-    page.wait_for_load_state()
+    submit(page, edit.get_by_role("button", name="Save as the next version"))
     assert "I confirm changing the anchor trait score" in page.locator(".alert").first.inner_text()
     assert ProfileVersion.objects.count() == 1
     edit = page.locator("#profile-edit-form")
@@ -152,16 +149,14 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     page.locator(f'#change-request-{requests[0].pk}[data-status="accepted"]').wait_for()
     # Freezing with a request still open is refused.
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
-    page.get_by_role("button", name="Freeze this version").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Freeze this version"))
     assert "1 change request(s) are still open" in page.locator(".alert").first.inner_text()
     resolve = page.locator(f"#resolve-{requests[1].pk}")
     resolve.get_by_label("Accept").check()
     resolve.get_by_role("button", name="Resolve").press("Enter")
     page.locator(f'#change-request-{requests[1].pk}[data-status="accepted"]').wait_for()
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
-    page.get_by_role("button", name="Freeze this version").click()
-    page.wait_for_load_state()
+    submit(page, page.get_by_role("button", name="Freeze this version"))
     assert "v2 is frozen" in page.locator(".alert-success").inner_text()
     assert "frozen" in page.get_by_test_id("case-status").inner_text()
     assert page.locator("#profile-edit-form").count() == 0

@@ -7,6 +7,7 @@ from django.contrib.auth.models import Group
 
 from annotation.scenario_review.models import ScenarioReview
 from heartbench_site.base.roles import Role
+from tests.browser.actions import submit
 from tests.factories import ScenarioFactory, UserFactory
 
 from .test_login import log_in
@@ -54,8 +55,7 @@ def approve(page):
     form.get_by_label("Logically consistent").check()
     form.get_by_label("Psychologically plausible").check()
     form.get_by_label("Character-agnostic", exact=False).check()
-    form.get_by_role("button", name="Record my decision").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Record my decision"))
 
 
 def rate(page, scores):
@@ -65,8 +65,7 @@ def rate(page, scores):
         assert page.evaluate("document.activeElement.name") == field
         page.keyboard.type(str(value))
         page.keyboard.press("Tab")
-    form.get_by_role("button", name="Submit my ratings").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Submit my ratings"))
 
 
 def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
@@ -75,8 +74,7 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
     form = page.locator("#screening-form")
     form.get_by_label("Flag for revision").check()
     form.get_by_label("Note").fill("Nothing forces a decision now.")
-    form.get_by_role("button", name="Record my decision").click()
-    page.wait_for_load_state()
+    submit(page, form.get_by_role("button", name="Record my decision"))
     assert (
         "flagged, awaiting a consensus revision" in page.get_by_test_id("review-stage").inner_text()
     )
@@ -114,8 +112,7 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
     reassess = page.locator("#reassessment-form")
     reassess.get_by_label("Agreed Adversity").fill("5")
     reassess.get_by_label("How the reviewers agreed").fill("Discussed: the loss is real but small.")
-    reassess.get_by_role("button", name="Record the agreed ratings").click()
-    page.wait_for_load_state()
+    submit(page, reassess.get_by_role("button", name="Record the agreed ratings"))
     assert page.get_by_test_id("final-recorded").is_visible()
     row = page.locator('tr[data-dimension="adversity"] td').last
     assert row.inner_text() == "5"

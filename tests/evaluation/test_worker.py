@@ -2,14 +2,17 @@
 loopback: SIGKILL the worker mid-run, start another, and every item ends with exactly
 one stored response."""
 
+import itertools
 import os
 import signal
+import threading
 import time
 
 import pytest
 
 from evaluation import services
 from evaluation.models import EvaluationPrediction, EvaluationRun
+from llm.testing.replies import Reply
 
 from .conftest import build_corpus, fake_env
 
@@ -31,8 +34,17 @@ def wait_for(run, done, worker, what):
 def test_killing_the_worker_mid_run_loses_and_duplicates_nothing(
     celery_worker_factory, fake_model, admin_user
 ):
-    fake_model.latency_s = 0.4  # items are in flight when the worker dies
-    fake_model.responder = lambda req: {"decision_choice": "C"}
+    # The first three requests are answered at once; later ones are held for a minute
+    # until the worker is dead, so items are surely in flight when it dies (a fixed
+    # latency let the in-flight items finish between the look and the kill).
+    asked = itertools.count(1)
+    killed = threading.Event()
+
+    def responder(req):
+        held = not killed.is_set() and next(asked) > 3
+        return Reply(value={"decision_choice": "C"}, latency_s=60.0 if held else 0.1)
+
+    fake_model.responder = responder
     env = {
         **fake_env(fake_model),
         # redeliver a dead worker's tasks after 3 s, looking every second
@@ -52,6 +64,7 @@ def test_killing_the_worker_mid_run_loses_and_duplicates_nothing(
         return statuses.count("answered") >= 2 and statuses.count("running") >= 1
 
     wait_for(run, some_done_some_in_flight, doomed, "items in flight")
+    killed.set()
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait(timeout=10)
     interrupted = set(run.predictions.filter(status="running").values_list("pk", flat=True))
