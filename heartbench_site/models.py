@@ -45,3 +45,5 @@ HISTORY_MODELS = (
     "humanbaseline.ItemResponse",
     "evaluation.EvaluationRun",
 )
+
+from heartbench_site.base.deviations import ProtocolDeviation  # noqa: E402, F401 (its table is this app's)
