@@ -22,7 +22,9 @@ from heartbench_site.base.tasks import enqueue_on_commit
         summary="Upload corpus files; a worker imports them",
         description=(
             "Creates an import job holding the files and queues it. Poll the job until its "
-            "status is `succeeded` or `failed`; a file with any error imports nothing."
+            "status is `succeeded` or `failed`; a file with any error imports nothing, and "
+            "neither does a change to a reviewed, edited, audited or frozen record unless "
+            "`as_new_versions` adds a changed profile as its next version for review."
         ),
         request={"multipart/form-data": ImportJobCreateSerializer},
         responses={202: ImportJobSerializer},
@@ -39,7 +41,9 @@ class ImportJobListApi(CorpusAdminApi, generics.ListAPIView):
         upload = ImportJobCreateSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
         job = services.import_job_create(
-            files=[(f.name, f.read()) for f in upload.validated_data["files"]], user=request.user
+            files=[(f.name, f.read()) for f in upload.validated_data["files"]],
+            user=request.user,
+            as_new_versions=upload.validated_data["as_new_versions"],
         )
         # Queued once the job row is committed, so the worker can read it. Without a
         # broker the job stays pending, which is what a client polling it will see.

@@ -37,6 +37,16 @@ class CorpusImportForm(forms.Form):
             "imports nothing."
         ),
     )
+    as_new_versions = forms.BooleanField(
+        label="Import as new versions",
+        required=False,
+        help_text=(
+            "A changed profile whose current version is frozen becomes its next version, "
+            "a draft that goes through profile review; the frozen one stays in use until "
+            "then. Without this, a file that changes a reviewed, edited, audited or frozen "
+            "record is refused. Memories and scenarios are never replaced this way."
+        ),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -55,11 +55,14 @@ def _parse(name: str, kind: FileKind, doc, corpus: ParsedCorpus) -> int:
     return parse_memory_storage(name, doc, corpus)
 
 
-def import_files(files: list[tuple[str, bytes]], *, source: str = "") -> ImportSummary:
+def import_files(
+    files: list[tuple[str, bytes]], *, source: str = "", as_new_versions: bool = False
+) -> ImportSummary:
     """Import ``(name, content)`` pairs; the kind of each file is read from its content.
 
     ``source`` is recorded with the file name on every row the import creates or
-    changes (e.g. ``"import job 12"``).
+    changes (e.g. ``"import job 12"``). ``as_new_versions`` adds a changed profile that
+    review protects as the next version for review instead of refusing it (``apply``).
     """
     corpus = ParsedCorpus()
     for name, data in files:
@@ -78,11 +81,13 @@ def import_files(files: list[tuple[str, bytes]], *, source: str = "") -> ImportS
     summary = ImportSummary(
         files=[{"name": f.name, "kind": str(f.kind), "records": f.records} for f in corpus.files]
     )
-    apply_corpus(corpus, source=source, summary=summary)
+    apply_corpus(corpus, source=source, summary=summary, as_new_versions=as_new_versions)
     return summary
 
 
-def import_paths(paths: list[Path], *, source: str = "") -> ImportSummary:
+def import_paths(
+    paths: list[Path], *, source: str = "", as_new_versions: bool = False
+) -> ImportSummary:
     """Import files and directories. A directory contributes its own importable files
     (the release folder imports as a whole) but not its subdirectories, so the
     release's ``history/`` copy of the ground truth is not imported over the current
@@ -108,7 +113,9 @@ def import_paths(paths: list[Path], *, source: str = "") -> ImportSummary:
         raise ImportRejected(
             [ImportProblem(", ".join(map(str, paths)), "", "", "no importable files")]
         )
-    summary = import_files([(str(p), p.read_bytes()) for p in chosen], source=source)
+    summary = import_files(
+        [(str(p), p.read_bytes()) for p in chosen], source=source, as_new_versions=as_new_versions
+    )
     summary.skipped = skipped
     return summary
 

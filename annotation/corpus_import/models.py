@@ -19,6 +19,13 @@ class ImportJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    as_new_versions = models.BooleanField(
+        default=False,
+        help_text=(
+            "Add a changed profile that review protects as the next version for review, "
+            "instead of refusing the import."
+        ),
+    )
     summary = models.JSONField(default=dict, blank=True)
     errors = models.JSONField(default=list, blank=True)
 

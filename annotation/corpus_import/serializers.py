@@ -32,6 +32,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "status",
+            "as_new_versions",
             "created_by",
             "created_at",
             "started_at",
@@ -58,4 +59,13 @@ class ImportJobCreateSerializer(serializers.Serializer):
         child=serializers.FileField(allow_empty_file=True),
         allow_empty=False,
         help_text="One or more corpus files (send the `files` part once per file).",
+    )
+    as_new_versions = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=(
+            "Add a changed profile whose current version is frozen as its next version, a "
+            "draft for profile review, instead of refusing the import. Memories and "
+            "scenarios are never replaced this way."
+        ),
     )

@@ -19,14 +19,17 @@ class ImportJobError(Exception):
 
 
 @transaction.atomic
-def import_job_create(*, files: list[tuple[str, bytes]], user) -> ImportJob:
+def import_job_create(
+    *, files: list[tuple[str, bytes]], user, as_new_versions: bool = False
+) -> ImportJob:
     """Store an upload as a pending job; the caller queues ``run_import_job`` on commit.
 
     The files travel in the database so a worker on another machine can read them.
+    ``as_new_versions``: see ``importing.import_files``.
     """
     if not files:
         raise ImportJobError("Choose at least one file to import.")
-    job = ImportJob.objects.create(created_by=user)
+    job = ImportJob.objects.create(created_by=user, as_new_versions=as_new_versions)
     ImportJobFile.objects.bulk_create(
         [
             ImportJobFile(job=job, name=name, content=bytes(data), size=len(data))
@@ -54,7 +57,9 @@ def import_job_run(*, job_id: int) -> ImportJob:
         job.save(update_fields=["status", "started_at"])
     files = [(f.name, bytes(f.content)) for f in job.files.order_by("pk")]
     try:
-        summary = import_files(files, source=f"import job {job.pk}")
+        summary = import_files(
+            files, source=f"import job {job.pk}", as_new_versions=job.as_new_versions
+        )
     except ImportRejected as rejected:
         return _import_job_finish(
             job_id=job.pk,

@@ -64,6 +64,18 @@ BIG_FIVE_FIELDS = ["openness", "conscientiousness", "extraversion", "agreeablene
 RELEASE_ORIGIN = "release"
 
 
+def keep_unstated(fields: dict, stored: dict | None) -> dict:
+    """A stand-in label the file does not state is the stored one (False when new)."""
+    if fields.get("is_demo_standin", False) is not None:
+        return fields
+    return {**fields, "is_demo_standin": bool(stored and stored["is_demo_standin"])}
+
+
+def changed_fields(fields: dict, row: dict, names) -> list[str]:
+    """The names among ``names`` whose value in ``fields`` differs from ``row``'s."""
+    return [name for name in names if fields[name] != row[name]]
+
+
 def option_sources(corpus: ParsedCorpus) -> set[str]:
     """Characters that wrote an MCQ option are referenced too, and exist as rows."""
     return {
@@ -108,7 +120,7 @@ class StoredRows:
         self.memory_labels = defaultdict(set)
         if memory_owners:
             for row in Memory.objects.filter(character__key__in=memory_owners).values(
-                "id", "memory_id", "character_id", *MEMORY_FIELDS
+                "id", "memory_id", "character_id", "created_at", *MEMORY_FIELDS
             ):
                 self.memories[row["memory_id"]] = row
                 self.memories_by_anonymized[row["anonymized_id"]] = row

@@ -41,6 +41,7 @@ def import_upload(request):
             job = services.import_job_create(
                 files=[(f.name, f.read()) for f in form.cleaned_data["files"]],
                 user=request.user,
+                as_new_versions=form.cleaned_data["as_new_versions"],
             )
         except services.ImportJobError as error:
             form.add_error("files", str(error))

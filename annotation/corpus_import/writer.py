@@ -8,6 +8,7 @@ from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
 from annotation.corpus.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
 from annotation.corpus_import.bulk import insert_rows, update_rows
 from annotation.corpus_import.corpus import ParsedCorpus
+from annotation.corpus_import.reviewed import ReviewedWork, unchanged
 from annotation.corpus_import.stored import (
     ACTIVATION_FIELDS,
     CANDIDATE_FIELDS,
@@ -19,17 +20,11 @@ from annotation.corpus_import.stored import (
     RELEASE_ORIGIN,
     SCENARIO_FIELDS,
     StoredRows,
+    keep_unstated,
     option_sources,
 )
 from annotation.corpus_import.summary import ImportSummary
 from annotation.generation.models import Candidate
-
-
-def _keep_unstated(fields: dict, stored: dict | None) -> dict:
-    """A stand-in label the file does not state is the stored one (False when new)."""
-    if fields.get("is_demo_standin", False) is not None:
-        return fields
-    return {**fields, "is_demo_standin": bool(stored and stored["is_demo_standin"])}
 
 
 def _source(source: str, file: str) -> str:
@@ -41,10 +36,16 @@ class CorpusWriter:
     """Writes every kind of record of one import; call ``write`` once."""
 
     def __init__(
-        self, corpus: ParsedCorpus, stored: StoredRows, source: str, summary: ImportSummary
+        self,
+        corpus: ParsedCorpus,
+        stored: StoredRows,
+        work: ReviewedWork,
+        source: str,
+        summary: ImportSummary,
     ):
         self.corpus = corpus
         self.stored = stored
+        self.work = work
         self.source = source
         self.summary = summary
 
@@ -79,14 +80,22 @@ class CorpusWriter:
         new = []
         for key, (fields, origin) in sorted(self.corpus.profiles.items()):
             latest = self.stored.latest_profiles.get(key)
-            fields = _keep_unstated(fields, latest)
-            if latest and all(latest[f] == fields[f] for f in PROFILE_FIELDS):
+            fields = keep_unstated(fields, latest)
+            imported = self.work.imported_profiles.get(key)
+            if unchanged(fields, latest, imported, PROFILE_FIELDS):
                 self.summary.add("profile_versions", "unchanged")
                 continue
+            number = (latest["number"] + 1) if latest else 1
+            if key in self.work.frozen_profile:
+                self.summary.notices.append(
+                    f"{origin.file}: {key} profile imported as v{number}, a draft for profile "
+                    f"review; v{self.work.frozen_profile[key]} stays the frozen version later "
+                    "stages use until the new one is frozen"
+                )
             new.append(
                 {
                     "character_id": self.stored.character_ids[key],
-                    "number": (latest["number"] + 1) if latest else 1,
+                    "number": number,
                     "source": self.src(origin),
                     **{f: fields[f] for f in PROFILE_FIELDS},
                 }
@@ -94,15 +103,17 @@ class CorpusWriter:
         insert_rows(ProfileVersion, new)
         self.summary.add("profile_versions", "created", len(new))
 
-    def _upsert(self, kind, model, incoming, existing, names, build):
-        """Create what is new, update what differs, count what is the same."""
+    def _upsert(self, kind, model, incoming, existing, names, build, imported=None):
+        """Create what is new, update what differs from both the stored row and what was
+        last imported (``imported``, by key), count what is the same."""
         create, update = [], []
+        imported = imported or {}
         for key, (fields, origin) in incoming.items():
             old = existing.get(key)
-            row = build(_keep_unstated(fields, old), origin)
+            row = build(keep_unstated(fields, old), origin)
             if old is None:
                 create.append(row)
-            elif any(old[n] != row[n] for n in names):
+            elif not unchanged(row, old, imported.get(key), names):
                 update.append({"id": old["id"], **row})
             else:
                 self.summary.add(kind, "unchanged")
@@ -126,6 +137,7 @@ class CorpusWriter:
             self.stored.scenarios,
             SCENARIO_FIELDS,
             build,
+            self.work.imported_scenarios,
         )
         ids = dict(
             Scenario.objects.filter(scenario_id__in=list(self.corpus.scenarios)).values_list(
@@ -151,7 +163,13 @@ class CorpusWriter:
             }
 
         self._upsert(
-            "memories", Memory, self.corpus.memories, self.stored.memories, MEMORY_FIELDS, build
+            "memories",
+            Memory,
+            self.corpus.memories,
+            self.stored.memories,
+            MEMORY_FIELDS,
+            build,
+            self.work.imported_memories,
         )
 
     def references(self) -> None:

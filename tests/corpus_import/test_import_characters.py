@@ -217,7 +217,10 @@ def test_a_changed_profile_makes_a_new_version_and_never_touches_a_frozen_one():
 
     changed = copy.deepcopy(characters)
     changed[0]["description"] = "A revised description after local revision (App. B.3)."
-    summary = import_files([("characters.json", as_json(changed))])
+    with pytest.raises(ImportRejected, match="CHAR_01 profile: v1 frozen on"):
+        import_files([("characters.json", as_json(changed))])
+    assert ProfileVersion.objects.count() == 1
+    summary = import_files([("characters.json", as_json(changed))], as_new_versions=True)
 
     assert summary.as_dict()["counts"]["profile_versions"] == {
         "created": 1,

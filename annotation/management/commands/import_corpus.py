@@ -20,10 +20,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+        parser.add_argument(
+            "--as-new-versions",
+            action="store_true",
+            help=(
+                "add a changed profile whose current version is frozen as its next version, "
+                "a draft for profile review, instead of refusing the import"
+            ),
+        )
 
     def handle(self, *args, paths, **options):
         try:
-            summary = import_paths(paths, source="import_corpus")
+            summary = import_paths(
+                paths, source="import_corpus", as_new_versions=options["as_new_versions"]
+            )
         except ImportRejected as rejected:
             for problem in rejected.errors:
                 self.stderr.write(str(problem))
