@@ -48,10 +48,39 @@ def arbitration_home_queues(*, user) -> dict:
 
 
 def arbitration_queue():
+    """The open cases only: escalated pairs awaiting a decision (one query)."""
     return list(
-        ComparisonPair.objects.exclude(status=ComparisonPair.Status.ANNOTATING)
+        ComparisonPair.objects.filter(status=ComparisonPair.Status.ESCALATED)
+        .select_related("character", "scenario")
+        .order_by("character__key", "scenario__scenario_id")
+    )
+
+
+# Routed pairs that need no arbitration any more: adopted unanimously or decided.
+DECIDED_STATUSES = (
+    ComparisonPair.Status.ADOPTED,
+    ComparisonPair.Status.RESOLVED,
+    ComparisonPair.Status.DISCARDED,
+)
+
+
+def arbitration_decided():
+    """The history beside the queue: routed pairs already adopted, resolved or discarded,
+    by status, then pair (one query)."""
+    return list(
+        ComparisonPair.objects.filter(status__in=DECIDED_STATUSES)
         .select_related("character", "scenario")
         .order_by("status", "character__key", "scenario__scenario_id")
+    )
+
+
+def arbitration_decisions_by(*, pair_ids, arbitrator_ids) -> list[ArbitrationDecision]:
+    """Every decision (reopened ones included) these people took on these pairs: who has
+    arbitrated a pair may not judge it (App. D.2)."""
+    return list(
+        ArbitrationDecision.objects.filter(pair__in=pair_ids, arbitrator__in=arbitrator_ids)
+        .select_related("pair__character", "pair__scenario", "arbitrator")
+        .order_by("decided_at", "pk")
     )
 
 

@@ -14,15 +14,22 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
+from adjudication.arbitration.models import (
+    AdjudicationSettings,
+    ArbitrationDecision,
+    ReferenceResponse,
+)
 from agreement import UndefinedStatisticError, word_edit_rate
 from annotation.comparison.models import (
     ComparisonJudgment,
     ComparisonPair,
+    PairAssignment,
     Rating,
     Suitability,
 )
+from annotation.comparison.services import judged_by_all
 from annotation.generation.models import Candidate
+from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.roles import Role, has_any_role
 
 REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_decision")
@@ -106,7 +113,7 @@ def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str
 
 @transaction.atomic
 def consensus_route(*, pair: ComparisonPair) -> ComparisonPair:
-    """Route a pair once every assigned annotator has submitted (App. D.2): unanimous
+    """Route a pair once its three annotators have submitted (App. D.2): unanimous
     as-is → ``adopted``, the selected candidate becomes the pair's reference unchanged;
     anything else → ``escalated`` with the reasons, into the arbitration queue.
 
@@ -116,10 +123,9 @@ def consensus_route(*, pair: ComparisonPair) -> ComparisonPair:
     pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=pair.pk)
     if pair.status != ComparisonPair.Status.ANNOTATING:
         return pair
-    assignments = pair.assignments.count()
-    judgments = list(ComparisonJudgment.objects.filter(assignment__pair=pair))
-    if not assignments or len(judgments) < assignments:
+    if not judged_by_all(pair):
         return pair
+    judgments = list(ComparisonJudgment.objects.filter(assignment__pair=pair))
     unanimous, reasons = routing_outcome(judgments)
     pair.routed_at = timezone.now()
     pair.escalation_reasons = reasons
@@ -145,6 +151,28 @@ def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
     return pair
 
 
+def _refuse_own_pair(pair: ComparisonPair, arbitrator) -> None:
+    """App. D.2: nobody arbitrates a pair they judged (or were assigned to judge)."""
+    own = (
+        PairAssignment.objects.filter(pair=pair, annotator=arbitrator)
+        .select_related("judgment")
+        .first()
+    )
+    if own is None:
+        return
+    judgment = getattr(own, "judgment", None)
+    record = (
+        f"your comparison judgment (version {judgment.version}, submitted "
+        f"{judgment.submitted_at:%Y-%m-%d %H:%M})"
+        if judgment
+        else f"your comparison assignment (batch {own.batch})"
+    )
+    raise ArbitrationError(
+        f"You judged {pair} yourself: {record}. Nobody arbitrates a pair they judged "
+        "(seed 000 App. D.2); another arbitrator decides it."
+    )
+
+
 def _was_flagged(pair: ComparisonPair) -> bool:
     return ComparisonJudgment.objects.filter(
         assignment__pair=pair, suitability=Suitability.FLAGGED
@@ -167,6 +195,7 @@ def arbitration_discard(*, pair_id: int, arbitrator, reason: str) -> Arbitration
     if not reason:
         raise ArbitrationError("Give the reason the pair is fundamentally unfit for evaluation.")
     pair = _locked_escalated_pair(pair_id)
+    _refuse_own_pair(pair, arbitrator)
     decision = _record(
         pair=pair, kind=ArbitrationDecision.Kind.DISCARDED, arbitrator=arbitrator, reason=reason
     )
@@ -198,6 +227,7 @@ def arbitration_resolve(
     if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
         raise ArbitrationError("Choose adopt, edit or rewrite (or discard the pair).")
     pair = _locked_escalated_pair(pair_id)
+    _refuse_own_pair(pair, arbitrator)
     candidate = None
     if kind in (Kind.ADOPTED, Kind.EDITED):
         candidate = pair.candidates.filter(pk=candidate_id).first()
@@ -263,3 +293,54 @@ def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecisi
     pair.status = ComparisonPair.Status.ESCALATED
     pair.save(update_fields=["status"])
     return decision
+
+
+# The protocol rules a setting of AdjudicationSettings can bend: field → (value that
+# deviates, the rule). Saving a deviating value records a protocol deviation.
+SETTING_RULES = {
+    "show_family_to_arbitrator": (
+        True,
+        "Model-family identities remain hidden throughout review, arbitration included "
+        "(seed 000 §2.4 Stage 1, App. D.2)",
+    ),
+}
+
+
+def settings_deviations(*, before: dict, after: dict) -> list[str]:
+    """The rules a change of the adjudication settings starts to bend."""
+    return [
+        rule
+        for name, (deviating, rule) in SETTING_RULES.items()
+        if after.get(name) == deviating and before.get(name) != deviating
+    ]
+
+
+@transaction.atomic
+def adjudication_settings_save(
+    *, admin, show_family_to_arbitrator: bool, reason: str = ""
+) -> AdjudicationSettings:
+    """Save the site-wide adjudication settings; a value away from the paper's protocol
+    needs a reason and is recorded as a protocol deviation (listed in the export
+    manifest) in the same transaction."""
+    if not has_any_role(admin, [Role.ADMIN]):
+        raise ArbitrationError("Only an admin changes the adjudication settings.")
+    current = AdjudicationSettings.objects.select_for_update().filter(pk=1).first()
+    before = {"show_family_to_arbitrator": bool(current and current.show_family_to_arbitrator)}
+    after = {"show_family_to_arbitrator": bool(show_family_to_arbitrator)}
+    rules = settings_deviations(before=before, after=after)
+    reason = (reason or "").strip()
+    if rules and not reason:
+        raise ArbitrationError(
+            f"Give the reason for departing from the protocol: {'; '.join(rules)}."
+        )
+    saved, _ = AdjudicationSettings.objects.update_or_create(pk=1, defaults=after)
+    for rule in rules:
+        record_deviation(
+            stage="arbitration",
+            kind=ProtocolDeviation.Kind.SETTING,
+            subject="adjudication settings: show the model family to the arbitrator",
+            rule=rule,
+            reason=reason,
+            by=admin,
+        )
+    return saved

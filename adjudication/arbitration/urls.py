@@ -7,6 +7,7 @@ from adjudication.arbitration import views
 app_name = "adjudication"
 urlpatterns = [
     path("", views.arbitration_queue, name="queue"),
+    path("decided/", views.arbitration_decided, name="decided"),
     path("outcomes/", views.comparison_outcomes, name="outcomes"),
     path("outcomes.csv", views.comparison_outcomes_csv, name="outcomes-csv"),
     path("pairs/<int:pair_id>/", views.arbitration_pair, name="pair"),

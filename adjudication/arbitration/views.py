@@ -20,7 +20,20 @@ TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
 
 @arbitration_readers
 def arbitration_queue(request):
-    return render(request, "adjudication/queue.html", {"pairs": selectors.arbitration_queue()})
+    return render(
+        request,
+        "adjudication/queue.html",
+        {"pairs": selectors.arbitration_queue(), "decided": False},
+    )
+
+
+@arbitration_readers
+def arbitration_decided(request):
+    return render(
+        request,
+        "adjudication/queue.html",
+        {"pairs": selectors.arbitration_decided(), "decided": True},
+    )
 
 
 def _prefill(page, number):
@@ -41,6 +54,8 @@ def arbitration_pair(request, pair_id):
     if page is None:
         raise Http404("No such comparison pair.")
     is_arbitrator = Role.ARBITRATOR in user_roles(request.user)
+    # App. D.2: nobody arbitrates a pair they judged (the service refuses it too).
+    judged_it = any(j["annotator"].pk == request.user.pk for j in page.judgments)
     diff = None
     if request.method == "POST":
         if not is_arbitrator:
@@ -90,7 +105,10 @@ def arbitration_pair(request, pair_id):
         "adjudication/pair.html",
         {
             "page": page,
-            "form": form if is_arbitrator and page.pair.status == "escalated" else None,
+            "form": form
+            if is_arbitrator and not judged_it and page.pair.status == "escalated"
+            else None,
+            "judged_it": judged_it,
             "editing": editing,
             "diff": diff,
             "reopen_form": ReopenForm(pair_id=pair_id)

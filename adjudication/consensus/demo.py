@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from adjudication.consensus.services import judgment_submit
+from adjudication.consensus.services import judgment_submit, pairs_assign
 from annotation.comparison import services
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonPair, PairAssignment
 from annotation.generation.demo import DEMO_RUN_NOTE
@@ -94,7 +94,7 @@ def _stage(*, run, users, annotators) -> None:
     )
     if not pairs or PairAssignment.objects.filter(pair__in=pairs).exists():
         return
-    services.comparison_assign(
+    pairs_assign(
         user=admin, pair_ids=[p.pk for p in pairs], annotator_ids=[a.pk for a in annotators]
     )
     families = sorted(pairs[0].candidates.values_list("family", flat=True))

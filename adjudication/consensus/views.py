@@ -1,20 +1,25 @@
 """The annotator's comparison page, whose form submits a judgment (and so may route the
-pair). Thin: parse, call a service or selector, render. The URL carries the
-assignment's opaque id only."""
+pair), and the admin's assignment page (which checks arbitration records). Thin: parse,
+call a service or selector, render. The comparison page's URL carries the assignment's
+opaque id only."""
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from adjudication.consensus import services
 from annotation.comparison import selectors
-from annotation.comparison.forms import ComparisonJudgmentForm
+from annotation.comparison import services as comparison_services
+from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
 from annotation.comparison.services import ComparisonError
+from annotation.generation.models import GenerationRun
 from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import add_error_messages
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
+admin_required = role_required(Role.ADMIN)
 
 
 def _initial(page) -> dict:
@@ -53,3 +58,37 @@ def comparison_pair(request, assignment):
             initial=_initial(page), public_id=page.public_id, readonly=not page.is_open
         )
     return render(request, "comparison/pair.html", {"page": page, "form": form})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def comparison_assign(request):
+    runs = GenerationRun.objects.order_by("-created_at")
+    annotators = (
+        get_user_model()
+        .objects.filter(groups__name=Role.PRIMARY_ANNOTATOR.value)
+        .order_by("username")
+    )
+    form = AssignmentForm(request.POST or None, runs=runs, annotators=annotators)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = form.cleaned_data["run"]
+            if run is not None:
+                comparison_services.comparison_pairs_create(user=request.user, run_id=run.pk)
+            pairs = selectors.comparison_assignable()
+            created = services.pairs_assign(
+                user=request.user,
+                pair_ids=[p.pk for p in pairs],
+                annotator_ids=[u.pk for u in form.cleaned_data["annotators"]],
+                batch_size=form.cleaned_data["batch_size"],
+            )
+        except ComparisonError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"{created} new assignment(s).")
+            return redirect("comparison:assign")
+    return render(
+        request,
+        "comparison/assign.html",
+        {"form": form, "pairs": selectors.comparison_assignable()},
+    )

@@ -4,7 +4,9 @@ The key is the target character's adjudicated final decision; candidate distract
 the current references of other characters in the same scenario. Two filters reject
 candidates (App. D.3): too similar to the key (the key would be ambiguous) and off the
 scenario (the key would be found by elimination). Of the survivors a selector picks three;
-the option order is then shuffled with a recorded seed.
+the key's position is balanced over the items of an assembly run
+(:func:`balanced_key_label`) and the distractors are shuffled around it with a recorded
+seed.
 
 The paper names the filters but not the measure or the thresholds. The measure here is a
 TF-IDF cosine (scikit-learn), registered under a name in :data:`MEASURES` so an embedding
@@ -15,7 +17,7 @@ the defaults below, and both are recorded in every item's ``assembly_params``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -165,14 +167,38 @@ class OptionSource:
     extra: dict = field(default_factory=dict)
 
 
-def order_options(sources: Sequence[OptionSource], seed: int, labels="ABCD"):
-    """Shuffle the options with ``random.Random(seed)``; labels follow the new order.
+def balanced_key_label(counts: Mapping[str, int], seed: int, labels: Sequence[str] = "ABCD"):
+    """The position of the next key of a batch (an assembly run): one of the labels that
+    holds the fewest keys of the batch so far, the tie broken by ``random.Random(seed)``.
+    Placed one after another this way, the keys of a batch differ by at most one per
+    label whatever its size, so a model always answering one letter scores chance.
+    """
+    fewest = min(counts.get(label, 0) for label in labels)
+    tied = [label for label in labels if counts.get(label, 0) == fewest]
+    return random.Random(seed).choice(tied)
+
+
+def order_options(
+    sources: Sequence[OptionSource], seed: int, labels="ABCD", key_label: str | None = None
+):
+    """Order the options with ``random.Random(seed)``; labels follow the new order.
 
     ``sources`` lists the key first, then the distractors in selection order, so the same
-    seed and the same sources always give the same item.
+    seed and the same sources always give the same item. With ``key_label`` (from
+    :func:`balanced_key_label`) the key takes that position and the distractors are
+    shuffled into the others; without it the whole order is shuffled.
     """
-    order = list(range(len(sources)))
-    random.Random(seed).shuffle(order)
+    n = len(sources)
+    if key_label is None:
+        order = list(range(n))
+        random.Random(seed).shuffle(order)
+    else:
+        slot = labels.index(key_label)
+        if slot >= n:
+            raise ValueError(f"An item of {n} options has no position {key_label}.")
+        rest = list(range(1, n))
+        random.Random(seed).shuffle(rest)
+        order = [*rest[:slot], 0, *rest[slot:]]
     return [
         OrderedOption(
             label=labels[i],

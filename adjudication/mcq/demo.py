@@ -3,8 +3,9 @@
 The release's 673 MCQs arrive final (the authors screened and reviewed them), and every
 release pair already has its item. So the demo assembles four labelled demo items
 (``DEMO_Q_…``, source "demo") from release references of four scenarios, next to the
-release items, and screens three of them with a scripted offline judge whose outputs
-say "[offline demo judge]":
+release items (an admin's override of the assembly gate, recorded as a protocol
+deviation: the release's references were not adjudicated in this project), and screens
+three of them with a scripted offline judge whose outputs say "[offline demo judge]":
 
 - two flagged by the screen: an R2 near-duplicate concern, and an R1 "distractor better
   supported" concern;
@@ -27,6 +28,12 @@ from llm import CallResult, ProviderConfig
 DEMO_PREFIX = "DEMO_"
 DEMO_LABEL = "[offline demo judge]"
 OFFLINE_DEMO = ProviderConfig(kind="offline_demo", model="offline-demo")
+# The demo's items are assembled from the release's references, which were adjudicated by
+# the authors, not in this project: an override of the assembly gate, recorded as such.
+DEMO_GATE_REASON = (
+    "Demo: item review is shown on the release's own references (adjudicated by the "
+    "paper's authors, imported here)."
+)
 
 
 class ScriptedDemoJudge:
@@ -167,6 +174,7 @@ def seed_mcq_demo(*, users: dict | None = None) -> list[McqItem]:
             user=admin,
             question_id=f"{DEMO_PREFIX}{item_assembly.question_id_for(target)}",
             dispatch=False,
+            gate_override_reason=DEMO_GATE_REASON,
         )
         McqItem.objects.filter(pk=item.pk).update(source="demo")
         if script == "failure":
@@ -183,6 +191,7 @@ def seed_mcq_demo(*, users: dict | None = None) -> list[McqItem]:
         user=admin,
         question_id=f"{DEMO_PREFIX}{item_assembly.question_id_for(target)}",
         dispatch=False,
+        gate_override_reason=DEMO_GATE_REASON,
     )
     McqItem.objects.filter(pk=item.pk).update(source="demo")
     items.append(item)

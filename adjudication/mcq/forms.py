@@ -32,6 +32,18 @@ class AssemblyRunForm(forms.Form):
         label="Off-scenario below cosine",
     )
 
+    include_unadjudicated = forms.BooleanField(
+        required=False,
+        label="Also assemble from references not adjudicated here (imported)",
+        help_text="Overrides the stage gate: seed 000 §2.4 Stage 3 assembles adjudicated "
+        "references only. Recorded as a protocol deviation in the export manifest.",
+    )
+    gate_override_reason = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Reason for the override",
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["measure"].choices = [(m, m) for m in sorted(mcq_assembly.MEASURES)]
@@ -40,6 +52,11 @@ class AssemblyRunForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
+        reason = (data.get("gate_override_reason") or "").strip()
+        if data.get("include_unadjudicated") and not reason:
+            self.add_error("gate_override_reason", "Give the reason for overriding the gate.")
+            return data
+        data["gate_override_reason"] = reason if data.get("include_unadjudicated") else ""
         try:
             data["params"] = mcq_assembly.AssemblyParams(
                 measure=data["measure"],

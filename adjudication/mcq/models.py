@@ -11,6 +11,7 @@ from django.db import models
 from adjudication.arbitration.models import ReferenceResponse
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.corpus.models import Character, Scenario
+from heartbench_site.base.protocol import PROTOCOL_SEED
 
 __all__ = [
     "OPTION_LABELS",
@@ -154,6 +155,12 @@ class McqAssemblyRun(models.Model):
     )
     # Measure, thresholds, selector — what every item of this run was assembled under.
     params = models.JSONField(default=dict, blank=True)
+    # The run's seed: each item's option-order seed derives from it (and the item id), and
+    # the key positions it balances are drawn with those seeds.
+    seed = models.BigIntegerField(default=PROTOCOL_SEED)
+    # Non-empty: an admin let the run take references not adjudicated in this project
+    # (imported ones), with this reason; recorded as a protocol deviation.
+    gate_override_reason = models.TextField(blank=True)
     total = models.PositiveIntegerField(default=0)
     processed = models.PositiveIntegerField(default=0)
     assembled = models.PositiveIntegerField(default=0)

@@ -3,11 +3,12 @@ of queries, whatever the number of items (select_related / prefetch_related)."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import (
+    OPTION_LABELS,
     McqAssemblyRun,
     McqItem,
     McqItemVersion,
@@ -74,6 +75,52 @@ def item_status_counts() -> dict[str, int]:
     counts = {s.value: 0 for s in McqItem.Status}
     counts.update(dict(rows))
     return counts
+
+
+def key_distribution(items) -> dict[str, int]:
+    """Answer keys per option label, every label present (``{"A": n, ..., "D": n}``), of
+    a queryset of items (one query) or of an iterable of items or item dicts (none). The
+    export manifest and the items page show it (seed 000 §2.4 Stage 3: positions are
+    balanced)."""
+    counts = dict.fromkeys(OPTION_LABELS, 0)
+    if isinstance(items, QuerySet):
+        pairs = items.order_by().values_list("correct_answer").annotate(n=Count("pk"))
+    else:
+        keys = (i["correct_answer"] if isinstance(i, dict) else i.correct_answer for i in items)
+        pairs = ((key, 1) for key in keys)
+    for label, n in pairs:
+        counts[label] = counts.get(label, 0) + n
+    return counts
+
+
+# The items whose keys are placed (not awaiting completion, not removed).
+KEYED_STATUSES = (McqItem.Status.SCREENING, McqItem.Status.FLAGGED, McqItem.Status.FINAL)
+
+
+def key_distributions() -> dict[str, dict[str, int]]:
+    """The items page's key distributions in one query: ``final`` (the final set) and
+    ``in_construction`` (awaiting screening or flagged)."""
+    out = {
+        "final": dict.fromkeys(OPTION_LABELS, 0),
+        "in_construction": dict.fromkeys(OPTION_LABELS, 0),
+    }
+    rows = (
+        McqItem.objects.filter(status__in=KEYED_STATUSES)
+        .order_by()
+        .values_list("status", "correct_answer")
+        .annotate(n=Count("pk"))
+    )
+    for status, label, n in rows:
+        row = out["final" if status == McqItem.Status.FINAL else "in_construction"]
+        row[label] = row.get(label, 0) + n
+    return out
+
+
+def run_key_distribution(*, run_id: int) -> dict[str, int]:
+    """The keys of one assembly run's placed items (one query)."""
+    return key_distribution(
+        McqItem.objects.filter(assembly_params__contains={"run": run_id}, status__in=KEYED_STATUSES)
+    )
 
 
 @dataclass

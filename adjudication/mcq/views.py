@@ -28,6 +28,7 @@ def item_queue(request):
             "rows": mcq_selectors.item_review_queue(status=status),
             "status": status,
             "counts": mcq_selectors.item_status_counts(),
+            "keys": mcq_selectors.key_distributions(),
             "is_admin": Role.ADMIN in user_roles(request.user),
         },
     )
@@ -117,7 +118,9 @@ def assembly_runs(request):
         if form.is_valid():
             try:
                 run = item_assembly.mcq_assembly_run_start(
-                    started_by=request.user, params=form.cleaned_data["params"]
+                    started_by=request.user,
+                    params=form.cleaned_data["params"],
+                    gate_override_reason=form.cleaned_data["gate_override_reason"],
                 )
             except McqError as error:
                 form.add_error(None, str(error))
@@ -130,6 +133,7 @@ def assembly_runs(request):
             "form": form,
             "runs": mcq_selectors.assembly_runs(),
             "awaiting": item_assembly.pairs_awaiting_assembly().count(),
+            "unadjudicated": item_assembly.unadjudicated_awaiting_assembly(),
             "selector_configured": item_assembly.selector_provider() is not None,
         },
     )
@@ -144,4 +148,5 @@ def assembly_run(request, run_id):
     template = "adjudication/mcq/run.html"
     if request.htmx:
         template += "#progress"
-    return render(request, template, {"run": run, "polling": polling})
+    keys = mcq_selectors.run_key_distribution(run_id=run.pk)
+    return render(request, template, {"run": run, "polling": polling, "keys": keys})

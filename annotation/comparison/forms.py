@@ -111,10 +111,9 @@ class AssignmentForm(forms.Form):
     annotators = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Default: every pair to the same three primary annotators (§2.4 Stage 2).",
-    )
-    overlap = forms.IntegerField(
-        min_value=1, initial=ANNOTATORS_PER_PAIR, label="Annotators per pair (overlap)"
+        help_text=f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators "
+        f"(seed 000 §2.4 Stage 2, App. D.2): choose at least {ANNOTATORS_PER_PAIR}; with "
+        f"exactly {ANNOTATORS_PER_PAIR}, every pair goes to the same ones.",
     )
     batch_size = forms.IntegerField(min_value=0, initial=0, label="Pairs per batch (0: one batch)")
 
@@ -126,5 +125,6 @@ class AssignmentForm(forms.Form):
         self.fields["annotators"].label_from_instance = lambda u: u.get_username()
         self.helper = FormHelper()
         self.helper.form_action = reverse("comparison:assign")
+        self.helper.form_id = "assign-form"
         self.helper.form_method = "post"
         self.helper.add_input(Submit("assign", "Assign pairs"))

@@ -91,20 +91,41 @@ def _shuffled_permutation(pair: ComparisonPair) -> list[int]:
     return ids
 
 
+def _assignment_plan(pairs, annotators, taken: dict[int, set[int]]) -> dict[int, list]:
+    """Who joins each pair: round-robin over ``annotators`` (sorted), skipping anyone
+    already on the pair, until the pair has ``ANNOTATORS_PER_PAIR`` distinct annotators
+    (the default, three annotators, gives every pair to the same three, as in the paper)."""
+    plan = {}
+    for i, pair in enumerate(pairs):
+        have = set(taken.get(pair.pk, set()))
+        chosen = []
+        for j in range(len(annotators)):
+            if len(have) >= ANNOTATORS_PER_PAIR:
+                break
+            annotator = annotators[(i * ANNOTATORS_PER_PAIR + j) % len(annotators)]
+            if annotator.pk not in have:
+                have.add(annotator.pk)
+                chosen.append(annotator)
+        plan[pair.pk] = chosen
+    return plan
+
+
 @transaction.atomic
 def comparison_assign(
     *,
     user,
     pair_ids: list[int],
     annotator_ids: list[int],
-    overlap: int = ANNOTATORS_PER_PAIR,
     batch_size: int = 0,
 ) -> int:
-    """Assign pairs to annotators: each pair to ``overlap`` of them, round-robin (the
-    default, three annotators and overlap three, gives every pair to the same three, as
-    in the paper); each annotator's pairs are numbered into batches of ``batch_size``
-    (0: one batch). Pairs already assigned to someone keep that assignment. Returns the
-    number of new assignments."""
+    """Assign pairs so that each is judged by exactly ``ANNOTATORS_PER_PAIR`` (three)
+    distinct primary annotators (App. D.2; a protocol constant, not a choice), chosen
+    round-robin among ``annotator_ids``; each annotator's pairs are numbered into batches
+    of ``batch_size`` (0: one batch). Pairs already assigned keep their annotators and
+    are filled up to three. Returns the number of new assignments.
+
+    The assignment interfaces call ``adjudication.consensus.services.pairs_assign``,
+    which first refuses anyone who has arbitrated one of the pairs."""
     if not has_any_role(user, [Role.ADMIN]):
         raise ComparisonError("Only an admin assigns comparison pairs.")
     annotators = list(get_user_model().objects.filter(pk__in=annotator_ids).order_by("username"))
@@ -113,27 +134,31 @@ def comparison_assign(
     ]
     if not_annotators:
         raise ComparisonError(f"Not primary annotators: {', '.join(not_annotators)}.")
-    if not 1 <= overlap <= len(annotators):
+    if len(annotators) < ANNOTATORS_PER_PAIR:
+        names = ", ".join(a.username for a in annotators) or "none"
         raise ComparisonError(
-            f"Each pair needs between 1 and {len(annotators)} annotator(s); got {overlap}."
+            f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators "
+            f"(seed 000 App. D.2); choose at least {ANNOTATORS_PER_PAIR} (chosen: {names})."
         )
     pairs = list(
         ComparisonPair.objects.select_for_update(of=("self",))
         .filter(pk__in=pair_ids, status=ComparisonPair.Status.ANNOTATING)
         .order_by("character__key", "scenario__scenario_id")
     )
+    taken: dict[int, set[int]] = {}
+    for pair_id, annotator_id in PairAssignment.objects.filter(pair__in=pairs).values_list(
+        "pair_id", "annotator_id"
+    ):
+        taken.setdefault(pair_id, set()).add(annotator_id)
     loads = dict(
         PairAssignment.objects.filter(annotator__in=annotators)
         .values_list("annotator")
         .annotate(n=Count("pk"))
     )
     created = 0
-    for i, pair in enumerate(pairs):
-        taken = set(pair.assignments.values_list("annotator_id", flat=True))
-        chosen = [annotators[(i * overlap + j) % len(annotators)] for j in range(overlap)]
-        for annotator in chosen:
-            if annotator.pk in taken:
-                continue
+    plan = _assignment_plan(pairs, annotators, taken)
+    for pair in pairs:
+        for annotator in plan[pair.pk]:
             load = loads.get(annotator.pk, 0)
             PairAssignment.objects.create(
                 pair=pair,
@@ -209,14 +234,17 @@ class Submission:
     judgment: ComparisonJudgment
     # The judged pair, row-locked until the submit's transaction ends.
     pair: ComparisonPair
-    # Every assigned annotator has now submitted: the pair is ready to be routed.
+    # Three distinct annotators have now submitted: the pair is ready to be routed.
     complete: bool
 
 
-def _all_submitted(pair: ComparisonPair) -> bool:
+def judged_by_all(pair: ComparisonPair) -> bool:
+    """App. D.2: a pair is complete once every assignee, and at least
+    ``ANNOTATORS_PER_PAIR`` (three) distinct annotators, have submitted; a pair with
+    fewer assignees never is (one or two "as-is" votes are not a unanimous adoption)."""
     assigned = pair.assignments.count()
     judged = ComparisonJudgment.objects.filter(assignment__pair=pair).count()
-    return bool(assigned) and judged >= assigned
+    return judged >= max(assigned, ANNOTATORS_PER_PAIR)
 
 
 @transaction.atomic
@@ -250,7 +278,7 @@ def comparison_submit(*, public_id, annotator, content: dict) -> Submission:
             judgment = ComparisonJudgment.objects.get(assignment=assignment)
             return Submission(judgment=judgment, pair=pair, complete=False)
     elif judgment.content() == content:
-        return Submission(judgment=judgment, pair=pair, complete=_all_submitted(pair))
+        return Submission(judgment=judgment, pair=pair, complete=judged_by_all(pair))
     else:
         for f, value in content.items():
             setattr(judgment, f, value)
@@ -265,4 +293,4 @@ def comparison_submit(*, public_id, annotator, content: dict) -> Submission:
         **content,
     )
     ComparisonDraft.objects.filter(assignment=assignment).delete()
-    return Submission(judgment=judgment, pair=pair, complete=_all_submitted(pair))
+    return Submission(judgment=judgment, pair=pair, complete=judged_by_all(pair))

@@ -1,6 +1,6 @@
 """Blinded three-candidate comparison (seed 000 §2.4 Stage 2), under /compare/ in the
-``comparison`` namespace; the site's ``urls.py`` adds the comparison page
-(``adjudication.consensus.urls``).
+``comparison`` namespace; the site's ``urls.py`` adds the comparison page and the
+assignment page (``adjudication.consensus.urls``).
 
 Annotator URLs carry the assignment's opaque UUID only: no pair, candidate or run id."""
 
@@ -10,6 +10,5 @@ from annotation.comparison import views
 
 urlpatterns = [
     path("", views.comparison_queue, name="queue"),
-    path("assign/", views.comparison_assign, name="assign"),
     path("<uuid:assignment>/draft/", views.comparison_draft, name="draft"),
 ]

@@ -13,6 +13,9 @@ from annotation.comparison.models import (
     ComparisonPair,
     PairAssignment,
 )
+from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
+from heartbench_site.base.roles import Role
+from tests.factories import UserFactory
 
 from .helpers import assign, judge, make_pair, people
 
@@ -38,19 +41,20 @@ def test_default_assignment_gives_each_pair_to_the_same_three_with_a_stored_perm
     assert {r.pk: r.permutation for r in PairAssignment.objects.all()} == before
 
 
-def test_overlap_and_batches_are_configurable():
+def test_each_pair_goes_to_three_distinct_annotators_and_batches_are_configurable():
     who = people()
+    fourth = UserFactory(username="cmp-annotator-4", roles=[Role.PRIMARY_ANNOTATOR])
     pairs = [make_pair(key=f"CHAR_5{i}") for i in range(4)]
     created = services.comparison_assign(
         user=who["admin"],
         pair_ids=[p.pk for p in pairs],
-        annotator_ids=[a.pk for a in who["annotators"]],
-        overlap=2,
+        annotator_ids=[a.pk for a in [*who["annotators"], fourth]],
         batch_size=1,
     )
-    assert created == 8
+    assert created == 4 * ANNOTATORS_PER_PAIR
     for pair in pairs:
-        assert pair.assignments.count() == 2
+        annotators = list(pair.assignments.values_list("annotator", flat=True))
+        assert len(annotators) == len(set(annotators)) == ANNOTATORS_PER_PAIR
     batches = sorted(
         PairAssignment.objects.filter(annotator=who["annotators"][0]).values_list(
             "batch", flat=True

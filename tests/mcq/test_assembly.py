@@ -52,22 +52,27 @@ def test_the_filters_reject_a_near_duplicate_and_an_off_scenario_response(refere
     assert version.assembly_params == params and version.seed == item.seed
 
 
-def test_the_option_order_is_the_recorded_seeds_shuffle(references):
+def test_the_key_takes_its_balanced_place_and_the_seed_shuffles_the_rest(references):
     item = item_assembly.mcq_item_assemble(reference_id=references["CHAR_01"].pk, selector=False)
     chosen = [c for c in item.assembly_params["candidates"] if c["selected"]]
     by_ref = {r.pk: r for r in references.values()}
     # The fallback's selection order: most relevant first.
     chosen.sort(key=lambda c: -c["relevance"])
-    sources = [mcq_assembly.OptionSource(KEY, "CHAR_01", references["CHAR_01"].pk, is_key=True)]
-    sources += [
-        mcq_assembly.OptionSource(by_ref[c["reference_id"]].final_decision, c["character"], 0)
-        for c in chosen
-    ]
+    distractors = [by_ref[c["reference_id"]].final_decision for c in chosen]
     import random
 
-    order = list(range(4))
-    random.Random(item.seed).shuffle(order)
-    expected = [sources[j].content for j in order]
+    # The first item of its batch: every label is free, the seed picks one.
+    key_label = random.Random(item.seed).choice("ABCD")
+    assert item.correct_answer == key_label
+    assert item.assembly_params["key_balance"] == {
+        "keys_before": {"A": 0, "B": 0, "C": 0, "D": 0},
+        "key_label": key_label,
+    }
+    rest = [1, 2, 3]
+    random.Random(item.seed).shuffle(rest)
+    slot = "ABCD".index(key_label)
+    order = [*rest[:slot], 0, *rest[slot:]]
+    expected = [([KEY] + distractors)[j] for j in order]
     assert [o.content for o in item.options.order_by("label")] == expected
     assert item.seed == mcq_assembly.derive_seed(item_assembly.ASSEMBLY_BASE_SEED, item.question_id)
 

@@ -237,7 +237,8 @@ def test_the_queue_page_runs_constant_queries(client, arbitrator, django_assert_
     add.next = 0
     add(2)
     client.get(url)  # warm the session and the role cache of this client
-    with django_assert_num_queries(6) as few:  # session, user, roles, items, screenings, counts
+    # session, user, roles, items, screenings, status counts, key distribution
+    with django_assert_num_queries(7) as few:
         assert client.get(url).content.decode().count('data-testid="queue-row"') == 2
     add(5)
     with django_assert_num_queries(len(few.captured_queries)):

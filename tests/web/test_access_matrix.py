@@ -195,6 +195,7 @@ ACCESS = {
     "comparison-api:pair": only(ANNOTATOR),
     "comparison:assign": only(ADMIN),
     "adjudication:queue": only(ARBITRATOR, ADMIN),
+    "adjudication:decided": only(ARBITRATOR, ADMIN),
     "adjudication:pair": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes-csv": only(ARBITRATOR, ADMIN),

@@ -1,5 +1,10 @@
 """Assembly of MCQ items (seed 000 §2.4 Stage 3, App. D.3): one pair's item from its
-current reference, and assembly runs over every pair awaiting an item.
+current adjudicated reference, and assembly runs over every pair awaiting an item.
+
+Gate: only references adjudicated in this project are keys or distractors; an admin may
+let imported ones in with a reason, recorded as a protocol deviation. Keys: each run
+places its keys so that every label holds the same number, give or take one
+(``assembly.balanced_key_label``), seeded by the run's recorded seed.
 
 The selector LLM (when configured) chooses three distractors among the valid candidates
 the pure core (:mod:`adjudication.mcq.assembly`) scores; otherwise the deterministic
@@ -9,16 +14,25 @@ fallback does. A complete item is queued for screening once it is committed.
 import json
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq import assembly as mcq_assembly
 from adjudication.mcq.celery_tasks import dispatch_assembly_run, dispatch_screening
-from adjudication.mcq.models import McqAssemblyRun, McqError, McqItem, McqItemVersion, McqOption
+from adjudication.mcq.models import (
+    OPTION_LABELS,
+    McqAssemblyRun,
+    McqError,
+    McqItem,
+    McqItemVersion,
+    McqOption,
+)
 from adjudication.mcq.versions import record_version
+from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.protocol import PROTOCOL_SEED
 from heartbench_site.base.providers import configured_provider
+from heartbench_site.base.roles import Role, has_any_role
 from llm import ProviderConfig, make_client
 
 SELECTOR_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SELECTOR"
@@ -51,17 +65,68 @@ def scenario_text(scenario) -> str:
     )
 
 
-def pairs_awaiting_assembly():
-    """Current references of pairs that have no item yet."""
+# §2.4 Stage 3: items pair "each character's expert-adjudicated response with other
+# characters' responses to the same scenario". A reference imported from a release was not
+# adjudicated in this project (it may even belong to a pair arbitration discarded here).
+GATE_RULE = (
+    "Assembly takes only references adjudicated by consensus-then-arbitration "
+    "(seed 000 §2.4 Stage 3, App. D.2)"
+)
+ASSEMBLY_STAGE = "mcq_assembly"
+
+
+def assembly_references(*, include_unadjudicated: bool = False):
+    """The current references assembly may use, as keys and as distractors: adjudicated
+    ones only, unless an admin overrode the gate (then imported ones too)."""
+    rows = ReferenceResponse.objects.filter(superseded_at__isnull=True)
+    if not include_unadjudicated:
+        rows = rows.exclude(decision_type=ReferenceResponse.DecisionType.IMPORTED)
+    return rows
+
+
+def is_adjudicated(reference: ReferenceResponse) -> bool:
+    return reference.decision_type != ReferenceResponse.DecisionType.IMPORTED
+
+
+def pairs_awaiting_assembly(*, include_unadjudicated: bool = False):
+    """Current adjudicated references of pairs that have no item yet (imported ones too
+    when the gate is overridden)."""
     has_item = McqItem.objects.filter(
         character_id=OuterRef("character_id"), scenario_id=OuterRef("scenario_id")
     )
     return (
-        ReferenceResponse.objects.filter(superseded_at__isnull=True)
+        assembly_references(include_unadjudicated=include_unadjudicated)
         .exclude(Exists(has_item))
         .select_related("character", "scenario")
         .order_by("scenario__scenario_id", "character__key")
     )
+
+
+def unadjudicated_awaiting_assembly() -> int:
+    """Pairs that only an overridden gate would assemble (imported references)."""
+    return (
+        pairs_awaiting_assembly(include_unadjudicated=True)
+        .filter(decision_type=ReferenceResponse.DecisionType.IMPORTED)
+        .count()
+    )
+
+
+def key_batch(run: McqAssemblyRun | None) -> dict:
+    """The JSON containment that finds the items of one key-balancing batch: those of an
+    assembly run, or those assembled outside any run."""
+    return {"run": run.pk if run else None}
+
+
+def batch_key_counts(batch: dict) -> dict[str, int]:
+    """Keys per label among the batch's complete items (removed and incomplete ones do not
+    count: an incomplete item's key is placed when it is completed)."""
+    rows = (
+        McqItem.objects.filter(assembly_params__contains=batch)
+        .exclude(status__in=[McqItem.Status.NEEDS_COMPLETION, McqItem.Status.REMOVED])
+        .values_list("correct_answer")
+        .annotate(n=Count("pk"))
+    )
+    return {label: 0 for label in OPTION_LABELS} | dict(rows)
 
 
 SELECTOR_SCHEMA = {
@@ -126,6 +191,7 @@ def mcq_item_assemble(
     user=None,
     question_id: str | None = None,
     dispatch: bool = True,
+    gate_override_reason: str = "",
 ) -> McqItem:
     """Assemble the item of one pair from its current reference (idempotent per pair).
 
@@ -135,6 +201,11 @@ def mcq_item_assemble(
     ``selector``: a client, a ProviderConfig, None (the configured selector, else the
     fallback) or False (the fallback). Fewer than three valid distractors gives an item
     in ``needs_completion`` with only the valid ones: never padded.
+
+    Only adjudicated references are keys and distractors; an imported one is refused
+    unless the run carries an override or an admin (``user``) gives
+    ``gate_override_reason``, which is recorded as a protocol deviation. The key's
+    position is balanced over the run's items (or over the items assembled outside a run).
     """
     params = params or mcq_assembly.AssemblyParams()
     reference = ReferenceResponse.objects.select_related("character", "scenario").get(
@@ -146,9 +217,23 @@ def mcq_item_assemble(
     existing = McqItem.objects.filter(question_id=question_id).first()
     if existing is not None:
         return existing
+    if run is not None:
+        override = run.gate_override_reason  # recorded when the run was started
+    else:
+        override = (gate_override_reason or "").strip()
+        if override and not has_any_role(user, [Role.ADMIN]):
+            raise McqError("Only an admin overrides the assembly gate.")
+    if not override and not is_adjudicated(reference):
+        raise McqError(
+            f"{question_id}: the reference of {reference.character.key} × "
+            f"{reference.scenario.scenario_id} (reference {reference.pk}) is "
+            f"{reference.get_decision_type_display().lower()}, not adjudicated in this "
+            f"project. {GATE_RULE}; an admin may override with a reason."
+        )
 
     others = (
-        ReferenceResponse.objects.filter(scenario=reference.scenario, superseded_at__isnull=True)
+        assembly_references(include_unadjudicated=bool(override))
+        .filter(scenario=reference.scenario)
         .exclude(character=reference.character)
         .select_related("character")
         .order_by("character__key")
@@ -174,13 +259,13 @@ def mcq_item_assemble(
         chosen = mcq_assembly.fallback_selection(valid)
     chosen_ids = {s.reference_id for s in chosen}
 
+    base_seed = run.seed if run else base_seed
     seed = mcq_assembly.derive_seed(base_seed, question_id)
     sources = [
         mcq_assembly.OptionSource(
             reference.final_decision, reference.character.key, reference.pk, is_key=True
         )
     ] + [mcq_assembly.OptionSource(s.text, s.character_key, s.reference_id) for s in chosen]
-    ordered = mcq_assembly.order_options(sources, seed)
     complete = len(chosen) == mcq_assembly.DISTRACTORS_PER_ITEM
     assembly_params = {
         **params.as_dict(),
@@ -196,7 +281,25 @@ def mcq_item_assemble(
         existing = McqItem.objects.filter(question_id=question_id).first()
         if existing is not None:
             return existing
+        balance = None
+        if complete:
+            # An incomplete item's key is placed when a reviewer completes it.
+            counts = batch_key_counts(key_batch(run))
+            balance = mcq_assembly.balanced_key_label(counts, seed, OPTION_LABELS)
+            assembly_params["key_balance"] = {"keys_before": counts, "key_label": balance}
+        ordered = mcq_assembly.order_options(sources, seed, key_label=balance)
         key_label = next(o.label for o in ordered if o.is_correct)
+        if override and run is None:
+            kind = "adjudicated" if is_adjudicated(reference) else "imported"
+            record_deviation(
+                stage=ASSEMBLY_STAGE,
+                kind=ProtocolDeviation.Kind.GATE_OVERRIDE,
+                subject=f"{question_id} (key: {kind} reference {reference.pk}; imported "
+                "references allowed as distractors)",
+                rule=GATE_RULE,
+                reason=override,
+                by=user,
+            )
         item = McqItem.objects.create(
             question_id=question_id,
             character=reference.character,
@@ -225,18 +328,41 @@ def mcq_item_assemble(
 
 @transaction.atomic
 def mcq_assembly_run_start(
-    *, started_by, params: mcq_assembly.AssemblyParams | None = None, dispatch: bool = True
+    *,
+    started_by,
+    params: mcq_assembly.AssemblyParams | None = None,
+    dispatch: bool = True,
+    seed: int = ASSEMBLY_BASE_SEED,
+    gate_override_reason: str = "",
 ) -> McqAssemblyRun:
+    """Queue a run over every adjudicated pair awaiting an item. ``gate_override_reason``
+    (an admin's) lets the run take imported references too; it is recorded as a protocol
+    deviation now, in the same transaction."""
     if McqAssemblyRun.objects.filter(
         status__in=[McqAssemblyRun.Status.QUEUED, McqAssemblyRun.Status.RUNNING]
     ).exists():
         raise McqError("An assembly run is already queued or running; wait for it to finish.")
+    override = (gate_override_reason or "").strip()
+    if override and not has_any_role(started_by, [Role.ADMIN]):
+        raise McqError("Only an admin overrides the assembly gate.")
     params = params or mcq_assembly.AssemblyParams()
     run = McqAssemblyRun.objects.create(
         started_by=started_by,
         params=params.as_dict(),
-        total=pairs_awaiting_assembly().count(),
+        seed=seed,
+        gate_override_reason=override,
+        total=pairs_awaiting_assembly(include_unadjudicated=bool(override)).count(),
     )
+    if override:
+        record_deviation(
+            stage=ASSEMBLY_STAGE,
+            kind=ProtocolDeviation.Kind.GATE_OVERRIDE,
+            subject=f"assembly run {run.pk}: {unadjudicated_awaiting_assembly()} imported "
+            "reference(s) awaiting an item, and imported references as distractors",
+            rule=GATE_RULE,
+            reason=override,
+            by=started_by,
+        )
     if dispatch:
         dispatch_assembly_run(run.pk)
     return run
@@ -253,7 +379,11 @@ def mcq_assembly_run_execute(*, run_id: int, selector=None) -> McqAssemblyRun:
     params = mcq_assembly.AssemblyParams(**run.params)
     selector = selector if selector is not None else _selector_client(None)
     try:
-        pending = list(pairs_awaiting_assembly().values_list("pk", flat=True))
+        pending = list(
+            pairs_awaiting_assembly(
+                include_unadjudicated=bool(run.gate_override_reason)
+            ).values_list("pk", flat=True)
+        )
         McqAssemblyRun.objects.filter(pk=run.pk).update(total=run.processed + len(pending))
         for reference_id in pending:
             item = mcq_item_assemble(

@@ -18,7 +18,11 @@ from adjudication.mcq.models import (
     McqReviewDecision,
     McqScreening,
 )
-from adjudication.mcq.services.item_assembly import ASSEMBLY_BASE_SEED, scenario_text
+from adjudication.mcq.services.item_assembly import (
+    ASSEMBLY_BASE_SEED,
+    batch_key_counts,
+    scenario_text,
+)
 from adjudication.mcq.versions import (
     ItemEditRejected,
     current_version,
@@ -40,14 +44,32 @@ def _latest_screening(item):
     return McqScreening.objects.filter(item=item).order_by("-created_at").first()
 
 
+def _item_batch(item: McqItem) -> dict:
+    """The key-balancing batch of an assembled item: its assembly run, or the items
+    assembled outside a run."""
+    return {"run": item.assembly_params.get("run")}
+
+
 def _four_options_reordered(item: McqItem, options: list[dict]) -> tuple[list[dict], str]:
-    """A completed item's four options, shuffled with the item's recorded seed (key first,
-    then the distractors in their current order, as at assembly)."""
+    """A completed item's four options: the key where its batch (the assembly run) has
+    the fewest keys, as assembly would have placed it, and the distractors shuffled
+    around it with the item's recorded seed (in their current order, as at assembly)."""
     key = next(o for o in options if o["is_correct"])
     distractors = [o for o in options if not o["is_correct"]]
     sources = [key, *distractors]
-    order = list(range(len(sources)))
-    random.Random(item.seed).shuffle(order)
+    counts = batch_key_counts(_item_batch(item))
+    key_label = mcq_assembly.balanced_key_label(counts, item.seed or 0, OPTION_LABELS)
+    McqItem.objects.filter(pk=item.pk).update(
+        assembly_params={
+            **item.assembly_params,
+            "key_balance": {"keys_before": counts, "key_label": key_label},
+        }
+    )
+    item.refresh_from_db(fields=["assembly_params"])
+    slot = OPTION_LABELS.index(key_label)
+    rest = list(range(1, len(sources)))
+    random.Random(item.seed).shuffle(rest)
+    order = [*rest[:slot], 0, *rest[slot:]]
     out = []
     for i, j in enumerate(order):
         o = dict(sources[j])
@@ -302,25 +324,35 @@ def _reconstruct(item: McqItem, *, user, note: str):
             "distractor instead of reconstructing."
         )
     record_version(item, origin=McqItemVersion.Origin.IMPORT)
-    seed = mcq_assembly.derive_seed(ASSEMBLY_BASE_SEED, item.question_id, item.version + 1)
+    base_seed = item.assembly_params.get("base_seed", ASSEMBLY_BASE_SEED)
+    seed = mcq_assembly.derive_seed(base_seed, item.question_id, item.version + 1)
     chosen_ids = {s.reference_id for s in chosen}
+    # The key keeps its position, so the run's keys stay balanced; an incomplete item's
+    # key goes where its run has the fewest.
+    if item.status == McqItem.Status.NEEDS_COMPLETION:
+        counts = batch_key_counts(_item_batch(item))
+        key_label = mcq_assembly.balanced_key_label(counts, seed, OPTION_LABELS)
+    else:
+        counts, key_label = None, item.correct_answer
     McqItem.objects.filter(pk=item.pk).update(
         seed=seed,
         assembly_params={
             **params.as_dict(),
             "selector": "fallback",
             "selector_note": "reconstructed in item review",
-            "base_seed": ASSEMBLY_BASE_SEED,
+            "base_seed": base_seed,
+            "run": item.assembly_params.get("run"),
             "valid_distractors": len(valid),
             "candidates": [
                 {**s.record(), "selected": s.reference_id in chosen_ids} for s in scored
             ],
+            "key_balance": {"keys_before": counts, "key_label": key_label},
         },
     )
     sources = [
         mcq_assembly.OptionSource(ref.final_decision, ref.character.key, ref.pk, is_key=True)
     ] + [mcq_assembly.OptionSource(s.text, s.character_key, s.reference_id) for s in chosen]
-    ordered = mcq_assembly.order_options(sources, seed)
+    ordered = mcq_assembly.order_options(sources, seed, key_label=key_label)
     return revise_item(
         item,
         user=user,
