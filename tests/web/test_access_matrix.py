@@ -257,6 +257,7 @@ ACCESS = {
             "export:home",
             "export:download",
             "decision-history",
+            "pipeline",
         ],
         only(ADMIN),
     ),
