@@ -29,4 +29,5 @@ def roles(request):
         "nav_memory_audit": bool(held & set(MEMORY_AUDIT_ROLES)),
         "nav_label_audit": bool(held & {Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN}),
         "nav_baseline": bool(held & {Role.BASELINE_PARTICIPANT, Role.ADMIN}),
+        "nav_pipeline": Role.ADMIN in held,
     }

@@ -12,7 +12,7 @@ from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
 from heartbench_site.base.web import include_joined
 
-from . import health, history_views, views
+from . import health, history_views, pipeline_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -52,6 +52,7 @@ urlpatterns = [
     path("api/schema/", views.SchemaView.as_view(), name="api-schema"),
     path("api/docs/", views.SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("history/", history_views.decision_history, name="decision-history"),
+    path("pipeline/", pipeline_views.pipeline, name="pipeline"),
     path("admin/", admin.site.urls),
     # The compose health check; no slash so the probe needs no redirect.
     path("healthz", health.healthz, name="healthz"),

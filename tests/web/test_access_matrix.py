@@ -258,6 +258,7 @@ ACCESS = {
             "export:home",
             "export:download",
             "decision-history",
+            "pipeline",
         ],
         only(ADMIN),
     ),
