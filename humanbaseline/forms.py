@@ -2,7 +2,7 @@
 ``humanbaseline.services``."""
 
 from crispy_forms.helper import FormHelper
-from crispy_forms.layout import Submit
+from crispy_forms.layout import Column, Fieldset, Layout, Row, Submit
 from django import forms
 from django.urls import reverse
 
@@ -10,8 +10,10 @@ from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
 from evaluation.models import RetrievalSet
 from heartbench_site.base.protocol import RETRIEVAL_K
 
-from .models import BaselineStudy, SubsetSelection
-from .subset import SubsetConstraints
+from .models import SOURCE_CHOICES, BaselineStudy, SubsetSelection
+from .subset import BALANCE_GROUPS, DEFAULT_QUOTAS, SubsetConstraints
+
+SOURCE_LABELS = dict(SOURCE_CHOICES)
 
 
 def _helper(action: str, label: str, *, form_id: str | None = None) -> FormHelper:
@@ -25,37 +27,92 @@ def _helper(action: str, label: str, *, form_id: str | None = None) -> FormHelpe
 
 
 class SelectionForm(forms.Form):
-    """The ILP's seed and every App. J constraint, with the paper's defaults."""
+    """The ILP's seed, a quota per answer-key source and every balance range of App. J.
+
+    Quotas default to the paper's (50 per family, no expert rewrites). A range left blank
+    is App. J's rule scaled to the study (as evenly as the candidates allow); a minimum
+    and maximum set it by hand; a tolerance widens it on both sides."""
 
     seed = forms.IntegerField(initial=HUMAN_BASELINE_SEED, help_text="Tie-break seed, recorded.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        defaults = SubsetConstraints()
-        for name, value in defaults.as_dict().items():
-            if name == "families":
-                self.fields[name] = forms.CharField(
-                    initial=", ".join(value),
-                    help_text="Answer-key source families, comma-separated.",
+        for source, quota in DEFAULT_QUOTAS:
+            self.fields[f"quota_{source}"] = forms.IntegerField(
+                label=SOURCE_LABELS.get(source, source), initial=quota, min_value=0
+            )
+        rows = []
+        for group, label in BALANCE_GROUPS.items():
+            self.fields[f"{group}_min"] = forms.IntegerField(
+                label=f"{label.capitalize()}: minimum", required=False, min_value=0
+            )
+            self.fields[f"{group}_max"] = forms.IntegerField(
+                label="maximum", required=False, min_value=0
+            )
+            self.fields[f"{group}_slack"] = forms.IntegerField(
+                label="tolerance ±", required=False, min_value=0
+            )
+            rows.append(
+                Row(
+                    Column(f"{group}_min", css_class="col-sm-6"),
+                    Column(f"{group}_max", css_class="col-sm-3"),
+                    Column(f"{group}_slack", css_class="col-sm-3"),
                 )
-            else:
-                self.fields[name] = forms.IntegerField(
-                    initial=value, min_value=0, label=name.replace("_", " ").capitalize()
-                )
+            )
         self.helper = _helper(reverse("baseline:selection-create"), "Select the subset")
+        self.helper.layout = Layout(
+            "seed",
+            Fieldset(
+                "Quota per answer-key source (the subset size is their sum)",
+                Row(*(Column(f"quota_{s}", css_class="col-6 col-md-3") for s, _ in DEFAULT_QUOTAS)),
+            ),
+            Fieldset(
+                "Balance ranges: blank is App. J's rule scaled to the study",
+                *rows,
+            ),
+        )
+
+    def clean(self):
+        data = super().clean()
+        quotas = [data.get(f"quota_{s}") for s, _ in DEFAULT_QUOTAS]
+        if all(q is not None for q in quotas) and sum(quotas) == 0:
+            raise forms.ValidationError("Every quota is 0: give at least one source a quota.")
+        for group, label in BALANCE_GROUPS.items():
+            low, high = data.get(f"{group}_min"), data.get(f"{group}_max")
+            if (low is None) != (high is None):
+                self.add_error(
+                    f"{group}_min" if low is None else f"{group}_max",
+                    f"Set both the minimum and the maximum of '{label}', or neither.",
+                )
+            elif low is not None and low > high:
+                self.add_error(
+                    f"{group}_max", f"'{label}': the maximum {high} is below the minimum {low}."
+                )
+        return data
 
     def constraints(self) -> SubsetConstraints:
-        data = dict(self.cleaned_data)
-        data.pop("seed")
-        data["families"] = tuple(f.strip() for f in data["families"].split(",") if f.strip())
-        return SubsetConstraints(**data)
+        data = self.cleaned_data
+        return SubsetConstraints(
+            quotas=tuple((s, data[f"quota_{s}"]) for s, _ in DEFAULT_QUOTAS),
+            overrides=tuple(
+                (group, data[f"{group}_min"], data[f"{group}_max"])
+                for group in BALANCE_GROUPS
+                if data.get(f"{group}_min") is not None
+            ),
+            slack=tuple(
+                (group, data[f"{group}_slack"])
+                for group in BALANCE_GROUPS
+                if data.get(f"{group}_slack")
+            ),
+        )
 
 
 class FamilyCsvForm(forms.Form):
     file = forms.FileField(
         label="question_id,family CSV",
-        help_text="One row per item: its question_id and answer-key source family "
-        "(claude, gpt or gemini). Any bad row rejects the whole file.",
+        help_text="One row per item: its question_id and answer-key source (claude, gpt, "
+        "gemini, or expert_rewrite for a reference the arbitrator rewrote). Any bad row "
+        "rejects the whole file.",
     )
 
     def __init__(self, *args, **kwargs):

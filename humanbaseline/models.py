@@ -16,7 +16,12 @@ from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
 
+from .subset import EXPERT_REWRITE
+
 LETTER_CHOICES = [(x, x) for x in OPTION_LABELS]
+# An item's answer-key source: the family of the candidate its reference came from, or
+# the arbitrator's own rewrite (App. D.2), which no family wrote.
+SOURCE_CHOICES = [*ModelFamily.choices, (EXPERT_REWRITE, "Expert rewrite")]
 
 
 class BaselineError(Exception):
@@ -28,14 +33,16 @@ class BaselineError(Exception):
 
 
 class ItemSourceFamily(models.Model):
-    """The answer-key source family of an item, as the selection uses it.
+    """The answer-key source of an item, as the selection uses it: a model family, or
+    ``expert_rewrite`` for a reference the arbitrator rewrote.
 
-    Set from the item's adjudicated reference (``reference.source_family``) or by an
-    admin's CSV upload (question_id → family) for items imported without provenance.
+    Set from the item's adjudicated reference (``reference.source_family``, or its
+    decision type when rewritten) or by an admin's CSV upload (question_id → source) for
+    items imported without provenance.
     """
 
     item = models.OneToOneField(McqItem, on_delete=models.CASCADE, related_name="+")
-    family = models.CharField(max_length=16, choices=ModelFamily.choices)
+    family = models.CharField(max_length=16, choices=SOURCE_CHOICES)
     origin = models.CharField(max_length=200)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -44,7 +51,12 @@ class ItemSourceFamily(models.Model):
 
 
 class SubsetSelection(models.Model):
-    """One run of the ILP (App. J "Item subset"): its parameters, seed and outcome."""
+    """One run of the ILP (App. J "Item subset"): its parameters, seed and outcome.
+
+    ``parameters`` holds the quotas, the hand-set ranges and tolerances, and the study's
+    layout with every range the model used. ``proposal`` is set when the run is
+    infeasible: the largest feasible study's quotas and tolerances (``subset.largest_feasible``).
+    """
 
     seed = models.BigIntegerField()
     parameters = models.JSONField()
@@ -54,6 +66,9 @@ class SubsetSelection(models.Model):
     n_candidates = models.PositiveIntegerField()
     n_without_family = models.PositiveIntegerField(default=0)
     objective = models.FloatField(null=True, blank=True)
+    # What the subset cannot cover (cells without a candidate): shown, not a failure.
+    notes = models.JSONField(default=list, blank=True)
+    proposal = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
@@ -199,6 +214,27 @@ class ItemResponse(models.Model):
 
     def __str__(self):
         return f"{self.participation_id} #{self.position}: {self.choice or '-'}"
+
+
+class TimeReport(models.Model):
+    """One report of time on an item, named by the page that sent it, so that a report
+    sent twice (a retried save, a second leave event) is counted once."""
+
+    response = models.ForeignKey(
+        ItemResponse, on_delete=models.CASCADE, related_name="time_reports"
+    )
+    report_id = models.CharField(max_length=64)
+    seconds = models.FloatField()
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["response", "received_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["response", "report_id"], name="time_report_once")
+        ]
+
+    def __str__(self):
+        return f"{self.response_id}: {self.seconds:.1f} s ({self.report_id})"
 
 
 class AnswerEvent(models.Model):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, Sum
 from django.urls import reverse
 
+from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
 from annotation.corpus.models import ProfileVersion
@@ -33,7 +34,7 @@ from .models import (
     SubsetSelection,
     WorkSession,
 )
-from .subset import CandidateItem
+from .subset import DEFAULT_QUOTAS, EXPERT_REWRITE, CandidateItem
 
 # The task instruction, after App. L.1's model-facing one (J: "mirrors the model-facing
 # instruction").
@@ -45,15 +46,17 @@ INSTRUCTION = (
 
 
 def subset_candidates() -> tuple[list[CandidateItem], int]:
-    """Final items with a source family (an admin's family row wins over the reference's),
-    and how many final items have none. Reads no key."""
+    """Final items with an answer-key source (an admin's row wins over the reference's:
+    its family, or ``expert_rewrite`` when the arbitrator rewrote it), and how many final
+    items have none. Reads no key. Two queries."""
     overrides = dict(ItemSourceFamily.objects.values_list("item_id", "family"))
     rows = McqItem.objects.filter(status=McqItem.Status.FINAL).values_list(
-        "pk", "character__key", "stage", "reference__source_family"
+        "pk", "character__key", "stage", "reference__source_family", "reference__decision_type"
     )
     candidates, without = [], 0
-    for pk, character, stage, reference_family in rows:
-        family = overrides.get(pk) or reference_family or ""
+    for pk, character, stage, reference_family, decision_type in rows:
+        rewritten = decision_type == ReferenceResponse.DecisionType.REWRITTEN
+        family = overrides.get(pk) or (EXPERT_REWRITE if rewritten else reference_family) or ""
         if family:
             candidates.append(CandidateItem(pk, family, character, stage))
         else:
@@ -61,11 +64,12 @@ def subset_candidates() -> tuple[list[CandidateItem], int]:
     return candidates, without
 
 
-def family_counts() -> dict[str, int]:
+def source_counts() -> dict[str, int]:
+    """Final items per answer-key source, every source listed, then "(none)"."""
     candidates, without = subset_candidates()
-    counts = dict(Counter(c.family for c in candidates))
-    counts["(none)"] = without
-    return counts
+    counts = Counter(c.source for c in candidates)
+    listed = {source: counts.pop(source, 0) for source, _ in DEFAULT_QUOTAS}
+    return {**listed, **counts, "(none)": without}
 
 
 def selection_tables(selection: SubsetSelection) -> dict:
@@ -73,7 +77,8 @@ def selection_tables(selection: SubsetSelection) -> dict:
     rows = list(selection.items.values_list("family", "character_key", "stage"))
     characters = sorted({r[1] for r in rows})
     stages = list(LIFE_STAGE_KEYS)
-    families = list(selection.parameters.get("families", []))
+    quotas = selection.parameters.get("quotas", {})
+    families = [s for s, q in quotas.items() if q] or list(selection.parameters.get("families", []))
 
     def table(filtered):
         cell = Counter((c, s) for _, c, s in filtered)

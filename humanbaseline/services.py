@@ -3,6 +3,7 @@
 import csv
 import io
 import random
+import re
 from datetime import timedelta
 
 import numpy as np
@@ -14,9 +15,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.life_stages import LIFE_STAGE_KEYS
-from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import retrieve_for_item
 from heartbench_site.base.protocol import RETRIEVAL_K
@@ -36,17 +37,27 @@ from .models import (
     SelectionItem,
     StudyItem,
     SubsetSelection,
+    TimeReport,
     WorkSession,
 )
 from .report import build_report
-from .subset import SubsetConstraints, select_subset
+from .subset import (
+    DEFAULT_QUOTAS,
+    EXPERT_REWRITE,
+    SubsetConstraints,
+    largest_feasible,
+    select_subset,
+)
 
 # A pause longer than this ends a work session; the next action starts a new one.
 SESSION_IDLE_LIMIT = timedelta(minutes=30)
 # One report of time on an item counts at most this much (a tab left open overnight
 # must not be paid).
 MAX_SECONDS_PER_REPORT = 30 * 60
-FAMILIES = tuple(ModelFamily.values)
+# The answer-key sources, in the selection form's order: the families, then the rewrites.
+SOURCES = tuple(source for source, _ in DEFAULT_QUOTAS)
+# The page names each time report; anything else is not a name it sent.
+REPORT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
 def _rows(content) -> list[dict]:
@@ -59,11 +70,14 @@ def _rows(content) -> list[dict]:
 
 @transaction.atomic
 def item_families_import_csv(*, content, origin: str) -> int:
-    """Set answer-key source families from ``question_id,family`` rows; any bad row rejects
-    the whole file and leaves the database unchanged."""
+    """Set answer-key sources from ``question_id,family`` rows (a family, or
+    ``expert_rewrite``); any bad row rejects the whole file and leaves the database
+    unchanged."""
     rows = _rows(content)
     if rows and "family" not in rows[0]:
-        raise BaselineError("The CSV needs a 'family' column (claude, gpt or gemini).")
+        raise BaselineError(f"The CSV needs a 'family' column ({', '.join(SOURCES)}).")
+    for row in rows:
+        row["family"] = "_".join(row["family"].lower().split())
     items = {
         i.question_id: i
         for i in McqItem.objects.filter(question_id__in=[r["question_id"] for r in rows])
@@ -72,9 +86,9 @@ def item_families_import_csv(*, content, origin: str) -> int:
     for line, row in enumerate(rows, start=2):
         if row["question_id"] not in items:
             errors.append(f"Line {line}: no item with question_id {row['question_id']!r}.")
-        if row["family"].lower() not in FAMILIES:
+        if row["family"] not in SOURCES:
             errors.append(
-                f"Line {line}: family {row['family']!r} is not one of {', '.join(FAMILIES)}."
+                f"Line {line}: family {row['family']!r} is not one of {', '.join(SOURCES)}."
             )
     if not rows:
         errors.append("The CSV has no data rows.")
@@ -83,18 +97,26 @@ def item_families_import_csv(*, content, origin: str) -> int:
     for row in rows:
         ItemSourceFamily.objects.update_or_create(
             item=items[row["question_id"]],
-            defaults={"family": row["family"].lower(), "origin": origin},
+            defaults={"family": row["family"], "origin": origin},
         )
     return len(rows)
 
 
+def reference_source(reference: ReferenceResponse) -> str:
+    """The answer-key source of a reference ("" when unknown, as for an imported one)."""
+    if reference.decision_type == ReferenceResponse.DecisionType.REWRITTEN:
+        return EXPERT_REWRITE
+    return reference.source_family
+
+
 @transaction.atomic
 def item_families_from_references() -> int:
-    """Copy each final item's reference ``source_family`` where the reference has one."""
+    """Copy each final item's answer-key source from its reference: the reference's
+    ``source_family``, or ``expert_rewrite`` when the arbitrator rewrote it."""
     count = 0
     items = McqItem.objects.filter(status=McqItem.Status.FINAL).select_related("reference")
     for item in items:
-        family = item.reference.source_family if item.reference_id else ""
+        family = reference_source(item.reference) if item.reference_id else ""
         if family:
             ItemSourceFamily.objects.update_or_create(
                 item=item, defaults={"family": family, "origin": "reference"}
@@ -139,25 +161,41 @@ def predictions_import_csv(*, content, origin: str) -> int:
 
 @transaction.atomic
 def subset_select(*, user, seed: int, constraints: SubsetConstraints | None = None):
-    """Run the ILP over the final items that have a source family; store the outcome."""
+    """Run the ILP over the final items that have a source; store the outcome, and when
+    it is infeasible the largest feasible study as a proposal."""
     constraints = constraints or SubsetConstraints()
     candidates, n_without = selectors.subset_candidates()
-    characters = sorted({c.character for c in candidates})
-    result = select_subset(
-        candidates, constraints, seed=seed, characters=characters, stages=list(LIFE_STAGE_KEYS)
-    )
+    stages = list(LIFE_STAGE_KEYS)
+    result = select_subset(candidates, constraints, seed=seed, stage_order=stages)
     problems = list(result.problems)
     if n_without:
         problems.append(
-            f"{n_without} final item(s) have no source family and were not candidates; set "
-            "families from the references or upload a question_id,family CSV."
+            f"{n_without} final item(s) have no answer-key source and were not candidates; "
+            "copy the sources from the references or upload a question_id,family CSV."
         )
+    proposal = {}
+    if not result.feasible and result.failed_at in ("precheck", "solver"):
+        found = largest_feasible(candidates, constraints, seed=seed, stage_order=stages)
+        if found is not None:
+            proposal = {
+                **found.constraints.as_dict(),
+                "total": found.constraints.total,
+                "ranges": found.result.ranges,
+            }
     selection = SubsetSelection.objects.create(
         seed=seed,
-        parameters=constraints.as_dict(),
+        parameters={
+            **constraints.as_dict(),
+            "total": constraints.total,
+            "characters": list(result.characters),
+            "stages": list(result.stages),
+            "ranges": result.ranges,
+        },
         feasible=result.feasible,
         failed_at=result.failed_at,
         problems=problems,
+        notes=list(result.notes),
+        proposal=proposal,
         n_candidates=len(candidates),
         n_without_family=n_without,
         objective=result.objective,
@@ -168,7 +206,7 @@ def subset_select(*, user, seed: int, constraints: SubsetConstraints | None = No
         SelectionItem(
             selection=selection,
             item_id=item_id,
-            family=by_id[item_id].family,
+            family=by_id[item_id].source,
             character_key=by_id[item_id].character,
             stage=by_id[item_id].stage,
         )
@@ -416,8 +454,29 @@ def _clamp(seconds) -> float:
     return min(max(value, 0.0), MAX_SECONDS_PER_REPORT)
 
 
+def _add_time(response: ItemResponse, seconds, report_id: str = "") -> bool:
+    """Add a report of time on ``response``'s item, once per report name: the same
+    report sent again adds nothing. A report without a (valid) name is added as it is.
+    Caller must hold the participation's row lock."""
+    amount = _clamp(seconds)
+    report_id = (report_id or "").strip()
+    if REPORT_ID.fullmatch(report_id):
+        _, created = TimeReport.objects.get_or_create(
+            response=response, report_id=report_id, defaults={"seconds": amount}
+        )
+        if not created:
+            return False
+    if amount:
+        ItemResponse.objects.filter(pk=response.pk).update(seconds=F("seconds") + amount)
+    return True
+
+
 @transaction.atomic
-def answer_save(*, participation: Participation, position: int, choice: str, seconds=0):
+def answer_save(
+    *, participation: Participation, position: int, choice: str, seconds=0, report_id=""
+):
+    """Save the participant's answer; ``seconds`` is time on the item the page reports
+    with it, counted once per ``report_id`` (see :func:`time_record`)."""
     p = _locked(participation)
     _require_started(p)
     if choice not in OPTION_LABELS:
@@ -429,27 +488,37 @@ def answer_save(*, participation: Participation, position: int, choice: str, sec
         AnswerEvent.objects.create(response=response, choice=choice)
     response.choice = choice
     response.answered_at = timezone.now()
-    response.seconds += _clamp(seconds)
-    response.save(update_fields=["choice", "answered_at", "seconds", "revisions"])
+    response.save(update_fields=["choice", "answered_at", "revisions"])
+    _add_time(response, seconds, report_id)
     activity_touch(participation=p)
+    response.refresh_from_db(fields=["seconds"])
     return response
 
 
 @transaction.atomic
-def time_record(*, participation: Participation, position: int, seconds) -> None:
-    """Add time the page reported for one item (sent when the participant leaves it)."""
+def time_record(*, participation: Participation, position: int, seconds, report_id="") -> bool:
+    """Add time the page reported for one item (sent once when the participant leaves
+    it). Idempotent per ``report_id``: a report received again changes nothing and
+    returns False. The participation's row lock orders two copies arriving together."""
     p = _locked(participation)
     if p.status != Participation.Status.STARTED:
-        return
-    ItemResponse.objects.filter(participation=p, position=position).update(
-        seconds=F("seconds") + _clamp(seconds)
-    )
+        return False
+    response = ItemResponse.objects.filter(participation=p, position=position).first()
+    if response is None:
+        return False
+    added = _add_time(response, seconds, report_id)
     activity_touch(participation=p)
+    return added
 
 
 @transaction.atomic
 def activity_touch(*, participation: Participation, now=None) -> WorkSession:
-    """Extend the current work session, or start one after an idle gap."""
+    """Extend the current work session, or start one after an idle gap.
+
+    Takes the participation's row lock first (held already when called from another
+    service), so that every write of a participant's time goes in one lock order:
+    participation, then response, then session."""
+    _locked(participation)
     now = now or timezone.now()
     session = (
         WorkSession.objects.filter(participation=participation).order_by("-started_at").first()

@@ -1,21 +1,32 @@
-"""The balanced 150-item subset of the human baseline, by integer programming (App. J).
+"""The balanced subset of the human baseline, by integer programming (App. J).
 
 A pure core: numpy and scipy only, no Django. The caller passes one
-:class:`CandidateItem` per eligible item (its answer-key source family, character and
-life-stage bin) and the :class:`SubsetConstraints`; nothing here can see a key, a model
-prediction or a human response, so the selection cannot depend on them (App. J: "Selection
-does not use reference answers, model predictions, or human responses").
+:class:`CandidateItem` per eligible item (its answer-key source, character and life-stage
+bin) and the :class:`SubsetConstraints`; nothing here can see a key, a model prediction
+or a human response, so the selection cannot depend on them (App. J: "Selection does not
+use reference answers, model predictions, or human responses").
 
-The model has one binary variable per item. Every App. J balance rule is a row range; the
-objective is a vector of seeded uniform weights, so among all feasible subsets the solver
-returns one fixed by the seed (a tie-break, not a preference).
+A *source* is a model family whose candidate the reference came from, or
+:data:`EXPERT_REWRITE` for a reference the arbitrator rewrote. Each source has a quota;
+the subset size is their sum. Every balance rule of App. J is a row range, and a range
+not set by hand is App. J's rule scaled to the study: the items spread as evenly as the
+candidates allow (:func:`even_spread`). With the paper's 11 characters, 8 bins and 50
+items per family this gives exactly its numbers (13–14 per character, 18–19 per bin, 1–2
+per cell; within a family 4–5, 6–7 and at most 1). The study's characters and bins are
+those with a candidate of a source that has a quota.
+
+The model has one binary variable per candidate; the objective is a vector of seeded
+uniform weights, so among all feasible subsets the solver returns one fixed by the seed
+(a tie-break, not a preference). When the constraints cannot hold,
+:func:`largest_feasible` finds the largest study that can.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import time
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -23,46 +34,154 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from heartbench_site.base.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
 
-DEFAULT_FAMILIES = ("gemini", "claude", "gpt")
+EXPERT_REWRITE = "expert_rewrite"
+PAPER_FAMILIES = ("gemini", "claude", "gpt")
+# App. J: 50 items from each of the three families, 150 in all; the paper's subset has no
+# expert-rewrite source, so its quota is 0 unless an admin sets one.
+DEFAULT_QUOTAS: tuple[tuple[str, int], ...] = tuple(
+    (family, BASELINE_ITEMS_PER_FAMILY) for family in PAPER_FAMILIES
+) + ((EXPERT_REWRITE, 0),)
+assert sum(q for _, q in DEFAULT_QUOTAS) == BASELINE_SUBSET_SIZE
 SOLVER_TIME_LIMIT_SECONDS = 120
+# The search for the largest feasible study stops after this long (it then proposes none).
+PROPOSAL_TIME_LIMIT_SECONDS = 120
+# A precheck names at most this many failing rows of one group.
+MAX_PROBLEMS_PER_GROUP = 12
+
+# The balance groups whose range is scaled or set by hand, in the form's order.
+BALANCE_GROUPS = {
+    "character": "items per character",
+    "stage": "items per life-stage bin",
+    "cell": "items per character × life-stage cell",
+    "source_character": "items per character within each source",
+    "source_stage": "items per life-stage bin within each source",
+    "source_cell": "items per source × character × life-stage cell",
+}
+GROUP_LABELS = {"total": "subset size", "source": "items per answer-key source", **BALANCE_GROUPS}
+# Which layout dimension a balance group spreads over.
+_ROW_NOUN = {"character": "character", "stage": "bin", "cell": "cell"}
+
+
+def even_spread(target: int, capacities: Sequence[int]) -> list[tuple[int, int]]:
+    """App. J's balance rule scaled to the study: ``target`` items over rows that hold at
+    most ``capacities[j]`` candidates each, as evenly as the rows allow.
+
+    The level ``L`` is the lowest at which the rows can hold the target; every row then
+    takes ``L - 1`` or ``L`` items, or all it has when that is fewer. With 150 items over
+    11 characters that is 13–14, 18–19 over 8 bins, 1–2 over 88 cells, as in the paper."""
+    if target <= 0 or not capacities:
+        return [(0, 0)] * len(capacities)
+    level, most = 0, max(capacities)
+    while level < most and sum(min(a, level) for a in capacities) < target:
+        level += 1
+    return [(min(a, max(level - 1, 0)), min(a, level)) for a in capacities]
+
+
+def range_text(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def ranges_text(ranges: Sequence[tuple[int, int]], noun: str) -> str:
+    """ "13–14" when every row has the same range, else each range with its row count."""
+    counts = Counter(ranges)
+    if len(counts) == 1:
+        return range_text(*next(iter(counts)))
+    return ", ".join(
+        f"{range_text(low, high)} ({n} {noun}{'' if n == 1 else 's'})"
+        for (low, high), n in sorted(counts.items(), key=lambda kv: (-kv[0][1], -kv[0][0]))
+    )
+
+
+class ConstraintError(ValueError):
+    """Parameters that do not describe a selection (a negative quota, a range upside down)."""
 
 
 @dataclass(frozen=True)
 class SubsetConstraints:
-    """The App. J balance constraints; defaults are the paper's."""
+    """A quota per source and the balance ranges set by hand; defaults are the paper's.
 
-    total: int = BASELINE_SUBSET_SIZE
-    per_family: int = BASELINE_ITEMS_PER_FAMILY
-    families: tuple[str, ...] = DEFAULT_FAMILIES
-    character_min: int = 13
-    character_max: int = 14
-    stage_min: int = 18
-    stage_max: int = 19
-    cell_min: int = 1
-    cell_max: int = 2
-    family_character_min: int = 4
-    family_character_max: int = 5
-    family_stage_min: int = 6
-    family_stage_max: int = 7
-    family_cell_max: int = 1
+    ``overrides`` holds ``(group, low, high)`` for the :data:`BALANCE_GROUPS` set by hand
+    (a source group's range then applies to every source with a quota); every other
+    group is scaled to the study by :func:`even_spread`. ``slack`` holds ``(group, k)``:
+    each range of the group is widened by ``k`` items on both sides (a tolerance).
+    """
+
+    quotas: tuple[tuple[str, int], ...] = DEFAULT_QUOTAS
+    overrides: tuple[tuple[str, int, int], ...] = ()
+    slack: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self):
+        sources = [s for s, _ in self.quotas]
+        if len(set(sources)) != len(sources):
+            raise ConstraintError(f"A source is given two quotas: {sources}.")
+        for source, quota in self.quotas:
+            if quota < 0:
+                raise ConstraintError(f"The quota of {source} is {quota}; it cannot be negative.")
+        for group, low, high in self.overrides:
+            if group not in BALANCE_GROUPS:
+                raise ConstraintError(f"Unknown balance group {group!r}.")
+            if not 0 <= low <= high:
+                raise ConstraintError(
+                    f"Constraint '{BALANCE_GROUPS[group]}': the range {low}–{high} is not "
+                    "a range (0 ≤ minimum ≤ maximum)."
+                )
+        for group, widen in self.slack:
+            if group not in BALANCE_GROUPS:
+                raise ConstraintError(f"Unknown balance group {group!r}.")
+            if widen < 0:
+                raise ConstraintError(
+                    f"Constraint '{BALANCE_GROUPS[group]}': the tolerance {widen} cannot be "
+                    "negative."
+                )
+
+    @property
+    def total(self) -> int:
+        return sum(q for _, q in self.quotas)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(s for s, _ in self.quotas)
+
+    @property
+    def taking_part(self) -> tuple[str, ...]:
+        """The sources with a positive quota; other sources' items are not candidates."""
+        return tuple(s for s, q in self.quotas if q > 0)
+
+    def quota(self, source: str) -> int:
+        return dict(self.quotas).get(source, 0)
+
+    def widen(self, group: str) -> int:
+        return dict(self.slack).get(group, 0)
+
+    def override(self, group: str) -> tuple[int, int] | None:
+        for name, low, high in self.overrides:
+            if name == group:
+                return (low, high)
+        return None
 
     def as_dict(self) -> dict:
-        data = asdict(self)
-        data["families"] = list(self.families)
-        return data
+        return {
+            "quotas": dict(self.quotas),
+            "overrides": {group: [low, high] for group, low, high in self.overrides},
+            "slack": {group: widen for group, widen in self.slack if widen},
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> SubsetConstraints:
-        data = dict(data)
-        if "families" in data:
-            data["families"] = tuple(data["families"])
-        return cls(**data)
+        return cls(
+            quotas=tuple((s, int(q)) for s, q in data.get("quotas", {}).items()),
+            overrides=tuple(
+                (group, int(low), int(high))
+                for group, (low, high) in data.get("overrides", {}).items()
+            ),
+            slack=tuple((group, int(k)) for group, k in data.get("slack", {}).items()),
+        )
 
 
 @dataclass(frozen=True)
 class CandidateItem:
     item_id: int
-    family: str
+    source: str
     character: str
     stage: str
 
@@ -77,182 +196,238 @@ class SubsetResult:
     failed_at: str = ""
     relaxations: tuple[str, ...] = field(default=())
     objective: float | None = None
+    # The study's layout, for the record: its characters and bins, each group's ranges as
+    # text ({group: {source or "all": "13–14"}}), and what the subset cannot cover.
+    characters: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    ranges: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
-GROUP_LABELS = {
-    "total": "subset size",
-    "family": "items per answer-key source family",
-    "character": "items per character",
-    "stage": "items per life-stage bin",
-    "cell": "items per character × life-stage cell",
-    "family_character": "items per character within each family",
-    "family_stage": "items per life-stage bin within each family",
-    "family_cell": "items per family × character × life-stage cell",
-}
+@dataclass(frozen=True)
+class _Row:
+    group: str
+    source: str | None
+    key: tuple  # (character,), (stage,), (character, stage) or ()
+    members: list
+    low: int
+    high: int
 
 
-def _range_text(low: int, high: int) -> str:
-    return str(low) if low == high else f"{low}–{high}"
+@dataclass
+class _Model:
+    candidates: list  # the candidates of the sources taking part, by item id
+    characters: tuple
+    stages: tuple
+    rows: list  # [_Row]
+    notes: list
+
+    def ranges_text(self) -> dict:
+        grouped = defaultdict(lambda: defaultdict(list))
+        for row in self.rows:
+            if row.group in BALANCE_GROUPS:
+                grouped[row.group][row.source or "all"].append((row.low, row.high))
+        return {
+            group: {
+                source: ranges_text(ranges, _ROW_NOUN[group.removeprefix("source_")])
+                for source, ranges in grouped[group].items()
+            }
+            for group in BALANCE_GROUPS
+            if group in grouped
+        }
+
+
+def _build(candidates, constraints: SubsetConstraints, stage_order) -> _Model:
+    taking_part = set(constraints.taking_part)
+    used = sorted((c for c in candidates if c.source in taking_part), key=lambda c: c.item_id)
+    characters = tuple(sorted({c.character for c in used}))
+    present = {c.stage for c in used}
+    order = list(stage_order or []) + sorted(present - set(stage_order or []))
+    stages = tuple(s for s in order if s in present)
+    index = defaultdict(list)
+    for n, item in enumerate(used):
+        for key in (
+            ("character", None, (item.character,)),
+            ("stage", None, (item.stage,)),
+            ("cell", None, (item.character, item.stage)),
+            ("source", item.source, ()),
+            ("source_character", item.source, (item.character,)),
+            ("source_stage", item.source, (item.stage,)),
+            ("source_cell", item.source, (item.character, item.stage)),
+        ):
+            index[key].append(n)
+    keys = {
+        "character": [(ch,) for ch in characters],
+        "stage": [(st,) for st in stages],
+        "cell": [(ch, st) for ch in characters for st in stages],
+    }
+    total = constraints.total
+    rows = [_Row("total", None, (), list(range(len(used))), total, total)]
+    for source in constraints.taking_part:
+        quota = constraints.quota(source)
+        rows.append(_Row("source", source, (), index[("source", source, ())], quota, quota))
+    for group in BALANCE_GROUPS:
+        dimension = group.removeprefix("source_")
+        owners = constraints.taking_part if group.startswith("source_") else (None,)
+        for source in owners:
+            target = total if source is None else constraints.quota(source)
+            members = [index[(group, source, key)] for key in keys[dimension]]
+            fixed = constraints.override(group)
+            spread = (
+                [fixed] * len(members) if fixed else even_spread(target, [len(m) for m in members])
+            )
+            widen = constraints.widen(group)
+            rows.extend(
+                _Row(group, source, key, m, max(low - widen, 0), high + widen)
+                for key, m, (low, high) in zip(keys[dimension], members, spread, strict=True)
+            )
+    empty = [f"{ch} × {st}" for ch, st in keys["cell"] if not index[("cell", None, (ch, st))]]
+    notes = []
+    if empty:
+        shown = ", ".join(empty[:MAX_PROBLEMS_PER_GROUP]) + (
+            " …" if len(empty) > MAX_PROBLEMS_PER_GROUP else ""
+        )
+        notes.append(
+            f"{len(empty)} character × life-stage cell(s) have no candidate item, so the "
+            f"subset cannot cover them: {shown}."
+        )
+    return _Model(used, characters, stages, rows, notes)
+
+
+def _where(row: _Row) -> str:
+    place = " × ".join(row.key)
+    if row.group == "source":
+        return f"source {row.source}"
+    noun = _ROW_NOUN[row.group.removeprefix("source_")]
+    return (f"source {row.source}, " if row.source else "") + f"{noun} {place}"
+
+
+def _early_problems(candidates, constraints: SubsetConstraints) -> list[str]:
+    known = set(constraints.sources)
+    for item in candidates:
+        if item.source not in known:
+            return [
+                f"Item {item.item_id} has source {item.source!r}, not one of "
+                f"{list(constraints.sources)}."
+            ]
+    if constraints.total == 0:
+        return ["Every quota is 0: give at least one source a quota."]
+    return []
 
 
 def precheck(
     candidates: Sequence[CandidateItem],
     constraints: SubsetConstraints,
     *,
-    characters: Sequence[str],
-    stages: Sequence[str],
+    stage_order: Sequence[str] | None = None,
 ) -> list[str]:
     """Obvious reasons the constraints cannot hold, each naming the constraint that fails."""
-    c = constraints
+    return _early_problems(candidates, constraints) or _problems(
+        _build(candidates, constraints, stage_order), constraints
+    )
+
+
+def _problems(model: _Model, c: SubsetConstraints) -> list[str]:
     problems = []
-    n_chars, n_stages, n_fam = len(characters), len(stages), len(c.families)
-    if n_fam * c.per_family != c.total:
-        problems.append(
-            f"Subset size: {n_fam} families × {c.per_family} items = {n_fam * c.per_family}, "
-            f"not the requested {c.total}."
-        )
-    for name, count, low, high, target, what in (
-        ("character", n_chars, c.character_min, c.character_max, c.total, "characters"),
-        ("stage", n_stages, c.stage_min, c.stage_max, c.total, "life-stage bins"),
-        (
-            "family_character",
-            n_chars,
-            c.family_character_min,
-            c.family_character_max,
-            c.per_family,
-            "characters",
-        ),
-        ("family_stage", n_stages, c.family_stage_min, c.family_stage_max, c.per_family, "bins"),
-    ):
-        if not count * low <= target <= count * high:
+    by_group = defaultdict(list)
+    for row in model.rows:
+        by_group[row.group].append(row)
+    for row in by_group["source"]:
+        if len(row.members) < row.low:
             problems.append(
-                f"Constraint '{GROUP_LABELS[name]}': {count} {what} × "
-                f"{_range_text(low, high)} items cannot add up to {target}."
+                f"Constraint '{GROUP_LABELS['source']}': source {row.source} has only "
+                f"{len(row.members)} eligible items; its quota is {row.low}."
             )
-    known = set(c.families)
-    for item in candidates:
-        if item.family not in known:
-            problems.append(
-                f"Item {item.item_id} has family {item.family!r}, not one of {list(c.families)}."
-            )
-            return problems
-    family_counts = Counter(i.family for i in candidates)
-    cell = Counter((i.character, i.stage) for i in candidates)
-    fcell = Counter((i.family, i.character, i.stage) for i in candidates)
-    for family in c.families:
-        if family_counts[family] < c.per_family:
-            problems.append(
-                f"Constraint '{GROUP_LABELS['family']}': family {family} has only "
-                f"{family_counts[family]} eligible items; the subset needs {c.per_family}."
-            )
-    for ch in characters:
-        for st in stages:
-            if cell[(ch, st)] < c.cell_min:
+    for group in BALANCE_GROUPS:
+        # The rows of a group must be able to add up to its target.
+        by_owner = defaultdict(list)
+        for row in by_group[group]:
+            by_owner[row.source].append(row)
+        for source, rows in by_owner.items():
+            target = c.total if source is None else c.quota(source)
+            low, high = sum(r.low for r in rows), sum(r.high for r in rows)
+            if not low <= target <= high:
+                noun = _ROW_NOUN[group.removeprefix("source_")]
+                owner = "" if source is None else f" (source {source})"
                 problems.append(
-                    f"Constraint '{GROUP_LABELS['cell']}': cell {ch} × {st} has "
-                    f"{cell[(ch, st)]} items; every cell needs at least {c.cell_min}."
+                    f"Constraint '{GROUP_LABELS[group]}'{owner}: its {len(rows)} {noun} rows "
+                    f"({ranges_text([(r.low, r.high) for r in rows], noun)}) hold "
+                    f"{range_text(low, high)} items, not the {target} needed."
                 )
-    for ch in characters:
-        room = sum(min(c.cell_max, cell[(ch, st)]) for st in stages)
-        if room < c.character_min:
+        short = [row for row in by_group[group] if len(row.members) < row.low]
+        for row in short[:MAX_PROBLEMS_PER_GROUP]:
             problems.append(
-                f"Constraint '{GROUP_LABELS['character']}': {ch} can contribute at most {room} "
-                f"items under the cell limit; it needs at least {c.character_min}."
+                f"Constraint '{GROUP_LABELS[group]}': {_where(row)} has {len(row.members)} "
+                f"items; it needs at least {row.low}."
             )
-    for st in stages:
-        room = sum(min(c.cell_max, cell[(ch, st)]) for ch in characters)
-        if room < c.stage_min:
+        if len(short) > MAX_PROBLEMS_PER_GROUP:
             problems.append(
-                f"Constraint '{GROUP_LABELS['stage']}': bin {st} can contribute at most {room} "
-                f"items under the cell limit; it needs at least {c.stage_min}."
+                f"Constraint '{GROUP_LABELS[group]}': {len(short) - MAX_PROBLEMS_PER_GROUP} "
+                "more rows are short in the same way."
             )
-    for family in c.families:
-        family_room = 0
-        for ch in characters:
-            room = sum(min(c.family_cell_max, fcell[(family, ch, st)]) for st in stages)
-            family_room += min(room, c.family_character_max)
-            if room < c.family_character_min:
-                problems.append(
-                    f"Constraint '{GROUP_LABELS['family_character']}': family {family} has "
-                    f"{ch} items in {room} distinct bins; it needs {c.family_character_min} "
-                    f"with at most {c.family_cell_max} per cell."
-                )
-        for st in stages:
-            room = sum(min(c.family_cell_max, fcell[(family, ch, st)]) for ch in characters)
-            if room < c.family_stage_min:
-                problems.append(
-                    f"Constraint '{GROUP_LABELS['family_stage']}': family {family} has bin "
-                    f"{st} items for {room} distinct characters; it needs {c.family_stage_min}."
-                )
-        if family_counts[family] >= c.per_family and family_room < c.per_family:
-            problems.append(
-                f"Constraint '{GROUP_LABELS['family']}': family {family} can contribute at most "
-                f"{family_room} items under its per-character and per-cell limits; it needs "
-                f"{c.per_family}."
-            )
+    if not problems:
+        problems.extend(_room_problems(by_group))
     return problems
 
 
-def _rows(candidates, constraints, characters, stages):
-    """{group: [(item indices, low, high), ...]} of the model."""
-    c = constraints
-    index = {"family": {}, "character": {}, "stage": {}, "cell": {}}
-    fc, fs, fcell = {}, {}, {}
-    for n, item in enumerate(candidates):
-        index["family"].setdefault(item.family, []).append(n)
-        index["character"].setdefault(item.character, []).append(n)
-        index["stage"].setdefault(item.stage, []).append(n)
-        index["cell"].setdefault((item.character, item.stage), []).append(n)
-        fc.setdefault((item.family, item.character), []).append(n)
-        fs.setdefault((item.family, item.stage), []).append(n)
-        fcell.setdefault((item.family, item.character, item.stage), []).append(n)
-    groups = {
-        "total": [(list(range(len(candidates))), c.total, c.total)],
-        "family": [(index["family"].get(f, []), c.per_family, c.per_family) for f in c.families],
-        "character": [
-            (index["character"].get(ch, []), c.character_min, c.character_max) for ch in characters
-        ],
-        "stage": [(index["stage"].get(st, []), c.stage_min, c.stage_max) for st in stages],
-        "cell": [
-            (index["cell"].get((ch, st), []), c.cell_min, c.cell_max)
-            for ch in characters
-            for st in stages
-        ],
-        "family_character": [
-            (fc.get((f, ch), []), c.family_character_min, c.family_character_max)
-            for f in c.families
-            for ch in characters
-        ],
-        "family_stage": [
-            (fs.get((f, st), []), c.family_stage_min, c.family_stage_max)
-            for f in c.families
-            for st in stages
-        ],
-        "family_cell": [(members, 0, c.family_cell_max) for members in fcell.values()],
-    }
-    return groups
+def _room_problems(by_group) -> list[str]:
+    """Rows that cannot reach their minimum once the finer rows' maxima hold."""
+    problems = []
+    cap = {}  # (group, source, key) → the most items the row can take
+    for row in by_group["cell"] + by_group["source_cell"]:
+        cap[(row.group, row.source, row.key)] = min(row.high, len(row.members))
+    for group, fine, pick in (
+        ("character", "cell", lambda key: key[0]),
+        ("stage", "cell", lambda key: key[1]),
+        ("source_character", "source_cell", lambda key: key[0]),
+        ("source_stage", "source_cell", lambda key: key[1]),
+    ):
+        room = Counter()
+        for row in by_group[fine]:
+            room[(row.source, pick(row.key))] += cap[(row.group, row.source, row.key)]
+        for row in by_group[group]:
+            available = room[(row.source, row.key[0])]
+            cap[(group, row.source, row.key)] = min(row.high, available)
+            if available < row.low:
+                problems.append(
+                    f"Constraint '{GROUP_LABELS[group]}': {_where(row)} can contribute at most "
+                    f"{available} items under the limit '{GROUP_LABELS[fine]}'; it needs at "
+                    f"least {row.low}."
+                )
+    for row in by_group["source"]:
+        for group in ("source_character", "source_stage"):
+            room = sum(
+                cap[(group, r.source, r.key)] for r in by_group[group] if r.source == row.source
+            )
+            if room < row.low:
+                problems.append(
+                    f"Constraint '{GROUP_LABELS['source']}': source {row.source} can contribute "
+                    f"at most {room} items under the limit '{GROUP_LABELS[group]}'; its quota "
+                    f"is {row.low}."
+                )
+    return problems
 
 
-def _solve(n_items, groups, objective, time_limit):
-    rows, cols, lows, highs = [], [], [], []
-    row = 0
-    for entries in groups.values():
-        for members, low, high in entries:
-            rows.extend([row] * len(members))
-            cols.extend(members)
-            lows.append(low)
-            highs.append(high)
-            row += 1
+def _solve(n_items, rows, objective, time_limit):
+    cols, row_ids, lows, highs = [], [], [], []
+    for n, row in enumerate(rows):
+        row_ids.extend([n] * len(row.members))
+        cols.extend(row.members)
+        lows.append(row.low)
+        highs.append(row.high)
     matrix = sparse.csr_array(
-        (np.ones(len(rows)), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
-        shape=(row, n_items),
+        (
+            np.ones(len(cols)),
+            (np.array(row_ids, dtype=np.int64), np.array(cols, dtype=np.int64)),
+        ),
+        shape=(len(rows), n_items),
     )
     return milp(
         objective,
         constraints=LinearConstraint(matrix, np.array(lows), np.array(highs)),
         integrality=np.ones(n_items),
         bounds=Bounds(0, 1),
-        options={"time_limit": time_limit},
+        options={"time_limit": max(time_limit, 0.1)},
     )
 
 
@@ -261,29 +436,39 @@ def select_subset(
     constraints: SubsetConstraints = SubsetConstraints(),
     *,
     seed: int,
-    characters: Sequence[str] | None = None,
-    stages: Sequence[str] | None = None,
+    stage_order: Sequence[str] | None = None,
     time_limit: float = SOLVER_TIME_LIMIT_SECONDS,
+    diagnose: bool = True,
 ) -> SubsetResult:
     """Solve the App. J selection; the same candidates, constraints and seed give the same
-    subset. ``characters``/``stages`` default to those the candidates have (pass the full
-    lists so that a character or bin with no candidates is reported as empty)."""
-    candidates = sorted(candidates, key=lambda i: i.item_id)
-    characters = sorted({i.character for i in candidates}) if characters is None else characters
-    stages = sorted({i.stage for i in candidates}) if stages is None else stages
-    problems = precheck(candidates, constraints, characters=characters, stages=stages)
+    subset. ``stage_order`` orders the bins in the record (the life course). With
+    ``diagnose`` an infeasible model is solved again without each group in turn, to name
+    the groups whose removal alone would make it feasible."""
+    early = _early_problems(candidates, constraints)
+    if early:
+        return SubsetResult(feasible=False, problems=tuple(early), failed_at="precheck")
+    model = _build(candidates, constraints, stage_order)
+    layout = {
+        "characters": model.characters,
+        "stages": model.stages,
+        "ranges": model.ranges_text(),
+        "notes": tuple(model.notes),
+    }
+    problems = _problems(model, constraints)
     if problems:
-        return SubsetResult(feasible=False, problems=tuple(problems), failed_at="precheck")
-    groups = _rows(candidates, constraints, characters, stages)
-    objective = np.random.default_rng(seed).random(len(candidates))
-    result = _solve(len(candidates), groups, objective, time_limit)
+        return SubsetResult(
+            feasible=False, problems=tuple(problems), failed_at="precheck", **layout
+        )
+    n_items = len(model.candidates)
+    objective = np.random.default_rng(seed).random(n_items)
+    result = _solve(n_items, model.rows, objective, time_limit)
     if result.status == 0:
         chosen = tuple(
-            candidates[n].item_id for n in np.flatnonzero(np.round(result.x).astype(int) == 1)
+            model.candidates[n].item_id for n in np.flatnonzero(np.round(result.x).astype(int))
         )
-        return SubsetResult(feasible=True, selected=chosen, objective=float(result.fun))
+        return SubsetResult(feasible=True, selected=chosen, objective=float(result.fun), **layout)
     if result.status == 2:
-        relaxations = _relaxations(len(candidates), groups, time_limit)
+        relaxations = _relaxations(n_items, model.rows, time_limit) if diagnose else ()
         message = (
             "The solver (HiGHS) proved that no subset meets all the constraints together, "
             "although no single count rules it out."
@@ -291,25 +476,107 @@ def select_subset(
         if relaxations:
             names = ", ".join(f"'{GROUP_LABELS[g]}'" for g in relaxations)
             message += f" Dropping any one of these constraints would make it feasible: {names}."
-        else:
+        elif diagnose:
             message += " No single constraint group is to blame; several conflict at once."
         return SubsetResult(
-            feasible=False, problems=(message,), failed_at="solver", relaxations=relaxations
+            feasible=False,
+            problems=(message,),
+            failed_at="solver",
+            relaxations=relaxations,
+            **layout,
         )
     return SubsetResult(
         feasible=False,
         problems=(f"The solver stopped without an answer ({result.message}).",),
         failed_at="limit",
+        **layout,
     )
 
 
-def _relaxations(n_items, groups, time_limit) -> tuple[str, ...]:
+def _relaxations(n_items, rows, time_limit) -> tuple[str, ...]:
     """The constraint groups whose removal alone makes the model feasible."""
     found = []
-    for name in groups:
+    for name in dict.fromkeys(row.group for row in rows):
         if name == "total":
             continue
-        others = {g: rows for g, rows in groups.items() if g != name}
+        others = [row for row in rows if row.group != name]
         if _solve(n_items, others, np.zeros(n_items), time_limit).status == 0:
             found.append(name)
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The largest feasible study: its constraints (quotas, scaled ranges and the least
+    tolerance each group needs) and its subset."""
+
+    constraints: SubsetConstraints
+    result: SubsetResult
+
+
+def largest_feasible(
+    candidates: Sequence[CandidateItem],
+    requested: SubsetConstraints,
+    *,
+    seed: int,
+    stage_order: Sequence[str] | None = None,
+    time_limit: float = PROPOSAL_TIME_LIMIT_SECONDS,
+) -> Proposal | None:
+    """The largest study that keeps the requested quotas' proportions between sources, as
+    balanced as its candidates allow; None when no source with a quota has candidates.
+
+    Size first, as in App. J (the 50 GPT items there are all taken and set every family's
+    quota): the quotas shrink together until every source has them (at level ``t`` a
+    source asked for ``q`` of the largest quota ``m`` gets ``t·q // m``; a source asked
+    for 0 stays out). Then balance: the ranges are App. J's rule scaled
+    (:func:`even_spread`), and where the subset cannot keep them each group in turn, in
+    the order of :data:`BALANCE_GROUPS`, gets the least tolerance that still admits a
+    subset. A tolerance as wide as the study drops a group, so a proposal always exists
+    once the quotas fit; should ``time_limit`` run out, the groups not yet tightened keep
+    that widest tolerance."""
+    top = max((q for _, q in requested.quotas), default=0)
+    available = Counter(c.source for c in candidates)
+    quotas = None
+    for level in range(top, 0, -1):
+        trial = tuple((s, level * q // top) for s, q in requested.quotas)
+        if any(q for _, q in trial) and all(q <= available[s] for s, q in trial):
+            quotas = trial
+            break
+    if quotas is None:
+        return None
+    deadline = time.monotonic() + time_limit
+
+    def attempt(slack: dict) -> SubsetResult | None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        result = select_subset(
+            candidates,
+            SubsetConstraints(quotas=quotas, slack=tuple(slack.items())),
+            seed=seed,
+            stage_order=stage_order,
+            time_limit=remaining,
+            diagnose=False,
+        )
+        return result if result.feasible else None
+
+    widest = sum(q for _, q in quotas)
+    slack = dict.fromkeys(BALANCE_GROUPS, 0)
+    best = attempt(slack)
+    if best is None:
+        slack = dict.fromkeys(BALANCE_GROUPS, widest)
+        best = attempt(slack)
+        if best is None:  # out of time, or the solver could not answer
+            return None
+        for group in BALANCE_GROUPS:
+            low, high = 0, widest  # high is known to work
+            while low < high and time.monotonic() < deadline:
+                middle = (low + high) // 2
+                found = attempt({**slack, group: middle})
+                if found is None:
+                    low = middle + 1
+                else:
+                    high, best = middle, found
+            slack[group] = high
+    kept = tuple((g, k) for g, k in slack.items() if k)
+    return Proposal(SubsetConstraints(quotas=quotas, slack=kept), best)

@@ -25,7 +25,9 @@ from .forms import (
     StudyForm,
 )
 from .models import BaselineError, BaselineStudy, Participation, SubsetSelection
+from .presentation import charts, display_rows, range_rows, table19_rows
 from .report import report_rows
+from .subset import ConstraintError
 
 participant_required = role_required(Role.BASELINE_PARTICIPANT)
 admin_required = role_required(Role.ADMIN)
@@ -208,6 +210,7 @@ def item(request, study_id, position):
                 position=position,
                 choice=request.POST.get("choice", ""),
                 seconds=request.POST.get("seconds"),
+                report_id=request.POST.get("report_id", ""),
             )
             error = None
         except BaselineError as e:
@@ -235,11 +238,13 @@ def item(request, study_id, position):
 @participant_required
 @require_POST
 def item_time(request, study_id, position):
-    """The page reports time spent on an item when the participant leaves it."""
+    """The page reports time spent on an item when the participant leaves it; a report
+    received twice is counted once."""
     services.time_record(
         participation=_own(request, study_id),
         position=position,
         seconds=request.POST.get("seconds"),
+        report_id=request.POST.get("report_id", ""),
     )
     return HttpResponse(status=204)
 
@@ -280,7 +285,7 @@ def admin_overview(request, *, selection_form=None, family_form=None, prediction
         {
             "studies": selectors.study_list(),
             "selections": selectors.selection_list(),
-            "family_counts": selectors.family_counts(),
+            "source_counts": selectors.source_counts(),
             "selection_form": selection_form or SelectionForm(),
             "family_form": family_form or FamilyCsvForm(),
             "prediction_form": prediction_form or PredictionCsvForm(),
@@ -335,7 +340,7 @@ def selection_create(request):
     if form.is_valid():
         try:
             constraints = form.constraints()
-        except TypeError as error:
+        except ConstraintError as error:
             form.add_error(None, str(error))
         else:
             selection = services.subset_select(
@@ -351,7 +356,12 @@ def selection_detail(request, selection_id):
     return render(
         request,
         "humanbaseline/selection_detail.html",
-        {"selection": selection, "tables": selectors.selection_tables(selection)},
+        {
+            "selection": selection,
+            "tables": selectors.selection_tables(selection),
+            "ranges": range_rows(selection.parameters),
+            "proposal_ranges": range_rows(selection.proposal),
+        },
     )
 
 
@@ -500,74 +510,3 @@ def report_csv(request, study_id):
             [section, name, *("" if v is None else f"{v:.6f}" for v in (value, low, high))]
         )
     return response
-
-
-def display_rows(results: dict) -> list[dict]:
-    """Accuracies and differences in percent (one decimal, as Table 19); κ and p as is."""
-    rows = []
-    for section, name, value, low, high in report_rows(results):
-        raw = "kappa" in name or name.endswith(" p")
-        fmt = (lambda v: f"{v:.3f}") if raw else (lambda v: f"{100 * v:.1f}")
-        rows.append(
-            {
-                "section": section,
-                "name": name,
-                "value": fmt(value),
-                "ci": "" if low is None else f"{fmt(low)}–{fmt(high)}",
-            }
-        )
-    return rows
-
-
-def table19_rows(results: dict) -> list[dict]:
-    """The Table 19 layout in percent, one decimal; sources in the report's order."""
-
-    def pct(v):
-        return "–" if v is None else f"{100 * v:.1f}"
-
-    return [
-        {
-            "name": row["name"],
-            "overall": pct(row["overall"]),
-            "per_source": [pct(row["per_source"].get(s)) for s in results["source_items"]],
-            "reweighted": pct(row["reweighted"]),
-        }
-        for row in results.get("table19", [])
-    ]
-
-
-def charts(results: dict) -> list[dict]:
-    """Bars (percent) with optional CI whiskers for the report's inline SVG plots."""
-
-    def bar(label, value, low=None, high=None):
-        return {
-            "label": label,
-            "value": round(100 * value, 1),
-            "low": None if low is None else round(100 * low, 1),
-            "high": None if high is None else round(100 * high, 1),
-        }
-
-    m = results["mean_accuracy"]
-    accuracy = [bar("Humans (mean)", m["estimate"], m["ci_low"], m["ci_high"])]
-    accuracy += [bar(f"Annotator {name}", v) for name, v in results["per_annotator"].items()]
-    accuracy += [bar(label, model["accuracy"]) for label, model in results["models"].items()]
-    sources = [bar(f"{s}-origin", v) for s, v in results["per_source"].items()]
-    return [
-        {"title": title, "bars": _layout(bars), "height": 16 + 26 * len(bars)}
-        for title, bars in (
-            ("Accuracy on the subset (%)", accuracy),
-            ("Human accuracy by answer-key source (%)", sources),
-        )
-    ]
-
-
-def _layout(bars: list[dict]) -> list[dict]:
-    """Pixel geometry of horizontal bars on a 0–100 axis, 400 px wide."""
-    for n, b in enumerate(bars):
-        b["y"] = 8 + 26 * n
-        b["width"] = round(4 * b["value"], 1)
-        b["label_x"] = b["width"] + 204
-        if b["low"] is not None:
-            b["x_low"], b["x_high"] = round(4 * b["low"], 1), round(4 * b["high"], 1)
-            b["label_x"] = max(b["width"], b["x_high"]) + 204
-    return bars

@@ -45,8 +45,17 @@
   });
 
   // --- time on the item ---------------------------------------------------------------
+  // Time is reported as named reports: each name is sent once per stretch of time, and
+  // the server counts a name once, so a report sent again (a retried save) adds nothing.
+  // Leaving the page sends exactly one report: pagehide and the visibilitychange that
+  // follows it both call report(), and the first one pauses the clock, so the second
+  // finds nothing to send. (A beacon cannot be retried; it carries its own name anyway.)
   const timer = document.querySelector("[data-item-timer]");
   if (!timer) return;
+  const visit = window.crypto && window.crypto.randomUUID
+    ? window.crypto.randomUUID()
+    : Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  let sequence = 0;
   let visibleSince = document.visibilityState === "visible" ? Date.now() : null;
   let banked = 0;
   function take() {
@@ -55,38 +64,65 @@
     banked = 0;
     return total / 1000;
   }
+  function newReport(seconds) {
+    sequence += 1;
+    return { id: visit + "-" + sequence, seconds: seconds.toFixed(1) };
+  }
   function csrf() {
     const input = document.querySelector('#answer-form input[name="csrfmiddlewaretoken"]');
     return input ? input.value : "";
   }
   function report() {
+    // Nothing to report while the clock is paused: the first of pagehide and
+    // visibilitychange sent it, or a submit carried it.
+    if (visibleSince === null && banked === 0) return;
     const seconds = take();
-    if (seconds <= 0 || !navigator.sendBeacon) return;
+    visibleSince = null;  // paused until the page is visible again
+    if (!navigator.sendBeacon) return;
+    const sent = newReport(seconds);
     const data = new FormData();
     data.append("csrfmiddlewaretoken", csrf());
-    data.append("seconds", seconds.toFixed(1));
+    data.append("seconds", sent.seconds);
+    data.append("report_id", sent.id);
     navigator.sendBeacon(timer.dataset.timeUrl, data);
   }
+  function resume() {
+    if (document.visibilityState === "visible" && visibleSince === null) visibleSince = Date.now();
+  }
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "hidden") {
-      report();
-      visibleSince = null;
-    } else {
-      visibleSince = Date.now();
-    }
+    if (document.visibilityState === "hidden") report(); else resume();
   });
   window.addEventListener("pagehide", report);
+  // Another form leaving the page (log out) reports before its request goes, not after
+  // it: once the session has ended the report would be refused.
+  document.addEventListener("submit", function (event) {
+    if (event.target.id !== "answer-form") report();
+  }, true);
+  // A page restored from the back-forward cache counts again from now.
+  window.addEventListener("pageshow", function (event) { if (event.persisted) resume(); });
 
   // --- saving ---------------------------------------------------------------------------
   const form = document.getElementById("answer-form");
   if (!form) return;
-  // A plain submit (Save / Save and next) carries the time too.
+  // A plain submit (Save / Save and next) carries the time; the clock then pauses, so
+  // leaving the page with it sends no second report.
   form.addEventListener("submit", function () {
-    form.querySelector('input[name="seconds"]').value = take().toFixed(1);
+    const sent = newReport(take());
+    visibleSince = null;
+    form.querySelector('input[name="seconds"]').value = sent.seconds;
+    form.querySelector('input[name="report_id"]').value = sent.id;
   });
+  // An htmx save carries the time since the last report; until the server has answered,
+  // a retry sends the same report again (same name), never a second one.
+  let pending = null;
   document.body.addEventListener("htmx:configRequest", function (event) {
     if (event.detail.elt !== form) return;
-    event.detail.parameters.seconds = take().toFixed(1);
+    pending = pending || newReport(take());
+    event.detail.parameters.seconds = pending.seconds;
+    event.detail.parameters.report_id = pending.id;
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.elt === form && event.detail.successful) pending = null;
   });
   let retry = null;
   function failed() {

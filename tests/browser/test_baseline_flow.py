@@ -2,13 +2,13 @@
 the invitation link, consents, reads the briefing, does a practice item (with feedback),
 answers items (saved as chosen, and again after a lost connection), revises one through
 the navigator, searches the memories, logs out, comes back to find everything as left,
-and finalizes."""
+and finalizes. Leaving an item sends exactly one time-on-task report."""
 
 import pytest
 from django.contrib.auth.models import Group
 
 from heartbench_site.base.roles import Role
-from humanbaseline.models import AnswerEvent, ItemResponse, Participation
+from humanbaseline.models import AnswerEvent, ItemResponse, Participation, TimeReport
 from tests.humanbaseline.conftest import make_study
 
 from .test_login import log_in
@@ -54,6 +54,19 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     feedback.wait_for()
     assert "You chose B. The keyed answer is" in feedback.inner_text()
 
+    # Time-on-task reports as the server received them, per item: each names itself, so
+    # a page that sent one twice on leaving would show two. (A beacon sent while a page
+    # unloads raises no Playwright "request" event, so they are counted here.)
+    def reports(position, expected):
+        for _ in range(50):  # a beacon may land just after the next page's round trip
+            n = TimeReport.objects.filter(
+                response__participation=p, response__position=position
+            ).count()
+            if n >= expected:
+                break
+            page.wait_for_timeout(100)
+        return n
+
     page.get_by_role("button", name="Start the study").click()
     page.wait_for_url("**/items/1/")
     assert page.get_by_test_id("progress-bar").inner_text().strip() == "0 / 3"
@@ -72,6 +85,9 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     page.wait_for_url("**/items/2/")
     page.keyboard.press("c")  # keyboard choice
     page.get_by_test_id("save-status").filter(has_text="Saved C").wait_for()
+    # Item 1: the save of A carried one report, leaving it sent one more (pagehide and
+    # the hidden page's visibilitychange used to send one each).
+    assert reports(1, 2) == 2
 
     # Revise item 1 through the navigator.
     page.locator("summary", has_text="All items").click()
@@ -79,12 +95,19 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     page.wait_for_url("**/items/1/")
     assert page.locator("#choice-A").is_checked()
     choose(page, "D")
+    assert reports(2, 2) == 2  # the save of C, then the leave through the navigator
     first = ItemResponse.objects.get(participation=p, position=1)
     assert (first.choice, first.revisions) == ("D", 1)
     assert list(AnswerEvent.objects.filter(response=first).values_list("choice", flat=True)) == [
         "A",
         "D",
     ]
+
+    page.locator("summary", has_text="All items").click()
+    page.locator('#baseline-navigator [data-nav-position="3"]').click()
+    page.wait_for_url("**/items/3/")
+    assert reports(1, 4) == 4  # the second visit: the save of D, then the leave
+    assert reports(2, 2) == 2  # and nothing more arrived late for item 2
 
     page.get_by_role("button", name="Log out").click()
     page.wait_for_url("**/accounts/login/**")

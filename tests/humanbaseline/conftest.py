@@ -131,7 +131,7 @@ def direct_selection(items, *, user, families=None) -> SubsetSelection:
     """A stored selection of exactly ``items`` (families from the references unless given)."""
     selection = SubsetSelection.objects.create(
         seed=1,
-        parameters={"families": list(FAMILIES)},
+        parameters={"quotas": dict.fromkeys(FAMILIES, 2)},
         feasible=True,
         n_candidates=len(items),
         created_by=user,

@@ -37,11 +37,10 @@ def test_the_demo_makes_a_study_ready_for_the_demo_participant(release_dir, role
     assert study is not None and study.name == DEMO_STUDY_NAME
     assert study.selection.feasible
     from humanbaseline.models import ItemSourceFamily
-    from humanbaseline.subset import SubsetConstraints
 
     families = dict(ItemSourceFamily.objects.values_list("item_id", "family"))
     chosen = list(study.selection.items.values_list("item_id", flat=True))
-    assert constraint_violations(chosen, families, SubsetConstraints()) == []
+    assert constraint_violations(chosen, families) == []
     assert StudyItem.objects.filter(study=study, is_practice=False).count() == 150
     assert StudyItem.objects.filter(study=study, is_practice=True).count() == 2
     assert all(

@@ -1,6 +1,6 @@
 """Admin pages of the human baseline: families and predictions by CSV (a bad file changes
-nothing), the ILP from the browser form with its diagnosis, studies, accounts, the home
-cards; and role checks."""
+nothing), studies, accounts, the home cards; and role checks. The selection form and its
+page are in test_selection_page.py."""
 
 import pytest
 from django.urls import reverse
@@ -13,7 +13,6 @@ from humanbaseline.models import (
     ImportedPrediction,
     ItemSourceFamily,
     Participation,
-    SubsetSelection,
 )
 from humanbaseline.selectors import baseline_home_queues
 from tests.factories import UserFactory
@@ -43,7 +42,9 @@ def test_a_family_csv_with_one_bad_row_is_rejected_whole(admin_client, role_grou
     text += f"{items[1].question_id},bard\n"
     body = upload(admin_client, "baseline:families", text).content.decode()
     assert "Line 3: no item with question_id &#x27;Q_NOPE&#x27;" in body
-    assert "Line 4: family &#x27;bard&#x27; is not one of claude, gpt, gemini" in body
+    assert (
+        "Line 4: family &#x27;bard&#x27; is not one of gemini, claude, gpt, expert_rewrite" in body
+    )
     assert ItemSourceFamily.objects.count() == 0
     good = "question_id,family\n" + "\n".join(f"{i.question_id},GPT" for i in items)
     response = upload(admin_client, "baseline:families", good)
@@ -57,7 +58,7 @@ def test_families_can_come_from_the_references(admin_client, role_groups):
     admin_client.post(reverse("baseline:families"), {"from": "references"})
     assert ItemSourceFamily.objects.count() == 2
     page = admin_client.get(reverse("baseline:admin")).content.decode()
-    assert "<li>(none): 1</li>" in page  # the item without a reference has no family
+    assert "<li>(none): 1</li>" in page  # the item without a reference has no source
 
 
 def test_a_prediction_csv_with_a_bad_letter_is_rejected_whole(admin_client, role_groups):
@@ -70,29 +71,6 @@ def test_a_prediction_csv_with_a_bad_letter_is_rejected_whole(admin_client, role
     assert upload(admin_client, "baseline:predictions", fixed).status_code == 302
     assert ImportedPrediction.objects.filter(model_label="m1", letter="").count() == 1
     assert ImportedPrediction.objects.count() == 4
-
-
-def test_the_selection_form_runs_the_ilp_and_shows_the_diagnosis(admin_client, role_groups):
-    build_items(4, 2)
-    services.item_families_from_references()
-    response = admin_client.post(
-        reverse("baseline:selection-create"),
-        {**services_defaults(), "seed": "11"},
-    )
-    selection = SubsetSelection.objects.get()
-    assert response.status_code == 302 and not selection.feasible
-    page = admin_client.get(reverse("baseline:selection-detail", args=[selection.pk])).content
-    page = page.decode()
-    assert "These constraints cannot hold" in page
-    assert "items per answer-key source family" in page
-
-
-def services_defaults():
-    from humanbaseline.subset import SubsetConstraints
-
-    data = SubsetConstraints().as_dict()
-    data["families"] = ", ".join(data["families"])
-    return {k: str(v) for k, v in data.items()}
 
 
 def test_admin_creates_a_study_and_a_participant_account(admin_client, admin_user, role_groups):

@@ -178,6 +178,32 @@ def test_time_on_task_per_item_and_per_session_is_exported(small_study, client, 
     assert [line.rsplit(",", 1)[1] for line in session_lines] == ["2100.0", "600.0"]
 
 
+def test_a_time_report_received_twice_is_counted_once(small_study, client):
+    study, _, _ = small_study
+    p = enrol(study, "twice")
+    client.force_login(p.user)
+    url = reverse("baseline:item-time", args=[study.pk, 2])
+    for _ in range(2):  # the same report again, as a repeated leave event sends it
+        response = client.post(url, {"seconds": "40.5", "report_id": "visit-a-1"})
+        assert response.status_code == 204
+    assert ItemResponse.objects.get(participation=p, position=2).seconds == 40.5
+    # Another report of the same page adds its own time.
+    client.post(url, {"seconds": "9.5", "report_id": "visit-a-2"})
+    assert ItemResponse.objects.get(participation=p, position=2).seconds == 50.0
+    # A save retried after a lost connection carries its report again: counted once,
+    # while the answer itself stays the same.
+    for _ in range(2):
+        services.answer_save(
+            participation=p, position=2, choice="B", seconds=12, report_id="visit-a-3"
+        )
+    response = ItemResponse.objects.get(participation=p, position=2)
+    assert (response.seconds, response.choice, response.revisions) == (62.0, "B", 0)
+    assert response.time_reports.count() == 3
+    # The same name on another item is another report.
+    services.time_record(participation=p, position=3, seconds=5, report_id="visit-a-1")
+    assert ItemResponse.objects.get(participation=p, position=3).seconds == 5
+
+
 def test_an_imported_retrieval_set_is_shown_verbatim_in_its_order(role_groups, client):
     from tests.factories import UserFactory
 
@@ -246,4 +272,4 @@ def test_the_item_page_runs_a_constant_number_of_queries(
             )
 
 
-ITEM_PAGE_QUERIES = 13
+ITEM_PAGE_QUERIES = 14

@@ -1,6 +1,7 @@
 """The App. J subset by integer programming: on the 673 release items with a synthetic
-family assignment every constraint holds (counted here, not by the solver); the same seed
-gives the same subset; infeasibility is reported in the terms of the failing constraint."""
+family assignment the paper's numbers hold (counted here, not by the solver); the same
+seed gives the same subset; infeasibility is reported in the terms of the failing
+constraint, with the largest feasible study proposed."""
 
 import itertools
 from collections import Counter
@@ -10,8 +11,19 @@ import pytest
 from adjudication.mcq.models import McqItem
 from annotation.corpus_import.importing import import_paths
 from humanbaseline import services
-from humanbaseline.models import SelectionItem
-from humanbaseline.subset import CandidateItem, SubsetConstraints, precheck, select_subset
+from humanbaseline.models import ItemSourceFamily, SelectionItem
+from humanbaseline.subset import (
+    BALANCE_GROUPS,
+    DEFAULT_QUOTAS,
+    EXPERT_REWRITE,
+    CandidateItem,
+    ConstraintError,
+    SubsetConstraints,
+    even_spread,
+    largest_feasible,
+    precheck,
+    select_subset,
+)
 from tests.factories import UserFactory
 
 from .helpers import constraint_violations, store_families, synthetic_families
@@ -35,10 +47,27 @@ def test_the_release_subset_meets_every_app_j_constraint(release_items):
     selection = services.subset_select(user=admin, seed=20261012)
     assert selection.feasible, selection.problems
     assert selection.n_candidates == 673 and selection.n_without_family == 0
+    # The scaled ranges are the paper's numbers, and the record says so.
+    ranges = selection.parameters["ranges"]
+    assert ranges["character"] == {"all": "13–14"}
+    assert ranges["stage"] == {"all": "18–19"}
+    assert ranges["cell"] == {"all": "1–2"}
+    for family in ("gemini", "claude"):
+        assert ranges["source_character"][family] == "4–5"
+        assert ranges["source_stage"][family] == "6–7"
+        assert ranges["source_cell"][family] == "0–1"
+    # GPT must take all 50 of its items: a row with exactly 4 takes them all.
+    assert ranges["source_character"]["gpt"] == "4–5 (6 characters), 4 (5 characters)"
+    assert selection.parameters["quotas"] == {
+        "gemini": 50,
+        "claude": 50,
+        "gpt": 50,
+        "expert_rewrite": 0,
+    }
     selected = list(
         SelectionItem.objects.filter(selection=selection).values_list("item_id", flat=True)
     )
-    assert constraint_violations(selected, release_items, SubsetConstraints()) == []
+    assert constraint_violations(selected, release_items) == []
     # The GPT family has exactly 50 items: all of them are in.
     gpt = {pk for pk, f in release_items.items() if f == "gpt"}
     assert gpt <= set(selected)
@@ -48,55 +77,96 @@ def test_the_release_subset_meets_every_app_j_constraint(release_items):
     assert set(again.items.values_list("item_id", flat=True)) == set(selected)
     assert set(other.items.values_list("item_id", flat=True)) != set(selected)
     assert (
-        constraint_violations(
-            list(other.items.values_list("item_id", flat=True)), release_items, SubsetConstraints()
-        )
+        constraint_violations(list(other.items.values_list("item_id", flat=True)), release_items)
         == []
     )
 
 
-def test_a_family_too_small_is_named_before_solving(release_items):
+def test_a_family_too_small_is_named_and_the_largest_study_is_proposed(release_items):
     gpt = [pk for pk, f in release_items.items() if f == "gpt"]
-    from humanbaseline.models import ItemSourceFamily
-
     ItemSourceFamily.objects.filter(item_id__in=gpt[:3]).update(family="claude")
     selection = services.subset_select(user=UserFactory(), seed=1)
     assert not selection.feasible and selection.failed_at == "precheck"
     assert any(
-        "items per answer-key source family" in p and "family gpt has only 47" in p
+        "items per answer-key source" in p and "source gpt has only 47 eligible items" in p
         for p in selection.problems
     ), selection.problems
     assert selection.items.count() == 0
+    # Equal quotas as large as the scarcest family allows, every range scaled.
+    assert selection.proposal["quotas"] == {
+        "gemini": 47,
+        "claude": 47,
+        "gpt": 47,
+        "expert_rewrite": 0,
+    }
+    assert selection.proposal["total"] == 141
+    assert selection.proposal["ranges"]["character"] == {"all": "12–13"}
 
 
-def test_an_empty_cell_and_missing_families_are_named(release_items):
+def test_an_empty_cell_is_noted_and_items_without_a_source_are_counted(release_items):
     cell_items = McqItem.objects.filter(character__key="CHAR_03", stage="adolescence")
-    from humanbaseline.models import ItemSourceFamily
-
     ItemSourceFamily.objects.filter(item__in=cell_items).delete()
     selection = services.subset_select(user=UserFactory(), seed=1)
-    assert selection.failed_at == "precheck"
-    assert any("cell CHAR_03 × adolescence has 0 items" in p for p in selection.problems)
-    assert any("8 final item(s) have no source family" in p for p in selection.problems)
+    assert any("CHAR_03 × adolescence" in n for n in selection.notes), selection.notes
+    assert any("8 final item(s) have no answer-key source" in p for p in selection.problems)
+    assert not selection.items.filter(character_key="CHAR_03", stage="adolescence").exists()
+
+
+# --- the pure core, without a database ---------------------------------------------------
+
+
+def test_the_defaults_are_the_papers():
+    from heartbench_site.base.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
+
+    defaults = SubsetConstraints()
+    assert defaults.total == BASELINE_SUBSET_SIZE
+    assert dict(DEFAULT_QUOTAS) == {
+        "gemini": BASELINE_ITEMS_PER_FAMILY,
+        "claude": BASELINE_ITEMS_PER_FAMILY,
+        "gpt": BASELINE_ITEMS_PER_FAMILY,
+        EXPERT_REWRITE: 0,
+    }
+    assert SubsetConstraints.from_dict(defaults.as_dict()) == defaults
+
+
+@pytest.mark.parametrize(
+    ("target", "capacities", "expected"),
+    [
+        # The paper: 150 items over 11 characters, 8 bins, 88 cells; 50 per family.
+        (150, [61] * 11, [(13, 14)] * 11),
+        (150, [84] * 8, [(18, 19)] * 8),
+        (150, [7] * 88, [(1, 2)] * 88),
+        (50, [45] * 11, [(4, 5)] * 11),
+        (50, [62] * 8, [(6, 7)] * 8),
+        (50, [3] * 88, [(0, 1)] * 88),
+        # A short row takes all it has; the others share the rest evenly.
+        (6, [1, 5, 5], [(1, 1), (2, 3), (2, 3)]),
+        (0, [4, 4], [(0, 0), (0, 0)]),
+    ],
+)
+def test_the_balance_rule_scales_as_evenly_as_the_candidates_allow(target, capacities, expected):
+    assert even_spread(target, capacities) == expected
+
+
+def test_bad_parameters_are_refused_with_the_constraint_named():
+    with pytest.raises(ConstraintError, match="quota of gpt is -1"):
+        SubsetConstraints(quotas=(("gpt", -1),))
+    with pytest.raises(ConstraintError, match="'items per character': the range 5–4"):
+        SubsetConstraints(overrides=(("character", 5, 4),))
 
 
 # Passes every count of the pre-check, yet no subset exists: family F must take
 # (c1, s2) and (c2, s1) and so must family G, which puts two items in cells capped at one.
 TINY = SubsetConstraints(
-    total=4,
-    per_family=2,
-    families=("F", "G"),
-    character_min=2,
-    character_max=2,
-    stage_min=2,
-    stage_max=2,
-    cell_min=1,
-    cell_max=1,
-    family_character_min=1,
-    family_character_max=1,
-    family_stage_min=1,
-    family_stage_max=1,
-    family_cell_max=1,
+    quotas=(("F", 2), ("G", 2)),
+    overrides=(
+        ("character", 2, 2),
+        ("stage", 2, 2),
+        ("cell", 1, 1),
+        ("source_character", 1, 1),
+        ("source_stage", 1, 1),
+        ("source_cell", 0, 1),
+    ),
 )
 TINY_ITEMS = [
     CandidateItem(n, f, c, s)
@@ -113,16 +183,16 @@ TINY_ITEMS = [
 ]
 
 
-def _brute_force_feasible(items, c):
-    for subset in itertools.combinations(items, c.total):
-        fam = Counter(i.family for i in subset)
+def _brute_force_feasible(items):
+    for subset in itertools.combinations(items, 4):
+        fam = Counter(i.source for i in subset)
         cell = Counter((i.character, i.stage) for i in subset)
-        fc = Counter((i.family, i.character) for i in subset)
-        fs = Counter((i.family, i.stage) for i in subset)
+        fc = Counter((i.source, i.character) for i in subset)
+        fs = Counter((i.source, i.stage) for i in subset)
         if (
-            all(fam[f] == c.per_family for f in c.families)
+            fam == {"F": 2, "G": 2}
             and len(cell) == 4
-            and max(cell.values()) <= c.cell_max
+            and max(cell.values()) == 1
             and len(fc) == 4
             and len(fs) == 4
         ):
@@ -131,8 +201,8 @@ def _brute_force_feasible(items, c):
 
 
 def test_solver_proven_infeasibility_is_reported_in_the_constraints_terms():
-    assert precheck(TINY_ITEMS, TINY, characters=["c1", "c2"], stages=["s1", "s2"]) == []
-    assert not _brute_force_feasible(TINY_ITEMS, TINY)
+    assert precheck(TINY_ITEMS, TINY) == []
+    assert not _brute_force_feasible(TINY_ITEMS)
     result = select_subset(TINY_ITEMS, TINY, seed=3)
     assert not result.feasible and result.failed_at == "solver"
     (message,) = result.problems
@@ -140,10 +210,112 @@ def test_solver_proven_infeasibility_is_reported_in_the_constraints_terms():
     assert "'items per character × life-stage cell'" in message
     # Removing one F item of the forced pair makes the brute force and the solver agree.
     easier = [i for i in TINY_ITEMS if i.item_id != 0] + [CandidateItem(9, "G", "c1", "s1")]
-    assert _brute_force_feasible(easier, TINY) == select_subset(easier, TINY, seed=3).feasible
+    assert _brute_force_feasible(easier) == select_subset(easier, TINY, seed=3).feasible
 
 
-def test_parameters_that_cannot_add_up_are_named():
-    odd = SubsetConstraints(total=150, per_family=40)
-    problems = precheck(TINY_ITEMS, odd, characters=["c1"], stages=["s1"])
-    assert any("3 families × 40 items = 120, not the requested 150" in p for p in problems)
+def test_hand_set_ranges_that_cannot_add_up_are_named():
+    odd = SubsetConstraints(quotas=(("F", 2), ("G", 2)), overrides=(("character", 1, 1),))
+    problems = precheck(TINY_ITEMS, odd)
+    assert (
+        "Constraint 'items per character': its 2 character rows (1) hold 2 items, not the 4 "
+        "needed." in problems
+    )
+
+
+# A small benchmark: 4 characters, 3 scenarios in 3 bins, 2 pairs discarded, one
+# reference rewritten by the arbitrator. Gemini's two items share a bin.
+SMALL = [
+    CandidateItem(n, source, character, stage)
+    for n, (source, character, stage) in enumerate(
+        [
+            ("claude", "c1", "s1"),
+            (EXPERT_REWRITE, "c1", "s2"),
+            ("gemini", "c1", "s3"),
+            ("gpt", "c2", "s1"),
+            ("gemini", "c2", "s3"),
+            ("gpt", "c3", "s1"),
+            ("gpt", "c3", "s2"),
+            ("gpt", "c4", "s1"),
+            ("gpt", "c4", "s2"),
+            ("claude", "c4", "s3"),
+        ],
+        start=1,
+    )
+]
+
+
+def test_a_small_benchmark_gets_its_largest_balanced_study():
+    assert select_subset(SMALL, SubsetConstraints(), seed=1).failed_at == "precheck"
+    proposal = largest_feasible(SMALL, SubsetConstraints(), seed=1)
+    # Two each: gemini and claude have two items; the rewrite's quota stays 0.
+    assert dict(proposal.constraints.quotas) == {
+        "gemini": 2,
+        "claude": 2,
+        "gpt": 2,
+        EXPERT_REWRITE: 0,
+    }
+    chosen = [i for i in SMALL if i.item_id in proposal.result.selected]
+    assert Counter(i.source for i in chosen) == {"gemini": 2, "claude": 2, "gpt": 2}
+    assert proposal.result.feasible and len(chosen) == 6
+    # Both gemini items sit in s3, so the bins cannot hold 2 each: the bins get the least
+    # tolerance that admits a subset, and only they do.
+    assert dict(proposal.constraints.slack) == {"stage": 1}
+    strict = SubsetConstraints(quotas=proposal.constraints.quotas)
+    assert not select_subset(SMALL, strict, seed=1).feasible
+    # The proposal reproduces: the same constraints and seed give the same subset.
+    again = select_subset(SMALL, proposal.constraints, seed=1)
+    assert again.selected == proposal.result.selected
+
+
+def test_an_expert_rewrite_quota_makes_rewritten_references_candidates():
+    asked = SubsetConstraints(
+        quotas=(("gemini", 1), ("claude", 1), ("gpt", 1), (EXPERT_REWRITE, 1))
+    )
+    result = select_subset(SMALL, asked, seed=4)
+    assert result.feasible
+    assert 2 in result.selected  # the one rewritten reference
+    without = select_subset(SMALL, SubsetConstraints(quotas=asked.quotas[:3]), seed=4)
+    assert without.failed_at == "precheck"  # its source has no quota at all
+    zero = select_subset(
+        SMALL, SubsetConstraints(quotas=(*asked.quotas[:3], (EXPERT_REWRITE, 0))), seed=4
+    )
+    assert zero.feasible and 2 not in zero.selected
+
+
+def test_a_proposal_keeps_the_requested_proportions():
+    asked = SubsetConstraints(
+        quotas=(("gemini", 2), ("claude", 2), ("gpt", 4), (EXPERT_REWRITE, 0))
+    )
+    proposal = largest_feasible(SMALL, asked, seed=2)
+    assert dict(proposal.constraints.quotas) == {
+        "gemini": 2,
+        "claude": 2,
+        "gpt": 4,
+        EXPERT_REWRITE: 0,
+    }
+    assert len(proposal.result.selected) == 8
+    assert largest_feasible(SMALL, SubsetConstraints(quotas=(("gpt", 0),)), seed=2) is None
+
+
+def test_every_balance_group_can_be_set_by_hand_or_widened():
+    groups = set(BALANCE_GROUPS)
+    assert groups == {
+        "character",
+        "stage",
+        "cell",
+        "source_character",
+        "source_stage",
+        "source_cell",
+    }
+    quotas = (("gemini", 1), ("claude", 1), ("gpt", 1), (EXPERT_REWRITE, 0))
+    for group in groups:
+        fixed = select_subset(
+            SMALL, SubsetConstraints(quotas=quotas, overrides=((group, 0, 3),)), seed=1
+        )
+        assert fixed.ranges[group] and all(
+            text == "0–3" for text in fixed.ranges[group].values()
+        ), (group, fixed.ranges)
+        widened = select_subset(
+            SMALL, SubsetConstraints(quotas=quotas, slack=((group, 2),)), seed=1
+        )
+        assert widened.feasible, group
