@@ -37,6 +37,18 @@ def evaluation_providers(environ: Mapping[str, str] | None = None) -> dict[str, 
     return providers
 
 
+def answer_format(config: llm.ProviderConfig) -> llm.ResponseFormatMode:
+    """How the L.1 answer schema is sent. The system prompt (App. L.1) spells the format
+    out and the client is told not to append a schema paragraph, so with ``auto`` an
+    OpenAI-compatible endpoint (json_object), Anthropic and Gemini would never see the
+    schema; ``auto`` therefore becomes ``json_schema`` (response_format json_schema, a
+    forced tool, responseJsonSchema). A config that chose ``json_object`` or ``none``
+    (a server without structured output) keeps its choice."""
+    if config.response_format is llm.ResponseFormatMode.AUTO:
+        return llm.ResponseFormatMode.JSON_SCHEMA
+    return config.response_format
+
+
 def provider_summary(config: llm.ProviderConfig) -> dict:
     """What the run records about its provider: never the key."""
     return {"kind": str(config.kind), "model": config.model, "base_url": config.base_url}

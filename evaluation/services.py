@@ -432,6 +432,7 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
     config = config.with_options(
         temperature=decoding.get("temperature"),
         max_tokens=int(decoding.get("max_tokens") or DEFAULT_DECODING["max_tokens"]),
+        response_format=providers.answer_format(config),
     )
     result = providers.client_for(config).complete_json(
         system=prompt.SYSTEM_PROMPT,

@@ -28,8 +28,10 @@ class ResponseFormatMode(StrEnum):
 
     `auto`: OpenAI gets `json_schema` (non-strict) when the schema's root is an object,
     an OpenAI-compatible endpoint gets `json_object`, Gemini gets
-    `responseMimeType: application/json`, Anthropic (no JSON mode in the Messages API
-    we speak) relies on the instruction in the system prompt. In every mode the client
+    `responseMimeType: application/json`, Anthropic relies on the instruction in the
+    system prompt. `json_schema` sends the schema itself: OpenAI and compatible endpoints
+    `response_format: json_schema`, Gemini `responseJsonSchema`, Anthropic a forced tool
+    whose input is the answer (an object-rooted schema only). In every mode the client
     validates the reply against the schema itself.
     """
 

@@ -1,10 +1,13 @@
 """The offline demo provider: schema-valid JSON made up locally, for `make demo`.
 
-It is not a model. It opens no connection; it derives a value from the JSON Schema,
-seeded by the prompt hash, so the same prompt always gets the same output. Every string
-it writes starts with `[offline demo provider]` and every record says `demo: true`, so
-demo output can never be mistaken for a model's. It exists only behind
-`ProviderConfig(kind="offline_demo")`; no other config reaches it.
+It is not a model. It opens no connection; it answers each platform prompt (known by the
+schema it sends) in that prompt's kind (`llm.demo_answers`), and any other schema with a
+value derived from the schema, seeded by the demo seed (HEARTBENCH_DEMO_SEED), the model
+name and the prompt: the same seed, model and prompt always get the same output, another
+model name (family), persona or scenario another. Every free-text string it writes starts
+with `[offline demo provider]` and every record says `demo: true`, so demo output can
+never be mistaken for a model's. It exists only behind `ProviderConfig(kind="offline_demo")`;
+no other config reaches it.
 
 Strings constrained by a `pattern` (memory ids, for example) are filled with tokens from
 the user prompt that match it, so a screening call picks ids that really were offered.
@@ -22,10 +25,10 @@ from typing import Any
 from .client import DEFAULT_MAX_ATTEMPTS
 from .config import ProviderConfig, ProviderKind
 from .conversation import validator_for_schema
+from .demo_answers import DEMO_LABEL, DemoSettings, Prompt, kind_answer, seed_material
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
 from .structured import OutputProblem
 
-DEMO_LABEL = "[offline demo provider]"
 DEMO_MODEL = "offline-demo"
 # Arrays without bounds get this many items: enough to look like a list, cheap to read.
 DEFAULT_ARRAY_ITEMS = 3
@@ -164,21 +167,38 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def demo_output(*, system: str, user: str, schema: Any) -> Any:
-    """The deterministic demo value for a prompt; not validated here."""
-    seed = prompt_hash(system, user, schema)
+def demo_output(
+    *,
+    system: str,
+    user: str,
+    schema: Any,
+    model: str = DEMO_MODEL,
+    settings: DemoSettings | None = None,
+) -> Any:
+    """The deterministic demo value for a prompt, seeded by the demo seed, the model name
+    and the prompt. A platform prompt (known by its schema) gets an answer of its kind
+    (`llm.demo_answers`); any other schema, or a kind answer the schema rejects, gets the
+    generic schema filler. Not validated here."""
+    settings = settings or DemoSettings.from_env()
+    seed = seed_material(settings, model, prompt_hash(system, user, schema))
+    prompt = Prompt(system, user, schema, model, settings, random.Random(seed))
+    value = kind_answer(prompt)
+    if value is not None and not validator_for_schema(schema).errors(value):
+        return value
     return _Generator(schema, user, seed).value(schema, "")
 
 
 class OfflineDemoClient:
     """Same interface as `ProviderClient`; refuses any config but offline_demo."""
 
-    def __init__(self, config: ProviderConfig) -> None:
+    def __init__(self, config: ProviderConfig, *, settings: DemoSettings | None = None) -> None:
         if config.kind is not ProviderKind.OFFLINE_DEMO:
             raise ValueError(
                 f"OfflineDemoClient serves kind offline_demo only, not {config.kind.value}"
             )
         self.config = config
+        # None: HEARTBENCH_DEMO_SEED / HEARTBENCH_DEMO_FLAG_SHARE, read at each call.
+        self.settings = settings
 
     def __repr__(self) -> str:
         return f"OfflineDemoClient({self.config!r})"
@@ -207,7 +227,13 @@ class OfflineDemoClient:
         )
         attempt = AttemptRecord(round=1, try_number=1, finish_reason="demo")
         try:
-            value = demo_output(system=system, user=user, schema=schema)
+            value = demo_output(
+                system=system,
+                user=user,
+                schema=schema,
+                model=self.config.model or DEMO_MODEL,
+                settings=self.settings,
+            )
             text = json.dumps(value, ensure_ascii=False)
             validator.validate(value)
         except OutputProblem as problem:

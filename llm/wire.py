@@ -7,6 +7,7 @@ counts and whether the output hit the token limit.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -48,6 +49,9 @@ def _int(value: Any) -> int:
 
 # --- Anthropic Messages -------------------------------------------------------------
 
+# RESPONSE_FORMAT=json_schema: the answer comes back as the input of this forced tool.
+ANTHROPIC_OUTPUT_TOOL = "structured_output"
+
 
 def anthropic_request(
     config: ProviderConfig, system: str, turns: list[dict[str, str]], schema: Any
@@ -62,6 +66,17 @@ def anthropic_request(
     }
     if config.temperature is not None:
         body["temperature"] = config.temperature
+    if config.response_format is ResponseFormatMode.JSON_SCHEMA and _is_object_schema(schema):
+        # The Messages API's structured output: one tool whose input is the answer, and
+        # the model made to call it. A tool's input must be an object, hence the check.
+        body["tools"] = [
+            {
+                "name": ANTHROPIC_OUTPUT_TOOL,
+                "description": "Return your answer as this tool's input.",
+                "input_schema": schema,
+            }
+        ]
+        body["tool_choice"] = {"type": "tool", "name": ANTHROPIC_OUTPUT_TOOL}
     headers = {"anthropic-version": config.anthropic_version, "content-type": "application/json"}
     if config.api_key:
         headers["x-api-key"] = config.api_key.reveal()
@@ -72,11 +87,21 @@ def anthropic_reply(data: Any) -> ModelReply:
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise WireError("Anthropic reply has no content list")
     stop = data.get("stop_reason")
-    text = "".join(
-        block.get("text", "")
+    tool_inputs = [
+        block.get("input")
         for block in data["content"]
-        if isinstance(block, dict) and block.get("type") == "text"
-    )
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and block.get("name") == ANTHROPIC_OUTPUT_TOOL
+    ]
+    if tool_inputs:
+        text = json.dumps(tool_inputs[0], ensure_ascii=False)
+    else:
+        text = "".join(
+            block.get("text", "")
+            for block in data["content"]
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
     if stop == "refusal":
         raise Refusal("the model refused (stop_reason refusal)")
     usage = data.get("usage") or {}

@@ -156,9 +156,11 @@ def demo_providers(settings):
     from heartbench_site.celery import app
     from llm import ProviderConfig
 
-    demo = ProviderConfig(kind="offline_demo", model="offline-demo")
+    # Named per family as settings/base.py names them, so the families answer differently.
+    families = ("claude", "gpt", "gemini")
+    demo = {f: ProviderConfig(kind="offline_demo", model=f"offline-demo-{f}") for f in families}
     settings.HEARTBENCH_GENERATION_FAMILIES = {
-        f: {"response": demo, "activation": demo} for f in ("claude", "gpt", "gemini")
+        f: {"response": demo[f], "activation": demo[f]} for f in families
     }
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = True

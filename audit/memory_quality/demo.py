@@ -6,15 +6,17 @@ The automated audit then runs, with the offline demo provider as the repair mode
 
 - the field-length inversion (context) is rewritten and passes: "passed after
   automated rewriting";
-- the offline provider cannot write a first-person narrative, so the two narrative
-  defects are still flagged after three attempts and reach the manual queue; the demo
-  memory reviewer confirms one, which then awaits the senior expert's edit, and leaves
-  the other for the reviewer to try.
+- the two narrative defects are sent to the manual queue without automated rewriting
+  (the offline provider's rewrite would pass, and the demo wants the reviewers' steps to
+  try); the demo memory reviewer confirms one, which then awaits the senior expert's
+  edit, and leaves the other for the reviewer to try.
 
 The stand-ins share one template per character, so TF-IDF would call them all
 duplicates of each other; the demo's settings version turns criterion 4 off and says so.
 Idempotent: a second call finds the demo run and returns it.
 """
+
+from django.db import transaction
 
 from annotation.corpus.models import Memory
 from audit.memory_quality.models import AuditRun, MemoryCase
@@ -80,7 +82,15 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
     run = runs.audit_run_start(created_by=admin, note=DEMO_NOTE, settings_version=version)
     # The demo runs in-process: `make demo` needs no worker.
     runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
+    narrative = [k for k, c in planted.items() if c != "3"]
     for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
+        if case.memory.memory_id in narrative:
+            with transaction.atomic():
+                locked = MemoryCase.objects.select_for_update().get(pk=case.pk)
+                repair_loop._escalate(
+                    locked, note="Demo: sent to manual review without automated rewriting."
+                )
+            continue
         # Each call runs one repair attempt and says whether another one is due.
         again = True
         while again:

@@ -213,9 +213,10 @@ def _generation_families(environ) -> dict:
     for family, (prefix, kind, model, activation_model) in GENERATION_FAMILY_DEFAULTS.items():
         if not any(environ.get(f"{prefix}_{name}") for name in ("KIND", "API_KEY", "BASE_URL")):
             continue
-        # The offline demo names itself ("offline-demo"), never a real model it is not.
+        # The offline demo names itself ("offline-demo-<family>"), never a real model it
+        # is not; the name differs per family, so the three families answer differently.
         demo = (environ.get(f"{prefix}_KIND") or kind) == "offline_demo"
-        defaults = {} if demo else {"model": model}
+        defaults = {"model": f"offline-demo-{family}"} if demo else {"model": model}
         response = ProviderConfig.from_env(prefix, environ, kind=kind, **defaults)
         activation = response.with_options(
             model=environ.get(f"{prefix}_ACTIVATION_MODEL")

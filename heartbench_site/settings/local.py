@@ -1,9 +1,31 @@
-"""The one-command demo: SQLite, Celery in eager mode, no API keys."""
+"""The one-command demo: SQLite, Celery in eager mode, no API keys.
+
+The database is ``DATABASE_URL`` when it is set (in the environment or in ``.env``, as
+for every settings module), else SQLite ``demo.sqlite3`` next to manage.py.
+"""
 
 import os
+from pathlib import Path
 
+import environ
+
+DEMO_SQLITE = Path(__file__).resolve().parent.parent.parent / "demo.sqlite3"
+
+
+def _dot_env_value(name: str) -> str:
+    """``name`` as base.py would read it from ``.env``, without touching the environment."""
+
+    class DotEnv(environ.Env):
+        ENVIRON: dict = {}
+
+    if environ.Env().bool("DJANGO_READ_DOT_ENV_FILE", default=True):
+        DotEnv.read_env(DEMO_SQLITE.parent / ".env", overwrite=False)
+    return DotEnv.ENVIRON.get(name, "")
+
+
+if not (os.environ.get("DATABASE_URL") or _dot_env_value("DATABASE_URL")):
+    os.environ["DATABASE_URL"] = f"sqlite:///{DEMO_SQLITE}"
 os.environ.setdefault("SECRET_KEY", "demo-only-not-secret")
-os.environ.setdefault("DATABASE_URL", "sqlite:///demo.sqlite3")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 os.environ.setdefault("DEBUG", "true")
 # Candidate generation with no key: every family answers from the offline demo provider.
@@ -11,10 +33,9 @@ for _family in ("CLAUDE", "GPT", "GEMINI"):
     os.environ.setdefault(f"HEARTBENCH_{_family}_KIND", "offline_demo")
 
 from .base import *  # noqa: E402,F403
-from .base import BASE_DIR, DATABASES  # noqa: E402
+from .base import DATABASES  # noqa: E402
 
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    DATABASES["default"]["NAME"] = str(BASE_DIR / "demo.sqlite3")
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {"timeout": 20}
 STORAGES = {

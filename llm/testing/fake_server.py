@@ -22,7 +22,8 @@ a `Fault` (an HTTP-level misbehaviour) or any JSON-able value (shorthand for
         config = ProviderConfig(kind="openai", base_url=server.base_url("openai"), ...)
 
 Run standalone (benchmarks, demos) with `python -m llm.testing.fake_server --port 0
---latency-ms 200`; it then answers every request with schema-valid demo JSON.
+--latency-ms 200 [--seed N] [--flag-share 0.1]`; it then answers every request with
+demo JSON of the request's prompt kind (`DemoResponder`, also usable as a responder).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from llm.demo_answers import FLAG_SHARE_VARIABLE, SEED_VARIABLE, DemoSettings
 from llm.offline_demo import demo_output
 from llm.testing.provider_formats import (
     ROUTES,
@@ -336,11 +338,34 @@ class FakeProviderServer:
         handler.wfile.flush()
 
 
-def demo_responder(req: ReceivedRequest) -> Any:
-    """Schema-valid demo JSON for whatever schema the request carries (CLI default)."""
-    schema = req.schema() or {"type": "object"}
-    user = "\n".join(text for role, text in req.turns() if role == "user")
-    return Reply(value=demo_output(system=req.system, user=user, schema=schema))
+class DemoResponder:
+    """Demo JSON for whatever schema the request carries, in the kind of the platform
+    prompt it belongs to (`llm.demo_answers`), seeded by the demo seed, the model the
+    request names and the prompt. ``seed``/``flag_share`` (the share of D.3.1 screening
+    verdicts that flag) default to HEARTBENCH_DEMO_SEED / HEARTBENCH_DEMO_FLAG_SHARE,
+    read at each request when not given."""
+
+    def __init__(self, *, seed: int | None = None, flag_share: float | None = None) -> None:
+        self.seed = seed
+        self.flag_share = flag_share
+        DemoSettings.from_env(seed=seed, flag_share=flag_share)  # a bad value fails here
+
+    def __call__(self, req: ReceivedRequest) -> Any:
+        schema = req.schema() or {"type": "object"}
+        user = "\n".join(text for role, text in req.turns() if role == "user")
+        settings = DemoSettings.from_env(seed=self.seed, flag_share=self.flag_share)
+        value = demo_output(
+            system=req.system,
+            user=user,
+            schema=schema,
+            model=req.model or "fake-model",
+            settings=settings,
+        )
+        return Reply(value=value)
+
+
+# The CLI's default: schema-valid demo JSON for every request.
+demo_responder = DemoResponder()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -351,12 +376,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help=f"demo seed: another seed, another dry run (default ${SEED_VARIABLE} or 0)",
+    )
+    parser.add_argument(
+        "--flag-share",
+        type=float,
+        default=None,
+        help="share 0-1 of D.3.1 screening verdicts that flag the item "
+        f"(default ${FLAG_SHARE_VARIABLE} or 0.1)",
+    )
     args = parser.parse_args(argv)
+    try:
+        responder = DemoResponder(seed=args.seed, flag_share=args.flag_share)
+    except ValueError as error:
+        parser.error(str(error))
     server = FakeProviderServer(
         host=args.host,
         port=args.port,
         latency_s=args.latency_ms / 1000.0,
-        responder=demo_responder,
+        responder=responder,
     ).start()
     print(f"fake provider server listening on {server.url}", flush=True)
     done = threading.Event()

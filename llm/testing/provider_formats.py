@@ -92,9 +92,24 @@ class ReceivedRequest:
             out.append((m.get("role", ""), content or ""))
         return out
 
+    @property
+    def forced_tool(self) -> dict | None:
+        """The tool an Anthropic request makes the model call (structured output), if any."""
+        b = self.body if isinstance(self.body, dict) else {}
+        choice = b.get("tool_choice") or {}
+        if self.route != "anthropic" or choice.get("type") != "tool":
+            return None
+        for tool in b.get("tools") or []:
+            if isinstance(tool, dict) and tool.get("name") == choice.get("name"):
+                return tool
+        return None
+
     def schema(self) -> Any:
         """The JSON Schema the request asked for, wherever the client put it."""
         b = self.body if isinstance(self.body, dict) else {}
+        tool = self.forced_tool
+        if tool is not None:
+            return tool.get("input_schema")
         rf = b.get("response_format") or {}
         if rf.get("type") == "json_schema":
             return (rf.get("json_schema") or {}).get("schema")
@@ -117,13 +132,27 @@ def envelope(route: str, req: ReceivedRequest, reply: Reply) -> dict[str, Any]:
     tokens_out = reply.tokens_out if reply.tokens_out is not None else max(1, len(text) // 4)
     model = req.model or "fake-model"
     if route == "anthropic":
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        stop = "end_turn"
+        tool = req.forced_tool
+        if tool is not None and reply.text is None and isinstance(reply.value, dict):
+            # A forced tool answers with a tool_use block whose input is the JSON value.
+            content = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_fake_{req.index:06d}",
+                    "name": tool["name"],
+                    "input": reply.value,
+                }
+            ]
+            stop = "tool_use"
         return {
             "id": f"msg_fake_{req.index:06d}",
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "max_tokens" if reply.truncated else "end_turn",
+            "content": content,
+            "stop_reason": "max_tokens" if reply.truncated else stop,
             "stop_sequence": None,
             "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
         }

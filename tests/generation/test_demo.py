@@ -4,9 +4,12 @@ import pytest
 from django.utils import timezone
 
 from annotation.corpus.models import ProfileVersion
+from annotation.generation import prompts
 from annotation.generation.demo import DEMO_RUN_NOTE, demo_generation
 from annotation.generation.models import Candidate, GenerationRun
 from annotation.generation.services.runs import GenerationError
+from llm import OfflineDemoClient, ProviderConfig
+from llm.demo_answers import DemoSettings
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario
@@ -44,3 +47,43 @@ def test_demo_generation_refuses_a_real_provider(settings, providers):
     scenario()
     with pytest.raises(GenerationError, match="offline demo provider only"):
         demo_generation(user=UserFactory())
+
+
+def test_the_demo_comparison_gets_three_different_candidates_per_pair(
+    demo_providers, django_capture_on_commit_callbacks
+):
+    """What the comparison page of the demo shows: the three families' candidates for one
+    pair differ, pairs differ from each other, and the same seed gives the same text."""
+    for key in ("CHAR_01", "CHAR_02"):
+        frozen_character(key, ages=[6, 7, 8], frozen=False)
+    ProfileVersion.objects.update(is_demo_standin=True)
+    for n in (1, 2):
+        scenario(f"SCN_SCHOOL_AGE_{n}", age=10)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = demo_generation(user=UserFactory())
+
+    by_pair = {}
+    for candidate in run.candidates.select_related("character", "scenario"):
+        by_pair.setdefault((candidate.character.key, candidate.scenario.scenario_id), []).append(
+            candidate
+        )
+    assert len(by_pair) == 4
+    for pair, candidates in by_pair.items():
+        assert sorted(c.family for c in candidates) == ["claude", "gemini", "gpt"], pair
+        assert len({c.final_decision for c in candidates}) == 3, pair
+        assert len({c.summary for c in candidates}) == 3, pair
+        assert len({c.model_name for c in candidates}) == 3, pair
+    # Another persona or another scenario: another answer from the same family.
+    claude = {pair: next(c for c in cs if c.family == "claude") for pair, cs in by_pair.items()}
+    assert len({c.final_decision for c in claude.values()}) == 4
+
+    # The same seed (the default, 0) repeats a candidate word for word from its prompt.
+    candidate = claude[("CHAR_01", "SCN_SCHOOL_AGE_1")]
+    call = candidate.unit.calls.get(stage="response")
+    again = OfflineDemoClient(
+        ProviderConfig(kind="offline_demo", model=candidate.model_name),
+        settings=DemoSettings(seed=0),
+    ).complete_json(
+        system=call.request["system"], user=call.request["user"], schema=prompts.RESPONSE_SCHEMA
+    )
+    assert again.parsed["final_decision"] == candidate.final_decision

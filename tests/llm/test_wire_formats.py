@@ -62,6 +62,24 @@ def test_anthropic_request_shape(server, client_for):
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": USER}]}]
 
 
+def test_anthropic_json_schema_forces_a_tool_whose_input_is_the_answer(server, client_for):
+    server.enqueue(VALID_CANDIDATE, [])
+    client = client_for("anthropic", response_format="json_schema")
+    result = call(client)
+    assert result.ok, result.failure_reason
+    assert result.parsed == VALID_CANDIDATE
+    assert result.finish_reason == "tool_use"
+    first = server.requests[0]
+    [tool] = first.body["tools"]
+    assert tool["input_schema"] == CANDIDATE_SCHEMA
+    assert first.body["tool_choice"] == {"type": "tool", "name": tool["name"]}
+    assert json.loads(first.raw_body)["tools"][0]["name"] == tool["name"]
+    # A tool's input must be an object: an array schema goes without one.
+    assert call(client, schema=SCREENING_SCHEMA).ok
+    assert len(server.requests) == 2
+    assert "tools" not in server.requests[1].body and "tool_choice" not in server.requests[1].body
+
+
 def test_openai_request_shape(server, client_for):
     server.enqueue(VALID_CANDIDATE)
     call(client_for("openai"))

@@ -159,7 +159,8 @@ def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
         (1,): MemoryCase.Status.REVIEW,  # awaiting the memory reviewer
         (2,): MemoryCase.Status.SENIOR,  # confirmed, awaiting the senior's edit
     }
-    assert all(case.attempts.count() == 3 for case in run.cases.exclude(status="repaired"))
+    # The narrative defects went to manual review without automated rewriting.
+    assert all(case.attempts.count() == 0 for case in run.cases.exclude(status="repaired"))
     planted = MemoryVersion.objects.filter(origin="demo_defect")
     assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
     assert all(PLANTED in " ".join(v.fields.values()) for v in planted)
