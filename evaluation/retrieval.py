@@ -1,9 +1,10 @@
 """The built-in Naive-RAG retriever and the one serialization of a memory block.
 
 Seed 000 App. E: the query is the scenario description only (never the options);
-only memories whose event age is at or before the scenario age are eligible; the
-source content is the projection ``content_full`` alone; each retrieved entry is
-prefixed with the memory's anonymized id and timeline label (App. L.1).
+only memories of the audited corpus (App. B.6) whose event age is at or before the
+scenario age are eligible; the source content is the projection ``content_full``
+alone; each retrieved entry is prefixed with the memory's anonymized id and timeline
+label (App. L.1).
 
 The paper used an embedding retriever; the platform ships BM25 (rank-bm25) and TF-IDF
 cosine (scikit-learn) so it runs offline. Retrieved sets are stored
@@ -16,7 +17,7 @@ import re
 from django.db import transaction
 
 from adjudication.mcq.models import McqItem
-from annotation.corpus.models import Memory
+from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.protocol import RETRIEVAL_K
 
 from .models import RetrievalSet, RetrievedMemory
@@ -35,10 +36,9 @@ def retrieval_query(scenario) -> str:
 
 
 def eligible_memories(character, scenario_age: int):
-    """The character's memories at or before the scenario age, in timeline order."""
-    return Memory.objects.filter(character=character, event_age__lte=scenario_age).order_by(
-        "sequence"
-    )
+    """The character's audited memories (App. B.6: a memory the audit left out is never
+    retrieved) at or before the scenario age, in timeline order."""
+    return audited_memories(character.pk).filter(event_age__lte=scenario_age)
 
 
 def rank(query: str, documents: list[str], method: str) -> list[tuple[int, float]]:

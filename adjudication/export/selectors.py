@@ -13,6 +13,7 @@ from adjudication.export.chain import chain_sections
 from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
 from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus.models import Character, Memory, ProfileVersion
+from audit.memory_quality.corpus import audited_memory_ids
 from heartbench_site.base.roles import Role, user_roles
 
 # What the zip holds, for the page (adjudication.export.services builds it).
@@ -32,7 +33,12 @@ EXPORT_LAYOUT = (
         "every item with its key, option provenance, versions, reference and full "
         "adjudication chain: construction team only",
     ),
-    ("manifest.json", "counts, item and profile versions, SHA-256 of every file"),
+    (
+        "manifest.json",
+        "counts, answer keys per option label, item and profile versions, the protocol "
+        "deviations recorded, characters without a finalized memory audit, SHA-256 of "
+        "every file",
+    ),
 )
 
 
@@ -93,8 +99,9 @@ class FinalSet:
     references: dict  # item pk -> ReferenceResponse or None
     scenarios: list
     profiles: dict  # character key -> ProfileVersion (latest frozen, else latest)
-    memories: dict  # character key -> [Memory] in sequence order
+    memories: dict  # character key -> [Memory] of the audited corpus, in sequence order
     characters_without_profile: list
+    characters_without_audit: list  # exported characters no finalized memory audit covered
     excluded: dict  # status -> count of items left out
     section_names: list = field(default_factory=list)
 
@@ -154,15 +161,21 @@ def load_final_set() -> FinalSet:
         key=lambda s: (LIFE_STAGE_KEYS.index(s.stage), s.pk),
     )
     keys = {i.character.key for i in items}
-    keys |= {o.source_character for i in items for o in i.options.all()}
+    # A hand-written distractor has no source character (its source_character is blank).
+    keys |= {o.source_character for i in items for o in i.options.all() if o.source_character}
     profiles = _chosen_profiles(keys)
+    character_ids = {p.character_id: key for key, p in profiles.items()}
+    audited = audited_memory_ids(character_ids)
     memories = defaultdict(list)
     for memory in (
         Memory.objects.filter(character__key__in=list(profiles))
         .select_related("character")
         .order_by("character__key", "sequence")
     ):
-        memories[memory.character.key].append(memory)
+        # Only the audited corpus (App. B.6): a memory the audit left out is not exported.
+        kept = audited[memory.character_id]
+        if kept is None or memory.pk in kept:
+            memories[memory.character.key].append(memory)
     excluded = dict(
         McqItem.objects.exclude(status=McqItem.Status.FINAL)
         .values_list("status")
@@ -176,6 +189,9 @@ def load_final_set() -> FinalSet:
         profiles=profiles,
         memories=dict(memories),
         characters_without_profile=sorted(keys - set(profiles)),
+        characters_without_audit=sorted(
+            key for pk, key in character_ids.items() if audited[pk] is None
+        ),
         excluded=excluded,
         section_names=[name for name, _ in chain_sections()],
     )

@@ -9,8 +9,10 @@ Three variants and a manifest, built in memory as ``{path: bytes}``:
 ``construction/``
     Every item with its adjudication chain (:mod:`adjudication.export.construction`).
 ``manifest.json``
-    Counts, item and profile versions, the SHA-256 of every other file, the platform
-    version.
+    Counts, the answer keys per option label, item and profile versions, the protocol
+    deviations recorded on the way (gate overrides, unaudited memories, settings away
+    from the paper), the characters no finalized memory audit covered, the SHA-256 of
+    every other file, the platform version.
 
 Determinism: records come in a fixed order (primary key, i.e. the order they entered
 the platform, which for an import is the source file's order), JSON outside the release
@@ -33,6 +35,8 @@ from adjudication.export.encoding import EXPORT_FORMAT, sha256, sorted_json
 from adjudication.export.model_facing import model_facing_files
 from adjudication.export.release import release_files
 from adjudication.export.selectors import FinalSet, load_final_set
+from adjudication.mcq.models import OPTION_LABELS
+from heartbench_site.base.deviations import deviations_for_manifest
 
 # Zip entries need a date; the epoch of the zip format keeps archives byte-identical.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -90,9 +94,17 @@ def export_counts(data: FinalSet) -> dict:
         "characters": len(data.profiles),
         "characters_without_profile": data.characters_without_profile,
         "demo_standin_characters": sorted(k for k, p in data.profiles.items() if p.is_demo_standin),
+        "hand_written_options": sum(not o.source_character for o in options),
         "memories": sum(len(v) for v in data.memories.values()),
         "model_facing_memories": sum(len(data.memories.get(k, [])) for k in targets),
     }
+
+
+def key_distribution(items) -> dict:
+    """How many final items have their key at each option label (zeros included): a
+    model always answering one label scores that label's share."""
+    counts = Counter(i.correct_answer for i in items)
+    return {label: counts.get(label, 0) for label in OPTION_LABELS}
 
 
 def build_export() -> ExportBundle:
@@ -109,6 +121,9 @@ def build_export() -> ExportBundle:
         "item_versions": {i.question_id: i.version for i in data.items},
         "profile_versions": {k: data.profiles[k].number for k in sorted(data.profiles)},
         "chain_sections": data.section_names,
+        "key_distribution": key_distribution(data.items),
+        "protocol_deviations": deviations_for_manifest(),
+        "characters_without_finalized_audit": data.characters_without_audit,
         "files": {
             path: {"bytes": len(body), "sha256": sha256(body)}
             for path, body in sorted(files.items())

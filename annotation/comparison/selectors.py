@@ -25,6 +25,7 @@ from annotation.comparison.models import (
 )
 from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
+from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.roles import Role, user_roles
 
 
@@ -132,9 +133,9 @@ def comparison_queue(*, user) -> AnnotatorQueue:
 
 
 def _memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
-    rows = Memory.objects.filter(character_id=character_id).filter(
-        Q(memory_id__in=ids) | Q(anonymized_id__in=ids)
-    )
+    """The cited memories that are in the character's audited corpus (App. B.6); a
+    memory the audit left out (a duplicate) is not among them."""
+    rows = audited_memories(character_id).filter(Q(memory_id__in=ids) | Q(anonymized_id__in=ids))
     found = {}
     for m in rows:
         found[m.memory_id] = m
@@ -143,12 +144,12 @@ def _memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
 
 
 def _blind_memories(ids, by_id) -> list[BlindMemory]:
+    """The candidate's activated memories an annotator sees: those of the audited corpus
+    only, so a memory the audit left out is never shown."""
     out = []
     for memory_id in ids:
         m = by_id.get(memory_id)
-        if m is None:
-            out.append(BlindMemory(memory_id, "", "(memory not in the corpus)", "", "", ""))
-        else:
+        if m is not None:
             out.append(
                 BlindMemory(
                     m.memory_id,

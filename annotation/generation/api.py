@@ -20,6 +20,8 @@ from annotation.corpus.api import CorpusAdminApi
 from annotation.generation import selectors
 from annotation.generation.models import GenerationUnit
 from annotation.generation.serializers import (
+    GenerationGatesQuerySerializer,
+    GenerationGatesSerializer,
     GenerationRunCreateSerializer,
     GenerationRunListSerializer,
     GenerationRunSerializer,
@@ -27,7 +29,7 @@ from annotation.generation.serializers import (
     GenerationUnitSerializer,
 )
 from annotation.generation.services import runs
-from annotation.generation.services.runs import GenerationError
+from annotation.generation.services.runs import GenerationBlocked, GenerationError
 
 
 def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
@@ -44,9 +46,13 @@ def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
         summary="Launch a generation run",
         description=(
             "Creates a run over every chosen (character, scenario) pair × family (omit "
-            "`characters`/`scenarios` for all) and queues its units. Each character needs a "
-            "frozen profile version, and each family a configured provider; otherwise "
-            "nothing is created and the 400 response says why. Poll the run for progress."
+            "`characters`/`scenarios` for all) and queues its units. Every pair must pass "
+            "the gates (frozen profile, scenario review complete, memory audit finalized; "
+            "see /api/generation/gates/) and each family needs a configured provider; "
+            "otherwise nothing is created and the 400 response says why (`blocked` lists "
+            "what each blocked character or scenario waits for). `override_gates` with an "
+            "`override_reason` takes blocked pairs too and records each as a protocol "
+            "deviation. Poll the run for progress."
         ),
         request=GenerationRunCreateSerializer,
         responses={201: GenerationRunSerializer},
@@ -63,6 +69,8 @@ class GenerationRunListApi(CorpusAdminApi, generics.ListAPIView):
         params.is_valid(raise_exception=True)
         try:
             run = runs.generation_run_create(user=request.user, **params.validated_data)
+        except GenerationBlocked as blocked:
+            raise ValidationError({"detail": str(blocked), "blocked": blocked.blocks}) from blocked
         except GenerationError as error:
             raise ValidationError({"detail": str(error)}) from error
         # Without a broker the run is saved and shown as running; its units wait.
@@ -142,4 +150,35 @@ class GenerationUnitListApi(CorpusAdminApi, generics.ListAPIView):
         params.is_valid(raise_exception=True)
         return selectors.generation_unit_list(
             run_id=self.kwargs["run_id"], status=params.validated_data.get("status")
+        )
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="What blocks generation for the chosen pairs, and whom it waits for",
+        description=(
+            "Generation takes a (character, scenario) pair only when the profile is frozen, "
+            "the scenario has completed review and the character's memory audit is "
+            "finalized. Repeat `characters`/`scenarios` to choose; omit them for all."
+        ),
+        parameters=[GenerationGatesQuerySerializer],
+        responses=GenerationGatesSerializer,
+    )
+)
+class GenerationGatesApi(CorpusAdminApi, APIView):
+    def get(self, request):
+        params = GenerationGatesQuerySerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        gates = selectors.generation_pair_gates(
+            characters=params.validated_data.get("characters"),
+            scenarios=params.validated_data.get("scenarios"),
+        )
+        return Response(
+            GenerationGatesSerializer(
+                {
+                    "pairs": gates.pairs,
+                    "blocked_pairs": gates.blocked_pairs,
+                    "blocks": [b.as_dict() for b in gates.blocks],
+                }
+            ).data
         )

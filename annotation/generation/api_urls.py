@@ -6,6 +6,7 @@ from annotation.generation import api
 
 app_name = "generation-api"
 urlpatterns = [
+    path("gates/", api.GenerationGatesApi.as_view(), name="gates"),
     path("runs/", api.GenerationRunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", api.GenerationRunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel/", api.GenerationRunCancelApi.as_view(), name="run-cancel"),

@@ -14,13 +14,18 @@ from annotation.generation.services.runs import (
 )
 
 DEMO_RUN_NOTE = "Demo run (offline demo provider): 2 characters × 2 scenarios × 3 families."
+DEMO_OVERRIDE_REASON = (
+    "The one-command demo generates candidates before scenario review and the memory "
+    "audit, so every later stage has something to show (a demo shortcut)."
+)
 DEMO_CHARACTERS = 2
 DEMO_SCENARIOS = 2
 
 
 def demo_generation(*, user) -> GenerationRun | None:
     """Freeze the demo stand-in profiles if needed, then create and run one small
-    generation run. Idempotent: when a demo run exists, nothing happens and it is
+    generation run, overriding the scenario-review and memory-audit gates (recorded as
+    protocol deviations). Idempotent: when a demo run exists, nothing happens and it is
     returned. Refuses to run against anything but the offline demo provider."""
     existing = GenerationRun.objects.filter(note=DEMO_RUN_NOTE).first()
     if existing is not None:
@@ -55,6 +60,10 @@ def demo_generation(*, user) -> GenerationRun | None:
             characters=[c.key for c in characters],
             scenarios=[s.scenario_id for s in scenarios],
             note=DEMO_RUN_NOTE,
+            # The demo's scenarios and memories have not been through review and audit
+            # yet: the override is recorded, so the demo's manifest lists it honestly.
+            override_gates=True,
+            override_reason=DEMO_OVERRIDE_REASON,
         )
         generation_run_start(run_id=run.pk)
     # Celery is eager in the demo: the units ran when the transaction committed.

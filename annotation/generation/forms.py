@@ -36,7 +36,7 @@ class GenerationRunForm(forms.Form):
         to_field_name="key",
         required=False,
         widget=forms.SelectMultiple(attrs={"size": 8}),
-        help_text="None chosen: every character with a frozen profile.",
+        help_text="None chosen: every character (each pair must pass the gates).",
     )
     scenarios = forms.ModelMultipleChoiceField(
         label="Scenarios",
@@ -51,6 +51,20 @@ class GenerationRunForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Why this run: shown in the run list.",
+    )
+    override_gates = forms.BooleanField(
+        label="Override the generation gates for the blocked pairs",
+        required=False,
+        help_text="Generation takes a pair only when the profile is frozen, the scenario has "
+        "completed review and the character's memory audit is finalized. An override is "
+        "recorded as a protocol deviation for each blocked pair and listed in the export "
+        "manifest.",
+    )
+    override_reason = forms.CharField(
+        label="Reason for the override",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required with an override; the manifest quotes it.",
     )
 
     def __init__(self, *args, configured=(), **kwargs):
@@ -72,6 +86,22 @@ class GenerationRunForm(forms.Form):
         self.helper.add_input(
             SecondarySubmit("estimate", "Count units", formnovalidate="formnovalidate")
         )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("override_gates") and not (data.get("override_reason") or "").strip():
+            self.add_error(
+                "override_reason",
+                "Say why the gates are overridden: the reason is recorded as a protocol deviation.",
+            )
+        return data
+
+    def override(self) -> dict:
+        """The override as the service takes it (call after ``is_valid``)."""
+        return {
+            "override_gates": bool(self.cleaned_data.get("override_gates")),
+            "override_reason": self.cleaned_data.get("override_reason") or "",
+        }
 
     def pair_filter(self) -> dict:
         """The chosen subset as the service takes it (call after ``is_valid``); an empty

@@ -19,6 +19,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.shortcuts import get_object_or_404
 
 from annotation.corpus.models import Character, Scenario
+from annotation.generation.gates import GateReport, generation_gates
 from annotation.generation.models import (
     Candidate,
     GenerationRun,
@@ -290,6 +291,7 @@ class UnitEstimate:
     scenarios: int
     families: int
     problem: str = ""
+    gates: GateReport | None = None
 
     @property
     def pairs(self) -> int:
@@ -299,45 +301,49 @@ class UnitEstimate:
     def units(self) -> int:
         return self.pairs * self.families
 
+    @property
+    def blocked_pairs(self) -> int:
+        return self.gates.blocked_pairs if self.gates else 0
+
+
+def generation_pair_gates(*, characters=None, scenarios=None) -> GateReport:
+    """What blocks the pairs of these characters and scenarios (keys/ids or rows; None:
+    every one), and whom each block waits for. A fixed number of queries."""
+    chosen = Character.objects.order_by("key")
+    if characters is not None:
+        chosen = chosen.filter(key__in=[getattr(c, "key", c) for c in characters])
+    chosen_scenarios = Scenario.objects.order_by("scenario_id")
+    if scenarios is not None:
+        chosen_scenarios = chosen_scenarios.filter(
+            scenario_id__in=[getattr(s, "scenario_id", s) for s in scenarios]
+        )
+    return generation_gates(characters=chosen, scenarios=chosen_scenarios)
+
 
 def generation_unit_estimate(
     *, families, characters=None, scenarios=None, configured=()
 ) -> UnitEstimate:
     """How many units a run over these choices creates (None: every character or
-    scenario), and the first reason the launch would be refused, if one is visible now.
-    Two or three queries whatever the corpus size."""
-    chosen = (
-        Character.objects.all()
-        if characters is None
-        else Character.objects.filter(key__in=[getattr(c, "key", c) for c in characters])
-    )
-    scenario_count = (
-        Scenario.objects.count()
-        if scenarios is None
-        else Scenario.objects.filter(
-            scenario_id__in=[getattr(s, "scenario_id", s) for s in scenarios]
-        ).count()
-    )
-    character_counts = chosen.aggregate(
-        total=Count("pk", distinct=True),
-        frozen=Count("pk", distinct=True, filter=Q(versions__frozen_at__isnull=False)),
-    )
+    scenario), what blocks its pairs (``gates``: whom each waits for), and the first
+    reason the launch would be refused, if one is visible now. A fixed number of queries
+    whatever the corpus size."""
+    gates = generation_pair_gates(characters=characters, scenarios=scenarios)
     problem = ""
     missing = [f for f in families if f not in configured]
     if missing:
         labels = ", ".join(ModelFamily(f).label for f in missing if f in ModelFamily.values)
         problem = f"No provider is configured for {labels}; the launch will be refused."
-    elif character_counts["frozen"] < character_counts["total"]:
-        unfrozen = character_counts["total"] - character_counts["frozen"]
+    elif gates.blocked_pairs:
         problem = (
-            f"{unfrozen} of the chosen characters ha{'s' if unfrozen == 1 else 've'} no frozen "
-            "profile version; freeze one or leave them out."
+            f"{gates.blocked_pairs} of the {gates.pairs} pair(s) are not ready for generation "
+            "(see below): leave them out, or override the gates with a reason."
         )
     return UnitEstimate(
-        characters=character_counts["total"],
-        scenarios=scenario_count,
+        characters=len(gates.characters),
+        scenarios=len(gates.scenarios),
         families=len(families),
         problem=problem,
+        gates=gates,
     )
 
 

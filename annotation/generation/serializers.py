@@ -8,6 +8,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework import serializers
 
+from annotation.generation.gates import Gate
 from annotation.generation.models import GenerationRun, GenerationUnit, ModelFamily
 
 
@@ -185,6 +186,52 @@ class GenerationRunCreateSerializer(serializers.Serializer):
         help_text="Scenario ids; omit for every scenario.",
     )
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    override_gates = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Take the pairs that do not pass the gates (frozen profile, reviewed "
+        "scenario, finalized memory audit) too; each is recorded as a protocol deviation.",
+    )
+    override_reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Why the gates are overridden; required with `override_gates`.",
+    )
+
+    def validate(self, data):
+        if data.get("override_gates") and not data.get("override_reason", "").strip():
+            raise serializers.ValidationError(
+                {"override_reason": "Say why the gates are overridden: it is recorded."}
+            )
+        return data
+
+
+class GateBlockSerializer(serializers.Serializer):
+    gate = serializers.ChoiceField(
+        choices=[g.value for g in Gate],
+        help_text="profile_frozen, scenario_reviewed or memory_audit_finalized.",
+    )
+    subject = serializers.CharField(help_text="The character key or scenario id it holds.")
+    why = serializers.CharField()
+    waits_for = serializers.CharField(help_text="Whom or what the gate waits for.")
+
+
+class GenerationGatesSerializer(serializers.Serializer):
+    """``gates.GateReport``: what blocks the chosen pairs."""
+
+    pairs = serializers.IntegerField()
+    blocked_pairs = serializers.IntegerField()
+    blocks = GateBlockSerializer(many=True)
+
+
+class GenerationGatesQuerySerializer(serializers.Serializer):
+    characters = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Character keys; omit for all."
+    )
+    scenarios = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Scenario ids; omit for all."
+    )
 
 
 class GenerationUnitSerializer(serializers.ModelSerializer):

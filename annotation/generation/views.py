@@ -59,6 +59,7 @@ def generation_run_new(request):
                 families=form.cleaned_data["families"],
                 note=form.cleaned_data["note"],
                 **form.pair_filter(),
+                **form.override(),
             )
         except GenerationError as error:
             form.add_error(None, str(error))

@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from annotation.generation.models import Candidate, GenerationRun
 from heartbench_site.base.roles import Role
 from tests.factories import DEFAULT_PASSWORD, ScenarioFactory, UserFactory
+from tests.pipeline_ready import scenario_reviewed
 from tests.web.conftest import frozen_character
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -41,7 +42,7 @@ def corpus(transactional_db):
     return {
         "admin": UserFactory(username="admin-generation", roles=[Role.ADMIN]).username,
         "characters": [frozen_character(), frozen_character(), frozen_character()],
-        "scenarios": [ScenarioFactory(), ScenarioFactory()],
+        "scenarios": list(scenario_reviewed(ScenarioFactory(), ScenarioFactory())),
     }
 
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from llm import ProviderConfig
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
+from tests.pipeline_ready import memories_audited, scenario_reviewed
 
 FAMILY_KINDS = {"claude": "anthropic", "gpt": "openai", "gemini": "gemini"}
 ROUTE_OF_FAMILY = FAMILY_KINDS
@@ -126,7 +127,9 @@ def worker_env(server, *, timeout=5.0, max_retries=2) -> dict[str, str]:
     return env
 
 
-def frozen_character(key="CHAR_01", *, ages=(), frozen=True):
+def frozen_character(key="CHAR_01", *, ages=(), frozen=True, audited=True):
+    """A character with a profile (frozen unless told) and memories at ``ages``, whose
+    memory audit is finalized unless ``audited=False`` (the generation gates)."""
     character = CharacterFactory(key=key)
     profile = ProfileVersionFactory(character=character, number=1)
     if frozen:
@@ -140,8 +143,14 @@ def frozen_character(key="CHAR_01", *, ages=(), frozen=True):
             memory_id=f"MEM_{key}_N_HIGH_{seq:04d}",
             anonymized_id=f"MEM_{key}_{seq:04d}",
         )
+    if audited:
+        memories_audited(character)
     return character
 
 
-def scenario(scenario_id="SCN_SCHOOL_AGE_1", age=10):
-    return ScenarioFactory(scenario_id=scenario_id, age=age)
+def scenario(scenario_id="SCN_SCHOOL_AGE_1", age=10, *, reviewed=True):
+    """A scenario whose review is complete unless ``reviewed=False``."""
+    row = ScenarioFactory(scenario_id=scenario_id, age=age)
+    if reviewed:
+        scenario_reviewed(row)
+    return row

@@ -5,9 +5,10 @@ from django.utils import timezone
 
 from annotation.corpus.models import ProfileVersion
 from annotation.generation import prompts
-from annotation.generation.demo import DEMO_RUN_NOTE, demo_generation
+from annotation.generation.demo import DEMO_OVERRIDE_REASON, DEMO_RUN_NOTE, demo_generation
 from annotation.generation.models import Candidate, GenerationRun
 from annotation.generation.services.runs import GenerationError
+from heartbench_site.base.deviations import ProtocolDeviation
 from llm import OfflineDemoClient, ProviderConfig
 from llm.demo_answers import DemoSettings
 from tests.factories import UserFactory
@@ -21,10 +22,10 @@ def test_demo_generation_freezes_standins_and_runs_once(
     demo_providers, django_capture_on_commit_callbacks
 ):
     for key in ("CHAR_01", "CHAR_02", "CHAR_03"):
-        frozen_character(key, ages=[6, 7, 8], frozen=False)
+        frozen_character(key, ages=[6, 7, 8], frozen=False, audited=False)
     ProfileVersion.objects.update(is_demo_standin=True)
     for n in (1, 2, 3):
-        scenario(f"SCN_SCHOOL_AGE_{n}", age=10)
+        scenario(f"SCN_SCHOOL_AGE_{n}", age=10, reviewed=False)
     user = UserFactory()
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -37,8 +38,19 @@ def test_demo_generation_freezes_standins_and_runs_once(
     assert Candidate.objects.filter(run=run).count() == 12
     assert all(c.final_decision.startswith("[offline demo provider]") for c in run.candidates.all())
     assert ProfileVersion.objects.filter(frozen_at__isnull=False).count() == 2
+    # The demo passes the review and audit gates by an override, recorded for the manifest:
+    # each of the 4 pairs waits for its scenario's review and its character's audit.
+    overrides = ProtocolDeviation.objects.filter(kind="gate_override")
+    assert overrides.count() == 4 * 2
+    assert all(d.reason == DEMO_OVERRIDE_REASON and d.recorded_by == user for d in overrides)
+    assert sorted(
+        ProtocolDeviation.objects.filter(kind="unaudited_memories").values_list(
+            "subject", flat=True
+        )
+    ) == ["CHAR_01", "CHAR_02"]
     assert demo_generation(user=user) == run
     assert GenerationRun.objects.count() == 1
+    assert ProtocolDeviation.objects.count() == 4 * 2 + 2
 
 
 def test_demo_generation_refuses_a_real_provider(settings, providers):

@@ -16,6 +16,7 @@ from tests.factories import (
     ScenarioFactory,
     UserFactory,
 )
+from tests.pipeline_ready import memories_audited, scenario_reviewed
 
 # What a baseline participant must never see (DESIGN.md; seed 000 App. J): profiles,
 # keys, memories' psychological annotations. Each string occurs nowhere else.
@@ -175,15 +176,17 @@ def frozen_character(memories=3):
     )
     for sequence in range(1, memories + 1):
         MemoryFactory(character=character, sequence=sequence, event_age=6 + sequence)
+    memories_audited(character)  # the generation gates: a finalized memory audit
     return character
 
 
 @pytest.fixture
 def generation_corpus(db, default_prompts):
-    """Two characters with a frozen profile and a few memories, two scenarios."""
+    """Two characters with a frozen profile and a few audited memories, two reviewed
+    scenarios: every pair passes the generation gates."""
     return {
         "characters": [frozen_character(), frozen_character()],
-        "scenarios": [ScenarioFactory(), ScenarioFactory()],
+        "scenarios": list(scenario_reviewed(ScenarioFactory(), ScenarioFactory())),
     }
 
 

@@ -98,6 +98,7 @@ ACCESS = {
             "corpus:generation-unit",
             "corpus:prompt-list",
             "corpus:prompt-new",
+            "generation-api:gates",
             "generation-api:run-list",
             "generation-api:run-detail",
             "generation-api:run-cancel",

@@ -90,7 +90,8 @@ def test_the_estimate_warns_about_characters_without_a_frozen_profile(
     ProfileVersionFactory(character=draft, number=1)
     body = text(admin.get(reverse("corpus:generation-new")))
     assert 'data-testid="unit-count">18 units<' in body
-    assert "1 of the chosen characters has no frozen profile version" in body
+    assert "2 of the 6 pair(s) are not ready for generation" in body
+    assert f'<tr data-gate="profile_frozen"><td>{draft.key}</td>' in body
 
 
 def test_launching_a_subset_creates_its_units_and_runs_them(
@@ -146,7 +147,7 @@ def test_a_refused_launch_shows_the_reason_and_creates_nothing(
     )
     assert response.status_code == 200
     body = text(response)
-    assert "alert" in body and f"these characters have none: {draft.key}" in body
+    assert "alert" in body and f"{draft.key}: no frozen profile version" in body
     assert GenerationRun.objects.count() == GenerationUnit.objects.count() == 0
 
 

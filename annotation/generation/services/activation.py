@@ -21,14 +21,14 @@ from annotation.generation.services.transitions import (
     unit_advance,
     unit_cancel,
 )
+from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
 
 
 def eligible_memories(*, character_id: int, scenario_age: int):
-    """App. D.1: only memories whose event age is at or before the scenario age."""
-    return Memory.objects.filter(character_id=character_id, event_age__lte=scenario_age).order_by(
-        "event_age", "sequence"
-    )
+    """App. D.1: only memories whose event age is at or before the scenario age, from
+    the audited corpus (App. B.6: a memory the audit left out is never offered)."""
+    return audited_memories(character_id).filter(event_age__lte=scenario_age)
 
 
 def _picked_ids(items, allowed: dict) -> tuple[list[str], list[str]]:

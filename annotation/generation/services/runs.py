@@ -12,10 +12,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.corpus.models import Character, ProfileVersion, Scenario
+from annotation.corpus.models import Character, Scenario
 from annotation.generation import prompts
 from annotation.generation.celery_tasks import execute_generation_unit
 from annotation.generation.default_prompts import DEFAULTS, NOTE
+from annotation.generation.gates import GATE_RULES, Gate, generation_gates
 from annotation.generation.models import (
     GenerationRun,
     GenerationStage,
@@ -25,6 +26,7 @@ from annotation.generation.models import (
 )
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.transitions import run_finish_locked
+from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.tasks import enqueue_on_commit
 
 Stage = GenerationStage
@@ -34,6 +36,14 @@ RunStatus = GenerationRun.Status
 
 class GenerationError(Exception):
     """A generation request that cannot be carried out as asked."""
+
+
+class GenerationBlocked(GenerationError):
+    """Chosen pairs do not pass the generation gates; ``blocks`` says what each waits for."""
+
+    def __init__(self, gates):
+        super().__init__(gates.refusal())
+        self.blocks = [block.as_dict() for block in gates.blocks]
 
 
 # --- runs -----------------------------------------------------------------------------
@@ -61,10 +71,19 @@ def generation_run_create(
     characters=None,
     scenarios=None,
     note: str = "",
+    override_gates: bool = False,
+    override_reason: str = "",
 ) -> GenerationRun:
     """A pending run over every chosen (character, scenario) pair × family, with all its
     units created up front. ``characters``/``scenarios`` are keys/ids (or instances);
-    None means all. Each character's latest *frozen* profile version is the one used."""
+    None means all. Each character's latest *frozen* profile version is the one used.
+
+    Every pair must pass the gates (``annotation.generation.gates``): a frozen profile,
+    a scenario that completed review, a finalized memory audit. A blocked pair is
+    refused, naming what it waits for, unless ``override_gates`` with a reason: then
+    each blocked pair's gates are recorded as protocol deviations (and each character
+    without a finalized audit as used with unaudited memories), and a character without
+    a frozen version uses its latest one."""
     known = ModelFamily.values
     families = [str(f) for f in (families or [])]
     if not families:
@@ -89,17 +108,23 @@ def generation_run_create(
     if not character_rows or not scenario_rows:
         raise GenerationError("The run would have no pairs: import characters and scenarios.")
 
-    frozen = {}
-    for version in ProfileVersion.objects.filter(
-        character__in=character_rows, frozen_at__isnull=False
-    ).order_by("character_id", "number"):
-        frozen[version.character_id] = version  # the latest frozen version wins
-    unfrozen = [c.key for c in character_rows if c.pk not in frozen]
-    if unfrozen:
+    gates = generation_gates(characters=character_rows, scenarios=scenario_rows)
+    if gates.without_profile():
         raise GenerationError(
-            "Generation uses a frozen profile version, and these characters have none: "
-            f"{', '.join(unfrozen)}. Finish their profile review and freeze a version first."
+            "Generation needs a profile version, and these characters have none: "
+            f"{', '.join(gates.without_profile())}. Import their profiles first."
         )
+    override_reason = (override_reason or "").strip()
+    if gates.blocks and not override_gates:
+        raise GenerationBlocked(gates)
+    if gates.blocks and not override_reason:
+        raise GenerationError(
+            "Overriding the generation gates needs a reason: it is recorded as a protocol "
+            "deviation and listed in the export manifest."
+        )
+    if gates.blocks:
+        _record_overrides(gates, reason=override_reason, user=user)
+    profiles = gates.profiles
 
     pair_filter = {}
     if characters is not None:
@@ -124,7 +149,7 @@ def generation_run_create(
                 character=character,
                 scenario=scenario,
                 family=family,
-                profile_version=frozen[character.pk],
+                profile_version=profiles[character.pk],
             )
             for character in character_rows
             for scenario in scenario_rows
@@ -133,6 +158,29 @@ def generation_run_create(
         batch_size=2000,
     )
     return run
+
+
+def _record_overrides(gates, *, reason: str, user) -> None:
+    for character in gates.characters:
+        for scenario in gates.scenarios:
+            for block in gates.pair_blocks(character, scenario):
+                record_deviation(
+                    stage="generation",
+                    kind=ProtocolDeviation.Kind.GATE_OVERRIDE,
+                    subject=f"{character.key} × {scenario.scenario_id}",
+                    rule=f"{block.rule}: {block.why}",
+                    reason=reason,
+                    by=user,
+                )
+    for character in gates.unaudited():
+        record_deviation(
+            stage="generation",
+            kind=ProtocolDeviation.Kind.UNAUDITED_MEMORIES,
+            subject=character.key,
+            rule=GATE_RULES[Gate.AUDIT_FINALIZED],
+            reason=reason,
+            by=user,
+        )
 
 
 def _chosen(model, key_field: str, wanted, label: str) -> list:

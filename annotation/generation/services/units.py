@@ -13,7 +13,6 @@ import logging
 
 from django.db import transaction
 
-from annotation.corpus.models import Memory
 from annotation.generation import prompts
 from annotation.generation.models import Candidate, GenerationUnit
 from annotation.generation.services.activation import stage_reranking, stage_screening
@@ -36,6 +35,7 @@ from annotation.generation.services.transitions import (
     unit_claim,
     unit_fail,
 )
+from audit.memory_quality.corpus import audited_memories
 
 logger = logging.getLogger(__name__)
 
@@ -79,10 +79,15 @@ def generation_unit_execute(*, unit_id: int) -> GenerationUnit:
 
 
 def _stage_response(unit: GenerationUnit) -> GenerationUnit:
-    activated = list(unit.activated_memory_ids or [])
-    memories = sorted(
-        Memory.objects.filter(memory_id__in=activated), key=lambda m: (m.event_age, m.sequence)
+    # The audited corpus again: an audit finalized while the unit waited may have left
+    # out a memory it screened (App. B.6); the response never sees such a memory.
+    memories = list(
+        audited_memories(unit.character_id).filter(
+            memory_id__in=list(unit.activated_memory_ids or [])
+        )
     )
+    kept = {m.memory_id for m in memories}
+    activated = [i for i in unit.activated_memory_ids or [] if i in kept]
     values = {
         **prompt_values(unit),
         "memories": "\n".join(prompts.response_memory_line(m) for m in memories)
