@@ -20,8 +20,8 @@ from annotation.comparison.models import (
     Suitability,
 )
 from annotation.comparison.selectors import by_item_of_pair
-from annotation.corpus.models import Memory
 from annotation.generation.models import ModelFamily
+from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
@@ -127,7 +127,8 @@ def arbitration_page(*, pair_id: int) -> ArbitrationPage | None:
     candidates = arbiter_order(pair, pair.candidates.all())
     wanted = {i for c in candidates for i in c.activated_memory_ids or []}
     memories = {}
-    for m in Memory.objects.filter(character_id=pair.character_id, memory_id__in=wanted):
+    # The audited corpus only: a memory the audit left out is never shown (App. B.6).
+    for m in audited_memories(pair.character_id).filter(memory_id__in=wanted):
         memories[m.memory_id] = m
     views = [
         ArbiterCandidate(

@@ -30,3 +30,21 @@ def test_a_memory_the_audit_left_out_is_not_shown(client):
     assert body.count("<li data-memory>") == 3 * 3  # the three audited memories, each
     assert f"<code>{original.memory_id}</code>" in body
     assert copy.memory_id not in body
+
+
+def test_the_arbitrator_sees_no_memory_the_audit_left_out(client):
+    """The arbitrator's page reads the same audited corpus as the annotators' page."""
+    who = people()
+    pair = make_pair(key="CHAR_82", memories=3)
+    original = pair.character.memories.get(sequence=1)
+    copy = audit_leaving_out_a_copy(pair.character, original=original)
+    for candidate in Candidate.objects.filter(pk__in=pair.candidates.all()):
+        candidate.activated_memory_ids = [*candidate.activated_memory_ids, copy.memory_id]
+        candidate.save()
+    client.force_login(who["arbitrator"])
+
+    body = client.get(reverse("adjudication:pair", kwargs={"pair_id": pair.pk})).content
+    body = body.decode()
+
+    assert original.memory_id in body
+    assert copy.memory_id not in body

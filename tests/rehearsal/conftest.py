@@ -1,0 +1,132 @@
+"""The rehearsal's world: accounts, the fake provider server on loopback configured for
+every stage that calls a model, and a real Celery worker with the same configuration."""
+
+import json
+
+import pytest
+from django.contrib.auth.models import Group
+
+from heartbench_site.base.roles import Role
+from llm.testing.fake_server import DemoResponder, FakeProviderServer
+from llm.testing.replies import Reply
+from tests.factories import DEFAULT_PASSWORD, UserFactory
+
+PASSWORD = DEFAULT_PASSWORD
+
+FAMILY_KINDS = {"claude": "anthropic", "gpt": "openai", "gemini": "gemini"}
+# who does what (App. B.3, B.6, C.1-2, D.2, D.5, App. J)
+PEOPLE = {
+    "admin": [Role.ADMIN],
+    "expert-1": [Role.PRIMARY_ANNOTATOR],
+    "expert-2": [Role.PRIMARY_ANNOTATOR],
+    "expert-3": [Role.PRIMARY_ANNOTATOR],
+    "senior": [Role.ARBITRATOR],
+    "memrev-1": [Role.MEMORY_REVIEWER],
+    "memrev-2": [Role.MEMORY_REVIEWER],
+    "memrev-3": [Role.MEMORY_REVIEWER],
+    "screener-1": [Role.SCENARIO_REVIEWER],
+    "screener-2": [Role.SCENARIO_REVIEWER],
+    "auditor-1": [Role.AUDIT_EXPERT],
+    "auditor-2": [Role.AUDIT_EXPERT],
+    "auditor-3": [Role.AUDIT_EXPERT],
+    "audit-adjudicator": [Role.AUDIT_ADJUDICATOR],
+    "student-1": [Role.BASELINE_PARTICIPANT],
+}
+
+
+def provider_env(server) -> dict[str, str]:
+    """Every model the pipeline calls, on the fake server: the three generation
+    families, the MCQ distractor selector and screener, the audit's repair and
+    classifier, and one evaluation model."""
+    env = {}
+    for family, kind in FAMILY_KINDS.items():
+        prefix = f"HEARTBENCH_{family.upper()}"
+        env |= {
+            f"{prefix}_KIND": kind,
+            f"{prefix}_BASE_URL": server.base_url(kind),
+            f"{prefix}_API_KEY": "rehearsal-key",
+            f"{prefix}_MODEL": f"fake-{family}-response",
+            f"{prefix}_ACTIVATION_MODEL": f"fake-{family}-activation",
+            f"{prefix}_TIMEOUT": "20",
+            f"{prefix}_MAX_RETRIES": "2",
+            f"{prefix}_BACKOFF_BASE": "0.01",
+            f"{prefix}_BACKOFF_CAP": "0.05",
+        }
+    for prefix, kind in (
+        ("HEARTBENCH_MCQ_SELECTOR", "openai"),
+        ("HEARTBENCH_MCQ_SCREENER", "anthropic"),
+        ("HEARTBENCH_AUDIT_REPAIR", "openai"),
+        ("HEARTBENCH_AUDIT_CLASSIFIER", "gemini"),
+        ("HEARTBENCH_EVAL_FAKE", "openai"),
+    ):
+        env |= {
+            f"{prefix}_KIND": kind,
+            f"{prefix}_BASE_URL": server.base_url(kind),
+            f"{prefix}_API_KEY": "rehearsal-key",
+            f"{prefix}_MODEL": f"fake-{prefix.rsplit('_', 1)[-1].lower()}",
+            f"{prefix}_TIMEOUT": "20",
+            f"{prefix}_MAX_RETRIES": "2",
+            f"{prefix}_BACKOFF_BASE": "0.01",
+            f"{prefix}_BACKOFF_CAP": "0.05",
+        }
+    env["HEARTBENCH_EVALUATION_MODELS"] = "FAKE"
+    return env
+
+
+class RepairsThatChangeNothing:
+    """The fake server's own answers, except that the repair model hands back the
+    memories in ``held`` unchanged (a repair that fixes nothing), so the audit escalates
+    them to a person, as it does when repair fails."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.held: dict[str, dict] = {}
+
+    def __call__(self, req):
+        schema = req.schema() or {}
+        props = set(schema.get("properties") or {})
+        if props and props <= {"context", "content_summary", "content_full"}:
+            user = "\n".join(text for role, text in req.turns() if role == "user")
+            for memory_id, fields in self.held.items():
+                if f'"{memory_id}"' in user:
+                    return Reply(value={k: fields[k] for k in props})
+        return self.answers(req)
+
+
+@pytest.fixture
+def fake_provider():
+    # the server's own answers (the `python -m llm.testing.fake_server` default), no script
+    with FakeProviderServer(
+        responder=RepairsThatChangeNothing(DemoResponder(seed=18, flag_share=0.2))
+    ) as server:
+        yield server
+
+
+@pytest.fixture
+def pipeline_env(fake_provider, monkeypatch, settings):
+    """The same provider configuration in this process (the live server's views) and
+    for the worker process."""
+    from heartbench_site.settings.base import _generation_families
+
+    env = provider_env(fake_provider)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings.HEARTBENCH_GENERATION_FAMILIES = _generation_families(env)
+    yield env
+    from annotation.generation.services import calls
+
+    calls._clients.clear()
+
+
+@pytest.fixture
+def people(transactional_db):
+    """The lab's accounts (made by the site's administrator before the project starts)."""
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    for username, roles in PEOPLE.items():
+        UserFactory(username=username, roles=roles)
+    return PEOPLE
+
+
+def dumps(value) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode()

@@ -1,0 +1,121 @@
+"""The rehearsal (issue 18): one lab's small benchmark built from an empty PostgreSQL
+database to the exported final set, every step over HTTP by a user of the right role,
+a real Celery worker doing the queued work and the fake provider server on loopback
+answering every model call. 4 characters × 3 scenarios.
+
+At the end: every acknowledged decision is in the export's construction record, and
+nothing a stage left out appears downstream."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from adjudication.arbitration.models import ArbitrationDecision
+from adjudication.mcq.models import McqItem, McqReviewDecision
+from annotation.comparison.models import ComparisonPair
+from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from annotation.generation.models import Candidate, GenerationUnit
+from annotation.scenario_review.models import ScenarioReview
+from audit.memory_quality.models import TimelineEntry
+from evaluation.models import EvaluationPrediction, RetrievedMemory
+from humanbaseline.models import Participation
+
+from . import steps
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_empty_database_to_the_exported_final_set(
+    live_server, celery_worker_factory, fake_provider, pipeline_env, people, release_dir, tmp_path
+):
+    worker = celery_worker_factory(extra_env=pipeline_env, pool="threads", concurrency=4)
+    lab = steps.Lab(live_server.url)
+
+    files = steps.corpus_files(release_dir, tmp_path, fake_provider.responder.held)
+    steps.import_corpus(lab, files, worker)
+    assert Character.objects.count() == 4
+    assert Memory.objects.count() == 64
+    assert Scenario.objects.count() == 3
+
+    steps.review_profiles(lab)
+    assert ProfileVersion.objects.filter(frozen_at__isnull=False).count() == 4
+
+    run = steps.audit_memories(lab, worker)
+    duplicate = Memory.objects.get(memory_id=steps.DUPLICATE_ID)
+    assert not TimelineEntry.objects.filter(run_id=run, memory=duplicate).exists()
+
+    scenario_ids = steps.review_scenarios(lab)
+    assert ScenarioReview.objects.filter(stage="complete").count() == 3 == len(scenario_ids)
+
+    steps.generate_candidates(lab, scenario_ids, worker)
+    assert Candidate.objects.count() == 4 * 3 * 3
+    steps.assign_pairs(lab)
+    steps.judge_pairs(lab)
+    decided = steps.arbitrate(lab)
+    assert set(decided.values()) == {"adopted", "edited", "rewritten", "discarded"}
+    steps.assemble_items(lab, worker)
+    steps.review_items(lab, worker)
+    assert McqItem.objects.exclude(status__in=("final", "removed")).count() == 0
+    # Keys balanced over the assembly run: counts per position differ by at most one.
+    placed = Counter(McqItem.objects.values_list("correct_answer", flat=True))
+    assert max(placed.values()) - min(placed.get(x, 0) for x in "ABCD") <= 1, placed
+    audit_id = steps.create_label_audit(lab)
+    adjudicated = steps.audit_labels(lab, audit_id)
+    assert sorted(adjudicated.values()) == ["key_change", "usable_as_is"]
+    selection_id = steps.select_baseline(lab)
+    study_id = steps.run_baseline_study(lab, selection_id)
+    participation = Participation.objects.get(study_id=study_id)
+    assert participation.status == "finalized"
+    assert participation.responses.exclude(choice="").count() == participation.responses.count()
+    run_id = steps.evaluate(lab, worker)
+    assert EvaluationPrediction.objects.filter(run_id=run_id, status="answered").count() == (
+        McqItem.objects.filter(status="final").count()
+    )
+
+    files = steps.export(lab)
+    manifest = json.loads(files["manifest.json"])
+    questions = {
+        q["question_id"]: q for q in json.loads(files["construction/items.json"])["questions"]
+    }
+    final = set(McqItem.objects.filter(status="final").values_list("question_id", flat=True))
+    assert set(questions) == final and manifest["counts"]["final_items"] == len(final)
+
+    # Every acknowledged decision is in the construction record of its item.
+    for pair in ComparisonPair.objects.exclude(status="discarded").select_related(
+        "character", "scenario"
+    ):
+        chain = questions[f"Q_{pair.character.key}_{pair.scenario.scenario_id}"]["chain"]
+        judges = {a["annotator"] for a in chain["comparison"]["assignments"] if a["judgment"]}
+        assert judges == set(steps.EXPERTS), (pair, chain["comparison"])
+    for decision in ArbitrationDecision.objects.select_related("pair__character", "pair__scenario"):
+        qid = f"Q_{decision.pair.character.key}_{decision.pair.scenario.scenario_id}"
+        if decision.kind == "discarded":
+            assert qid not in questions  # a discarded pair makes no item
+            continue
+        recorded = questions[qid]["chain"]["arbitration"]
+        assert [d["kind"] for d in recorded] == [decision.kind]
+        assert decision.reason in json.dumps(recorded)
+    for decision in McqReviewDecision.objects.select_related("item"):
+        assert decision.note in json.dumps(questions[decision.item.question_id]["chain"]), (
+            decision.item.question_id
+        )
+    for qid, kind in adjudicated.items():
+        assert kind in json.dumps(questions[qid]["chain"]["label_audit"])
+
+    # Nothing a stage left out appears downstream: the duplicate the audit dropped is in
+    # no exported file, no retrieval set and no generation unit.
+    for path, content in files.items():
+        assert steps.DUPLICATE_ID.encode() not in content, path
+    assert not RetrievedMemory.objects.filter(memory__memory_id=steps.DUPLICATE_ID).exists()
+    assert not GenerationUnit.objects.filter(
+        activated_memory_ids__contains=[steps.DUPLICATE_ID]
+    ).exists()
+    assert manifest["counts"]["memories"] == 63
+
+    # The protocol held, so the manifest records no deviation; its key distribution is
+    # the final set's.
+    assert manifest["protocol_deviations"] == []
+    assert manifest["characters_without_finalized_audit"] == []
+    keys = Counter(McqItem.objects.filter(status="final").values_list("correct_answer", flat=True))
+    assert manifest["key_distribution"] == {label: keys.get(label, 0) for label in "ABCD"}
