@@ -16,6 +16,7 @@ for _model in (
     models.Participation,
     models.ItemResponse,
     models.AnswerEvent,
+    models.TimeReport,
     models.PracticeAnswer,
     models.WorkSession,
     models.ImportedPrediction,
