@@ -13,7 +13,8 @@ What was last imported is read from each stage's own history, one query per kind
 * memory: the stored row with the audit's version 1 (the text the audit found,
   ``MemoryVersion`` origin original) over its narrative fields, when the audit kept one;
 * scenario: its latest version of origin import (scenario review keeps one when the
-  review opens), else the stored row.
+  review opens), else the stored row;
+* MCQ item: its latest snapshot of origin import (key and options).
 
 A change to a record another stage has worked on is refused, naming the record and
 what protects it:
@@ -21,7 +22,8 @@ what protects it:
 * profile: a frozen version, a senior expert's edit, or a profile review case;
 * memory: a version the audit wrote (repair, senior edit, sanitation), a case of an
   audit run, or an audit run that covered it;
-* scenario: its scenario review (at any pass) or a revision it produced.
+* scenario: its scenario review (at any pass) or a revision it produced;
+* MCQ item: a version item review or the label audit wrote, or an item-review decision.
 
 With ``as_new_versions`` a changed profile becomes the character's next version, a
 draft that enters profile review from the start; the frozen version stays the one
@@ -34,10 +36,12 @@ audited memory or reviewed scenario is refused with or without the option.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from adjudication.mcq.models import McqItemVersion, McqReviewDecision
 from annotation.corpus.models import ProfileVersion
 from annotation.corpus_import.corpus import ParsedCorpus
 from annotation.corpus_import.stored import (
     MEMORY_FIELDS,
+    OPTION_FIELDS,
     PROFILE_FIELDS,
     SCENARIO_FIELDS,
     StoredRows,
@@ -69,6 +73,9 @@ class ReviewedWork:
     profile_protection: dict = field(default_factory=lambda: defaultdict(list))
     memory_protection: dict = field(default_factory=lambda: defaultdict(list))
     scenario_protection: dict = field(default_factory=lambda: defaultdict(list))
+    # question id -> (key, options) as last imported; why the item may not change
+    imported_items: dict = field(default_factory=dict)
+    item_protection: dict = field(default_factory=lambda: defaultdict(list))
     # character key -> why no new version may be added now (an open review case)
     profile_open_case: dict = field(default_factory=dict)
     # character key -> the latest frozen version's number
@@ -80,7 +87,37 @@ class ReviewedWork:
         work._read_profiles([k for k in corpus.profiles if k in stored.latest_profiles])
         work._read_memories(stored, [m for m in corpus.memories if m in stored.memories])
         work._read_scenarios(stored, [s for s in corpus.scenarios if s in stored.scenarios])
+        work._read_items(stored, [q for q in corpus.mcq_items if q in stored.mcq_items])
         return work
+
+    def _read_items(self, stored: StoredRows, question_ids: list[str]) -> None:
+        if not question_ids:
+            return
+        by_pk = {stored.mcq_items[q]["id"]: q for q in question_ids}
+        origins = dict(McqItemVersion.Origin.choices)
+        changed = {}
+        for version in (
+            McqItemVersion.objects.filter(item_id__in=list(by_pk))
+            .order_by("item_id", "number")
+            .values("item_id", "number", "origin", "correct_answer", "options")
+        ):
+            qid = by_pk[version["item_id"]]
+            if version["origin"] == McqItemVersion.Origin.IMPORT:
+                self.imported_items[qid] = item_state(version["correct_answer"], version["options"])
+            elif version["origin"] != McqItemVersion.Origin.ASSEMBLY:
+                changed[qid] = version
+        for qid, version in changed.items():
+            self.item_protection[qid].append(
+                f"v{version['number']} written in {origins[version['origin']].lower()}"
+            )
+        actions = dict(McqReviewDecision.Action.choices)
+        for decision in McqReviewDecision.objects.filter(item_id__in=list(by_pk)).values(
+            "item_id", "action", "reviewer__username", "decided_at"
+        ):
+            self.item_protection[by_pk[decision["item_id"]]].append(
+                f"{actions[decision['action']].lower()} in item review"
+                f"{_by(decision['reviewer__username'])} on {_day(decision['decided_at'])}"
+            )
 
     def _read_profiles(self, keys: list[str]) -> None:
         if not keys:
@@ -215,6 +252,11 @@ class ReviewedWork:
             self.scenario_protection[sid].append(f"revised in scenario review (v{number})")
 
 
+def item_state(correct_answer: str, options: list[dict]) -> tuple:
+    """An item's key and options, compared field by field (what an import writes)."""
+    return correct_answer, [{f: o[f] for f in OPTION_FIELDS} for o in options]
+
+
 def unchanged(fields: dict, current: dict | None, imported: dict | None, names) -> bool:
     """The file holds what was last imported, or what is stored now."""
     return any(
@@ -277,6 +319,23 @@ def refuse_changes_to_reviewed_work(
         SCENARIO_FIELDS,
         scenario_advice,
     )
+    for qid, (fields, origin) in corpus.mcq_items.items():
+        reasons = work.item_protection.get(qid)
+        current = stored.mcq_items.get(qid)
+        if current is None or not reasons:
+            continue
+        incoming = item_state(fields["correct_answer"], fields["options"])
+        if incoming in (
+            item_state(current["correct_answer"], current["options"]),
+            work.imported_items.get(qid),
+        ):
+            continue
+        corpus.problems_for(origin.file).add(
+            origin.record,
+            "",
+            f"item {qid}: {'; '.join(reasons)}. The file changes its key or options; an "
+            "item is changed in item review: import the new item under a new question id.",
+        )
 
 
 def _refuse(corpus, table, noun, current_rows, imported_rows, protection, names, advice):

@@ -8,7 +8,7 @@ from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
 from annotation.corpus.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
 from annotation.corpus_import.bulk import insert_rows, update_rows
 from annotation.corpus_import.corpus import ParsedCorpus
-from annotation.corpus_import.reviewed import ReviewedWork, unchanged
+from annotation.corpus_import.reviewed import ReviewedWork, item_state, unchanged
 from annotation.corpus_import.stored import (
     ACTIVATION_FIELDS,
     CANDIDATE_FIELDS,
@@ -219,8 +219,14 @@ class CorpusWriter:
             }
             new_options = [{f: o[f] for f in OPTION_FIELDS} for o in fields["options"]]
             old = self.stored.mcq_items.get(qid)
+            as_imported = self.work.imported_items.get(qid) == item_state(
+                row["correct_answer"], new_options
+            )
             if old is None:
                 create.append((row, new_options))
+            elif as_imported and all(old[f] == row[f] for f in MCQ_FIELDS if f != "correct_answer"):
+                # the file still holds what was last imported: later work stays
+                self.summary.add("mcq_items", "unchanged")
             elif any(old[f] != row[f] for f in MCQ_FIELDS) or old["options"] != new_options:
                 update.append({"id": old["id"], "version": old["version"] + 1, **row})
                 options.extend({"item_id": old["id"], **o} for o in new_options)
