@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.formula.api import ols
@@ -50,6 +50,7 @@ def anova_mean_squares(scores):
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(3, 25), st.integers(2, 5), st.integers(0, 2**32 - 1))
+@example(3, 2, 82)  # ICC2k undefined: judges disagree more than the targets differ
 def test_icc_matches_shrout_fleiss_formulas_on_statsmodels_anova(n, k, seed):
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=(n, 1)) * 2 + rng.normal(size=(1, k)) + rng.normal(size=(n, k))
@@ -64,6 +65,11 @@ def test_icc_matches_shrout_fleiss_formulas_on_statsmodels_anova(n, k, seed):
         "ICC3k": (bms - ems) / bms,
     }
     for form, value in expected.items():
+        if form == "ICC2k" and bms + (jms - ems) / n <= 0:
+            # judges disagree more than targets differ: the mean-of-k form has no value
+            with pytest.raises(UndefinedStatisticError, match="ICC2k is undefined"):
+                agreement.intraclass_correlation(scores, form=form)
+            continue
         result = agreement.intraclass_correlation(scores, form=form)
         assert result.estimate == pytest.approx(value, abs=1e-9)
         assert result.ci_low <= result.estimate <= result.ci_high
