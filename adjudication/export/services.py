@@ -35,7 +35,7 @@ from adjudication.export.encoding import EXPORT_FORMAT, sha256, sorted_json
 from adjudication.export.model_facing import model_facing_files
 from adjudication.export.release import release_files
 from adjudication.export.selectors import FinalSet, load_final_set
-from adjudication.mcq.models import OPTION_LABELS
+from adjudication.mcq.selectors import key_distribution
 from heartbench_site.base.deviations import deviations_for_manifest
 
 # Zip entries need a date; the epoch of the zip format keeps archives byte-identical.
@@ -98,13 +98,6 @@ def export_counts(data: FinalSet) -> dict:
         "memories": sum(len(v) for v in data.memories.values()),
         "model_facing_memories": sum(len(data.memories.get(k, [])) for k in targets),
     }
-
-
-def key_distribution(items) -> dict:
-    """How many final items have their key at each option label (zeros included): a
-    model always answering one label scores that label's share."""
-    counts = Counter(i.correct_answer for i in items)
-    return {label: counts.get(label, 0) for label in OPTION_LABELS}
 
 
 def build_export() -> ExportBundle:

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from heartbench_site.base.roles import Role
+from llm.demo_answers import prompt_kind
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from llm.testing.replies import Reply
 from tests.factories import DEFAULT_PASSWORD, UserFactory
@@ -84,8 +85,8 @@ class RepairsThatChangeNothing:
 
     def __call__(self, req):
         schema = req.schema() or {}
-        props = set(schema.get("properties") or {})
-        if props and props <= {"context", "content_summary", "content_full"}:
+        if prompt_kind(schema) == "memory_repair":
+            props = schema["properties"]
             user = "\n".join(text for role, text in req.turns() if role == "user")
             for memory_id, fields in self.held.items():
                 if f'"{memory_id}"' in user:

@@ -35,17 +35,22 @@ def form_ids(page, prefix: str) -> list[str]:
     return [i.removeprefix(prefix) for i in ids if i.startswith(prefix)]
 
 
-def wait_json(session: Session, path: str, done, what: str, worker=None) -> dict:
-    """Poll a JSON endpoint until ``done(body)``; the worker must stay alive."""
+def wait_for(read, done, what: str, worker=None):
+    """Read until ``done(value)``; the worker must stay alive meanwhile."""
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
-        body = session.get(path).json()
-        if done(body):
-            return body
-        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s for {what}: {body}"
+        value = read()
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s for {what}: {value!r:.500}"
         if worker is not None:
             assert worker.poll() is None, f"the worker died while waiting for {what}"
         time.sleep(0.3)
+
+
+def wait_json(session: Session, path: str, done, what: str, worker=None) -> dict:
+    """Poll a JSON endpoint until ``done(body)``."""
+    return wait_for(lambda: session.get(path).json(), done, what, worker)
 
 
 def corpus_files(release_dir: Path, tmp: Path, held: dict) -> tuple[Path, Path]:
@@ -344,15 +349,8 @@ def arbitrate(lab: Lab) -> dict[str, str]:
 
 
 def wait_html(session: Session, path: str, marker: str, what: str, worker=None) -> str:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while True:
-        text = session.get(path).text
-        if marker in text:
-            return text
-        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s for {what}"
-        if worker is not None:
-            assert worker.poll() is None, f"the worker died while waiting for {what}"
-        time.sleep(0.3)
+    """Poll a page until ``marker`` is in it."""
+    return wait_for(lambda: session.get(path).text, lambda text: marker in text, what, worker)
 
 
 def assemble_items(lab: Lab, worker) -> None:
