@@ -6,5 +6,6 @@ from annotation.comparison.models import *  # noqa: F401,F403
 from annotation.corpus.models import *  # noqa: F401,F403
 from annotation.corpus_import.models import *  # noqa: F401,F403
 from annotation.generation.models import *  # noqa: F401,F403
+from annotation.memory_generation.models import *  # noqa: F401,F403
 from annotation.profile_review.models import *  # noqa: F401,F403
 from annotation.scenario_review.models import *  # noqa: F401,F403

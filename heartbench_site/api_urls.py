@@ -18,6 +18,7 @@ urlpatterns = [
         ),
     ),
     path("generation/", include("annotation.generation.api_urls")),
+    path("memory-generation/", include("annotation.memory_generation.api_urls")),
     path(
         "review/",
         include_joined(

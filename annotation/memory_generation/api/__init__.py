@@ -1,0 +1,1 @@
+"""Memory generation api: plans (quota plans, before launch) and runs (generation)."""

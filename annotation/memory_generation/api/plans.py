@@ -1,0 +1,3 @@
+"""Memory generation api for plans."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Memory generation api for runs."""
+
+urlpatterns: list = []

@@ -1,0 +1,209 @@
+"""Memory generation runs (seed 000 App. B.5, B.7, L.3).
+
+A run generates the memories its plans call for. Its work is cut into batches: each
+covers a 2–5-year age window inside one life-stage bin and targets 45–50 memories
+(``batching``); each batch's memories are asked for one call at a time, one slot each,
+with the slot's target age and ABCD intensity tier fixed when the batch is made. Every
+call is recorded; every valid memory is stored at once as a ``corpus.Memory`` with a
+``GeneratedMemory`` row naming where it came from.
+"""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from annotation.corpus.models import Character, Memory
+from annotation.memory_generation.models.plans import MemoryPlan
+
+__all__ = [
+    "MemoryPromptVersion",
+    "MemoryPromptInUseError",
+    "MemoryRun",
+    "MemoryBatch",
+    "MemoryCallRecord",
+    "GeneratedMemory",
+]
+
+
+class MemoryPromptInUseError(ValidationError):
+    """A memory prompt version a run used was about to change."""
+
+
+class MemoryPromptVersion(models.Model):
+    """One numbered version of the memory generation prompt (L.3); immutable once a run
+    used it. Templates use ``str.format``-style placeholders."""
+
+    number = models.PositiveIntegerField(unique=True)
+    system_template = models.TextField()
+    user_template = models.TextField()
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+
+    def __str__(self):
+        return f"memory prompt v{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and MemoryRun.objects.filter(prompt_id=self.pk).exists():
+            raise MemoryPromptInUseError(
+                f"{self} was used by a memory generation run and cannot change; "
+                "create the next version instead."
+            )
+        super().save(*args, **kwargs)
+
+
+class MemoryRun(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Not started"
+        RUNNING = "running", "Running"
+        CANCELLING = "cancelling", "Cancelling"
+        CANCELLED = "cancelled", "Cancelled"
+        FINISHED = "finished", "Finished"
+        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
+
+    plans = models.ManyToManyField(MemoryPlan, related_name="runs")
+    prompt = models.ForeignKey(MemoryPromptVersion, on_delete=models.PROTECT, related_name="+")
+    provider = models.CharField(max_length=40, blank=True, help_text="Provider kind.")
+    model_name = models.CharField(max_length=200, blank=True)
+    concurrency = models.PositiveSmallIntegerField(
+        default=8, help_text="Batches in flight at once (the provider's concurrency limit)."
+    )
+    seed = models.PositiveIntegerField(default=0, help_text="Seeds the tier draw of each slot.")
+    tier_shares = models.JSONField(
+        default=dict, help_text='ABCD tier proportions, e.g. {"A": 0.25, "B": 0.35, ...}.'
+    )
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"memory run {self.pk} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.RUNNING, self.Status.CANCELLING)
+
+
+class MemoryBatch(models.Model):
+    """One batch: an age window of one character's plan, one slot per memory asked for.
+
+    ``slots`` is fixed when the batch is made: ``[{"age": 14, "tier": "B"}, ...]``.
+    A slot is filled at most once (``GeneratedMemory`` is unique per batch and slot), so
+    a redelivered, resumed or retried batch asks only for its empty slots."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Generating"
+        SUCCEEDED = "succeeded", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    run = models.ForeignKey(MemoryRun, on_delete=models.CASCADE, related_name="batches")
+    plan = models.ForeignKey(MemoryPlan, on_delete=models.PROTECT, related_name="batches")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    index = models.PositiveIntegerField(help_text="Order of the batch within its run.")
+    life_stage = models.CharField(max_length=32)
+    first_age = models.PositiveSmallIntegerField()
+    last_age = models.PositiveSmallIntegerField()
+    slots = models.JSONField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
+    error_kind = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    tokens_in = models.PositiveBigIntegerField(default=0)
+    tokens_out = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="memory_batch_unique"),
+        ]
+        indexes = [models.Index(fields=["run", "status"])]
+        verbose_name_plural = "memory batches"
+
+    def __str__(self):
+        return (
+            f"batch {self.index} of run {self.run_id}: {self.character} ages "
+            f"{self.first_age}–{self.last_age} ({self.status})"
+        )
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL
+
+    @property
+    def target(self) -> int:
+        return len(self.slots or [])
+
+
+class MemoryCallRecord(models.Model):
+    """One ``llm`` call for one slot of a batch, as ``CallResult.as_dict`` gave it."""
+
+    batch = models.ForeignKey(MemoryBatch, on_delete=models.CASCADE, related_name="calls")
+    slot = models.PositiveIntegerField()
+    provider = models.CharField(max_length=40)
+    model = models.CharField(max_length=200)
+    prompt_hash = models.CharField(max_length=64)
+    request = models.JSONField(default=dict)
+    raw_response = models.TextField(blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    ok = models.BooleanField()
+    problems = models.JSONField(default=list, blank=True, help_text="Why the output was refused.")
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_s = models.FloatField(default=0.0)
+    attempt_count = models.PositiveIntegerField(default=0)
+    error_kind = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["batch", "created_at", "pk"]
+
+    def __str__(self):
+        outcome = "ok" if self.ok else self.error_kind
+        return f"call for slot {self.slot} of batch {self.batch_id} ({outcome})"
+
+
+class GeneratedMemory(models.Model):
+    """Where a generated memory came from: plan, run, batch, slot, prompt, model, call."""
+
+    memory = models.OneToOneField(Memory, on_delete=models.PROTECT, related_name="generation")
+    batch = models.ForeignKey(MemoryBatch, on_delete=models.PROTECT, related_name="memories")
+    slot = models.PositiveIntegerField()
+    tier = models.CharField(max_length=1)
+    prompt = models.ForeignKey(MemoryPromptVersion, on_delete=models.PROTECT, related_name="+")
+    model_name = models.CharField(max_length=200)
+    call = models.OneToOneField(
+        MemoryCallRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["batch", "slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "slot"], name="generated_memory_slot_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.memory_id} from batch {self.batch_id} slot {self.slot}"

@@ -1,0 +1,1 @@
+"""Memory generation views: plans (quota plans, before launch) and runs (generation)."""
