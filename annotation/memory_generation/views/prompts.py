@@ -1,0 +1,3 @@
+"""Memory generation views for prompts."""
+
+urlpatterns: list = []
