@@ -15,7 +15,13 @@ from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import Character
 from heartbench_site.base.deviations import ProtocolDeviation
 
-from .construction import characters_stage, memories_stage, profiles_stage, scenarios_stage
+from .construction import (
+    characters_stage,
+    memories_stage,
+    memory_generation_stage,
+    profiles_stage,
+    scenarios_stage,
+)
 from .evaluation import baseline_stage, evaluation_stage, export_stage
 from .instances import (
     adjudication_stage,
@@ -42,7 +48,12 @@ def pipeline_overview() -> Pipeline:
     for group, built in (
         (
             "Character construction",
-            [characters_stage(characters), profiles_stage(characters), memories_stage(characters)],
+            [
+                characters_stage(characters),
+                profiles_stage(characters),
+                memory_generation_stage(characters),
+                memories_stage(characters),
+            ],
         ),
         ("Scenario construction", [scenarios_stage()]),
         (

@@ -4,6 +4,7 @@ from django.db.models import Count, F, Q
 from django.urls import reverse
 
 from annotation.corpus.models import Memory, ProfileVersion, Scenario
+from annotation.memory_generation.models import GeneratedMemory, MemoryBatch, MemoryPlan, MemoryRun
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.scenario_review.models import DiamondsRating, ScenarioReview, ScreeningDecision
 from audit.memory_quality.corpus import finalized_runs_by_character
@@ -244,6 +245,78 @@ def scenarios_stage() -> Stage:
                 f"{plural(reassessment, 'scenario')} {waits(reassessment)} for the scenario "
                 "reviewers' joint re-assessment.",
                 url,
+            )
+        )
+    return stage
+
+
+# --- Memory generation (§2.2 Stage 2) --------------------------------------------------
+
+
+def memory_generation_stage(characters: list[tuple[int, str]]) -> Stage:
+    generated = GeneratedMemory.objects.count()
+    planned = set(MemoryPlan.objects.values_list("character_id", flat=True).distinct())
+    frozen = set(
+        ProfileVersion.objects.filter(frozen_at__isnull=False)
+        .values_list("character_id", flat=True)
+        .distinct()
+    )
+    with_memories = set(Memory.objects.values_list("character_id", flat=True).distinct())
+    runs = list(
+        MemoryRun.objects.exclude(status=MemoryRun.Status.FINISHED)
+        .annotate(
+            failed=Count("batches", filter=Q(batches__status=MemoryBatch.Status.FAILED)),
+            open=Count(
+                "batches",
+                filter=Q(
+                    batches__status__in=(MemoryBatch.Status.PENDING, MemoryBatch.Status.RUNNING)
+                ),
+            ),
+            cancelled=Count("batches", filter=Q(batches__status=MemoryBatch.Status.CANCELLED)),
+        )
+        .order_by("pk")
+        .values_list("pk", "status", "failed", "open", "cancelled")
+    )
+    stage = Stage(
+        "memory_generation",
+        "Memories generated",
+        "§2.2 Stage 2, App. B.4–B.5",
+        [
+            Tally("memories generated", generated, emphasis=True),
+            Tally("characters planned", len(planned)),
+        ],
+        links=[("Memory generation", reverse("memory_generation:index"))],
+    )
+    for run_id, status, failed, unfinished, cancelled in runs:
+        url = reverse("memory_generation:run-detail", args=[run_id])
+        if status in (MemoryRun.Status.RUNNING, MemoryRun.Status.CANCELLING):
+            to_go = plural(unfinished, "batch", "batches")
+            text = f"Memory generation run #{run_id} is running ({to_go} to go)."
+        elif status == MemoryRun.Status.PENDING:
+            text = f"Memory generation run #{run_id} was created but not started (admin)."
+        elif failed:
+            text = (
+                f"Memory generation run #{run_id}: {plural(failed, 'batch', 'batches')} failed; "
+                "retry them (admin)."
+            )
+        elif cancelled:
+            text = (
+                f"Memory generation run #{run_id} was cancelled with "
+                f"{plural(cancelled, 'batch', 'batches')} unfinished; resume it (admin)."
+            )
+        else:
+            continue
+        stage.blockers.append(Blocker(text, url))
+    waiting = [
+        key
+        for pk, key in characters
+        if pk in frozen and pk not in with_memories and pk not in planned
+    ]
+    if waiting:
+        stage.blockers.append(
+            Blocker(
+                f"{named(waiting)}: frozen profile, no memories and no plan (admin).",
+                reverse("memory_generation:index"),
             )
         )
     return stage

@@ -50,6 +50,7 @@ def test_each_stage_shows_its_counts_and_whom_it_waits_for():
     order = [
         "characters",
         "profiles",
+        "memory_generation",
         "memories",
         "scenarios",
         "generation",
