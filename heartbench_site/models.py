@@ -21,6 +21,8 @@ HISTORY_MODELS = (
     "annotation.ProfileReview",
     "annotation.ChangeRequest",
     "annotation.ProfileEdit",
+    "annotation.QuotaWeights",
+    "annotation.MemoryPlan",
     "annotation.ScenarioReview",
     "annotation.ScreeningDecision",
     "annotation.DiamondsRating",

@@ -104,6 +104,16 @@ ACCESS = {
             "generation-api:run-cancel",
             "generation-api:run-retry",
             "generation-api:unit-list",
+            # Memory quota allocation (App. B.4).
+            "memory_generation:index",
+            "memory_generation:weights",
+            "memory_generation:plan-new",
+            "memory_generation:plan-detail",
+            "memory_generation:plan-top-up",
+            "memory-generation-api:weights-list",
+            "memory-generation-api:plan-list",
+            "memory-generation-api:plan-detail",
+            "memory-generation-api:plan-top-up",
         ],
         only(ADMIN),
     ),
@@ -294,6 +304,7 @@ def url_values(user):
     """Real object ids for every URL parameter, the caller's own where it matters."""
     from annotation.corpus.models import Scenario
     from annotation.generation.models import GenerationRun, GenerationUnit
+    from annotation.memory_generation.models import MemoryPlan
     from audit.memory_quality.models import AuditRun, MemoryCase
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
@@ -321,6 +332,7 @@ def url_values(user):
         "selection_id": first(SubsetSelection).pk,
         "item_id": first(McqItem, status=McqItem.Status.FLAGGED).pk,
         "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
+        "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
     }
     by_namespace = {
         "corpus": {"run_id": first(GenerationRun).pk},

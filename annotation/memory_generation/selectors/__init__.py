@@ -1,0 +1,1 @@
+"""Memory generation reads: ``plans`` (quota plans, before launch) and ``runs`` (generation)."""
