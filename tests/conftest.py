@@ -10,6 +10,9 @@ import pytest
 
 from heartbench_site.base.release import find_release_dir
 
+# Fixtures of the memory generation run tests (a fake provider writing memories).
+pytest_plugins = ["tests.memory_generation.fixtures_runs"]
+
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE_DIR = find_release_dir()
 TEST_OUTPUT = ROOT / "test-output"

@@ -98,6 +98,8 @@ ACCESS = {
             "corpus:generation-unit",
             "corpus:prompt-list",
             "corpus:prompt-new",
+            "memory_generation:prompt-list",
+            "memory_generation:prompt-new",
             "generation-api:gates",
             "generation-api:run-list",
             "generation-api:run-detail",

@@ -102,7 +102,8 @@ class MemoryRun(models.Model):
 class MemoryBatch(models.Model):
     """One batch: an age window of one character's plan, one slot per memory asked for.
 
-    ``slots`` is fixed when the batch is made: ``[{"age": 14, "tier": "B"}, ...]``.
+    ``slots`` is fixed when the batch is made:
+    ``[{"age": 14, "tier": "B", "domain": "health"}, ...]``.
     A slot is filled at most once (``GeneratedMemory`` is unique per batch and slot), so
     a redelivered, resumed or retried batch asks only for its empty slots."""
 
@@ -123,7 +124,15 @@ class MemoryBatch(models.Model):
     first_age = models.PositiveSmallIntegerField()
     last_age = models.PositiveSmallIntegerField()
     slots = models.JSONField()
+    slot_count = models.PositiveIntegerField(
+        default=0, help_text="len(slots); larger batches are dispatched first."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    queued_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When its task was sent; a pending batch with a time set is in flight.",
+    )
     attempts = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
     error_kind = models.CharField(max_length=40, blank=True)
     error_message = models.TextField(blank=True)

@@ -1,0 +1,178 @@
+"""Cutting a plan's quotas into generation batches (seed 000 App. B.5, L.3): pure, no Django.
+
+App. B.5: each batch covers a 2–5-year age window and targets 45–50 memories. Windows
+never cross a life-stage bin (the system prompt of a batch names one bin and its
+guidance). Inside each bin the ages are walked in order and a window is closed when
+
+- it spans at least ``WINDOW_MIN_YEARS`` (2) years and holds at least
+  ``BATCH_TARGET_LOW`` (45) slots, or
+- it spans ``WINDOW_MAX_YEARS`` (5) years, or
+- the bin ends.
+
+A window of more than ``BATCH_TARGET_HIGH`` (50) slots becomes ``ceil(n / 50)`` batches
+of (near-)equal size over the same window, its ages dealt out in turn so each batch
+spans the whole window. A window with no slot makes no batch.
+
+So a full plan (1,000 memories, ~22 a year) gives batches of 45–50 (or the equal halves
+of a longer window); a small top-up plan (a few memories a year) gives a few small
+batches, one per 5-year window or bin remainder: the window rule holds, the 45–50
+target cannot. That is deliberate: a top-up never waits for slots it does not need.
+
+Every slot is one memory to generate, with
+- its event age (the plan's per-age quotas are respected exactly: the batches of a
+  plan hold ``quotas[t]`` slots of age ``6 + t``),
+- its ABCD intensity tier (App. L.3: A 25 %, B 35 %, C 25 %, D 15 % by default):
+  apportioned per batch by the largest remainder (ties to the earlier tier), then
+  shuffled over the batch's slots by a generator seeded with the run's seed and the
+  batch's place,
+- its topic domain (App. B.5: workplace, interpersonal, health, creative, daily life),
+  cycling through the five over the plan's slots in order.
+
+The same quotas, seed and shares always give the same batches.
+"""
+
+import math
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from annotation.corpus.life_stages import FIRST_AGE, LIFE_STAGE_BINS, LifeStageBin
+from annotation.memory_generation.quota import SEGMENT_COUNT
+
+# App. B.5: "Each batch covers a 2–5-year age window and targets 45–50 memories."
+WINDOW_MIN_YEARS = 2
+WINDOW_MAX_YEARS = 5
+BATCH_TARGET_LOW = 45
+BATCH_TARGET_HIGH = 50
+
+# App. L.3: the four ABCD intensity tiers and their approximate sampling proportions.
+TIERS = ("A", "B", "C", "D")
+DEFAULT_TIER_SHARES = {"A": 0.25, "B": 0.35, "C": 0.25, "D": 0.15}
+
+# App. B.5 / §2.2: the five scenario domains that seed topic diversity.
+DOMAINS = ("workplace", "interpersonal", "health", "creative", "daily life")
+
+
+class BatchingError(ValueError):
+    """Quotas or tier shares no batch can be made from; the message says why."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    age: int
+    tier: str
+    domain: str
+
+    def as_dict(self) -> dict:
+        return {"age": self.age, "tier": self.tier, "domain": self.domain}
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    life_stage: str
+    life_stage_label: str
+    first_age: int
+    last_age: int
+    slots: tuple[Slot, ...] = field(default_factory=tuple)
+
+    @property
+    def years(self) -> int:
+        return self.last_age - self.first_age + 1
+
+
+def tier_share_problems(shares) -> list[str]:
+    """Every reason ``shares`` is not a usable ABCD proportion ({} or None: the default)."""
+    if shares in (None, {}):
+        return []
+    if not isinstance(shares, dict):
+        return ['The tier shares must be a mapping such as {"A": 0.25, "B": 0.35, ...}.']
+    problems = []
+    unknown = sorted(set(shares) - set(TIERS))
+    if unknown:
+        problems.append(f"Unknown tier {', '.join(map(str, unknown))}; the tiers are A, B, C, D.")
+    missing = [t for t in TIERS if t not in shares]
+    if missing:
+        problems.append(f"The tier shares need a value for {', '.join(missing)}.")
+    values = []
+    for tier in TIERS:
+        value = shares.get(tier)
+        if tier not in shares:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"The share of tier {tier} is not a number: {value!r}.")
+        elif not 0 <= value <= 1:
+            problems.append(f"The share of tier {tier} must be between 0 and 1; got {value}.")
+        else:
+            values.append(value)
+    if not problems and abs(sum(values) - 1) > 1e-6:
+        problems.append(f"The tier shares must add up to 1; they add up to {sum(values):g}.")
+    return problems
+
+
+def resolved_tier_shares(shares) -> dict[str, float]:
+    problems = tier_share_problems(shares)
+    if problems:
+        raise BatchingError(" ".join(problems))
+    return dict(shares) if shares else dict(DEFAULT_TIER_SHARES)
+
+
+def apportion_tiers(count: int, shares) -> dict[str, int]:
+    """``count`` slots split over the tiers by the largest remainder (exactly ``count``)."""
+    shares = resolved_tier_shares(shares)
+    exact = {t: Fraction(str(shares[t])) * count for t in TIERS}
+    counts = {t: int(exact[t]) for t in TIERS}
+    order = sorted(TIERS, key=lambda t: (-(exact[t] - counts[t]), TIERS.index(t)))
+    for tier in order[: count - sum(counts.values())]:
+        counts[tier] += 1
+    return counts
+
+
+def windows(quotas) -> list[tuple[LifeStageBin, int, int]]:
+    """The (bin, first age, last age) windows of the quotas, before any split."""
+    found = []
+    for stage in LIFE_STAGE_BINS:
+        start, count = stage.first_age, 0
+        for age in range(stage.first_age, stage.last_age + 1):
+            count += quotas[age - FIRST_AGE]
+            years = age - start + 1
+            enough = years >= WINDOW_MIN_YEARS and count >= BATCH_TARGET_LOW
+            if enough or years == WINDOW_MAX_YEARS or age == stage.last_age:
+                found.append((stage, start, age))
+                start, count = age + 1, 0
+    return found
+
+
+def make_batches(quotas, *, seed: int = 0, tier_shares=None, salt: str = "") -> list[BatchPlan]:
+    """The batches for one plan's 45 per-age quotas. ``salt`` (the character key, say)
+    makes two plans of one run draw different tier orders from the same seed."""
+    if len(quotas) != SEGMENT_COUNT or any(
+        isinstance(q, bool) or not isinstance(q, int) or q < 0 for q in quotas
+    ):
+        raise BatchingError(f"A plan's quotas must be {SEGMENT_COUNT} whole numbers ≥ 0.")
+    shares = resolved_tier_shares(tier_shares)
+    batches = []
+    domain_turn = 0
+    for stage, first, last in windows(quotas):
+        ages = [a for a in range(first, last + 1) for _ in range(quotas[a - FIRST_AGE])]
+        if not ages:
+            continue
+        parts = math.ceil(len(ages) / BATCH_TARGET_HIGH)
+        for part in range(parts):
+            part_ages = ages[part::parts]  # dealt in turn: every part spans the window
+            counts = apportion_tiers(len(part_ages), shares)
+            tiers = [t for t in TIERS for _ in range(counts[t])]
+            random.Random(f"{seed}:{salt}:{first}-{last}:{part}").shuffle(tiers)
+            slots = []
+            for age, tier in zip(part_ages, tiers, strict=True):
+                slots.append(Slot(age=age, tier=tier, domain=DOMAINS[domain_turn % len(DOMAINS)]))
+                domain_turn += 1
+            batches.append(
+                BatchPlan(
+                    life_stage=stage.key,
+                    life_stage_label=stage.label,
+                    first_age=first,
+                    last_age=last,
+                    slots=tuple(slots),
+                )
+            )
+    return batches

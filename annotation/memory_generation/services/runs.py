@@ -1,0 +1,265 @@
+"""Memory generation runs: create, start, cancel, resume and retry (seed 000 App. B.5).
+
+A run is created from one or more plans (one per character): its batches are made up
+front from each plan's quotas (``batching``) and interleaved across the characters.
+Starting it sends at most ``concurrency`` batches to the workers; each batch that ends
+sends the next (``services.batches``), so the characters run side by side within the
+provider's limit. Run-level changes lock the run row first and then touch batches.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+import llm
+from annotation.memory_generation import batching
+from annotation.memory_generation.celery_tasks import execute_memory_batch
+from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
+from annotation.memory_generation.prompts import latest_prompt
+from annotation.memory_generation.services import calls
+from annotation.memory_generation.services.batches import (
+    dispatch_locked,
+    memory_label,
+    run_finish_locked,
+)
+
+BatchStatus = MemoryBatch.Status
+RunStatus = MemoryRun.Status
+MAX_CONCURRENCY = 256
+
+
+class MemoryGenerationError(Exception):
+    """A request about a memory generation run that cannot be carried out as asked; the
+    message is shown to the admin as is."""
+
+
+def memory_provider_config() -> llm.ProviderConfig | None:
+    """The provider of ``HEARTBENCH_MEMORY_*`` in this process, None when not set."""
+    try:
+        return calls.provider_config()
+    except calls.ConfigurationError as error:
+        raise MemoryGenerationError(str(error)) from None
+
+
+def _plans(plan_ids) -> list[MemoryPlan]:
+    try:
+        ids = [int(i) for i in plan_ids or []]
+    except (TypeError, ValueError):
+        raise MemoryGenerationError("Plan ids must be whole numbers.") from None
+    if not ids:
+        raise MemoryGenerationError("Choose at least one plan.")
+    found = {
+        p.pk: p
+        for p in MemoryPlan.objects.select_related("character", "profile_version").filter(
+            pk__in=ids
+        )
+    }
+    missing = sorted(set(ids) - set(found))
+    if missing:
+        raise MemoryGenerationError(f"Unknown plan {', '.join(map(str, missing))}.")
+    plans = [found[i] for i in dict.fromkeys(ids)]
+    seen = {}
+    for plan in plans:
+        key = plan.character.key
+        if key in seen:
+            raise MemoryGenerationError(
+                f"Plans {seen[key]} and {plan.pk} are both for {key}; a run takes one plan "
+                "per character."
+            )
+        seen[key] = plan.pk
+        if not plan.profile_version.is_frozen:
+            raise MemoryGenerationError(
+                f"{plan.profile_version} (plan {plan.pk}) is not frozen; memories are "
+                "generated only from a profile the senior reviewer has frozen (App. B.3)."
+            )
+        if memory_label(plan.profile_version) is None:
+            raise MemoryGenerationError(
+                f"{plan.profile_version} has no single defining trait (one score ≥ 0.90 or "
+                "≤ 0.15, or all 0.50), so its memory ids would have no trait label "
+                "(MEM_CHAR_XX_<label>_NNNN)."
+            )
+    busy = (
+        MemoryRun.objects.filter(plans__in=plans)
+        .exclude(status=RunStatus.CANCELLED)
+        .values_list("pk", "plans__pk")
+        .distinct()
+    )
+    for run_id, plan_id in busy:
+        if plan_id in seen.values():
+            raise MemoryGenerationError(
+                f"Plan {plan_id} is already in memory run {run_id}; resume or retry that "
+                "run instead of generating its memories twice."
+            )
+    return plans
+
+
+@transaction.atomic
+def run_create(
+    *,
+    user,
+    plan_ids,
+    model_name: str = "",
+    concurrency=None,
+    seed: int = 0,
+    tier_shares=None,
+    note: str = "",
+) -> MemoryRun:
+    """A pending run over the plans, its batches made from their quotas."""
+    config = memory_provider_config()
+    if config is None:
+        raise MemoryGenerationError(
+            "No memory generation provider is configured; set HEARTBENCH_MEMORY_KIND and "
+            "HEARTBENCH_MEMORY_MODEL (with HEARTBENCH_MEMORY_API_KEY or _BASE_URL) in the "
+            "environment of the web server and the workers, and restart them."
+        )
+    problems = batching.tier_share_problems(tier_shares)
+    if problems:
+        raise MemoryGenerationError(" ".join(problems))
+    shares = batching.resolved_tier_shares(tier_shares)
+    if concurrency in (None, ""):
+        concurrency = config.concurrency
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int):
+        raise MemoryGenerationError("The concurrency must be a whole number.")
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise MemoryGenerationError(
+            f"The concurrency must be between 1 and {MAX_CONCURRENCY}; got {concurrency}."
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise MemoryGenerationError("The seed must be a whole number ≥ 0.")
+    plans = _plans(plan_ids)
+
+    per_plan = [
+        (
+            plan,
+            batching.make_batches(
+                plan.quotas, seed=seed, tier_shares=shares, salt=plan.character.key
+            ),
+        )
+        for plan in plans
+    ]
+    if not any(made for _, made in per_plan):
+        raise MemoryGenerationError("The chosen plans have nothing left to generate.")
+    run = MemoryRun.objects.create(
+        prompt=latest_prompt(),
+        provider=config.kind.value,
+        model_name=(model_name or "").strip() or config.model,
+        concurrency=concurrency,
+        seed=seed,
+        tier_shares=shares,
+        note=note,
+        created_by=user,
+    )
+    run.plans.set(plans)
+    # Interleaved across characters, so the batches in flight span them all.
+    rows = []
+    longest = max(len(made) for _, made in per_plan)
+    for turn in range(longest):
+        for plan, made in per_plan:
+            if turn < len(made):
+                spec = made[turn]
+                rows.append(
+                    MemoryBatch(
+                        run=run,
+                        plan=plan,
+                        character=plan.character,
+                        index=len(rows) + 1,
+                        life_stage=spec.life_stage,
+                        first_age=spec.first_age,
+                        last_age=spec.last_age,
+                        slots=[s.as_dict() for s in spec.slots],
+                        slot_count=len(spec.slots),
+                    )
+                )
+    MemoryBatch.objects.bulk_create(rows, batch_size=1000)
+    return run
+
+
+def _locked_run(run_id) -> MemoryRun:
+    try:
+        return MemoryRun.objects.select_for_update().get(pk=run_id)
+    except MemoryRun.DoesNotExist:
+        raise MemoryGenerationError(f"There is no memory run {run_id}.") from None
+
+
+def _state(run: MemoryRun) -> str:
+    return run.get_status_display().lower()
+
+
+@transaction.atomic
+def run_start(*, run_id, user, on_unavailable=None) -> MemoryRun:
+    """pending → running; sends up to ``concurrency`` batches once this commits.
+    ``on_unavailable(message)`` is told when the broker cannot take them."""
+    run = _locked_run(run_id)
+    if run.status != RunStatus.PENDING:
+        raise MemoryGenerationError(
+            f"Memory run {run.pk} is {_state(run)}; only a run that has not started can be started."
+        )
+    run.status = RunStatus.RUNNING
+    run.started_at = timezone.now()
+    run.save(update_fields=["status", "started_at"])
+    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    run_finish_locked(run)
+    return run
+
+
+@transaction.atomic
+def run_cancel(*, run_id, user) -> MemoryRun:
+    """Stop a run: waiting batches are cancelled now, running ones after the slot they
+    are generating (a call already sent is not abandoned). Stored memories stay."""
+    run = _locked_run(run_id)
+    if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+        raise MemoryGenerationError(
+            f"Memory run {run.pk} is {_state(run)}; only a pending or running run can be cancelled."
+        )
+    run.batches.filter(status=BatchStatus.PENDING).update(
+        status=BatchStatus.CANCELLED, queued_at=None, updated_at=timezone.now()
+    )
+    run.status = RunStatus.CANCELLING
+    run.save(update_fields=["status"])
+    run_finish_locked(run)
+    return run
+
+
+def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
+    run.batches.filter(status__in=statuses).update(
+        status=BatchStatus.PENDING,
+        error_kind="",
+        error_message="",
+        queued_at=None,
+        updated_at=timezone.now(),
+    )
+    run.status = RunStatus.RUNNING
+    run.finished_at = None
+    if run.started_at is None:
+        run.started_at = timezone.now()
+    run.save(update_fields=["status", "finished_at", "started_at"])
+    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    run_finish_locked(run)
+    return run
+
+
+@transaction.atomic
+def run_resume(*, run_id, user, on_unavailable=None) -> MemoryRun:
+    """cancelled → running: the cancelled batches wait again and ask only for their
+    empty slots; failed ones stay failed (retry them)."""
+    run = _locked_run(run_id)
+    if run.status != RunStatus.CANCELLED:
+        raise MemoryGenerationError(
+            f"Memory run {run.pk} is {_state(run)}; only a cancelled run can be resumed"
+            + (" (wait until it has stopped)." if run.status == RunStatus.CANCELLING else ".")
+        )
+    # A pending batch whose message never reached the broker is sent again too.
+    return _reopen(run, [BatchStatus.CANCELLED, BatchStatus.PENDING], on_unavailable)
+
+
+@transaction.atomic
+def run_retry_failed(*, run_id, user, on_unavailable=None) -> MemoryRun:
+    """finished with failures (or still running) → running: the failed batches wait
+    again and ask only for their empty slots."""
+    run = _locked_run(run_id)
+    if run.status not in (RunStatus.FINISHED_WITH_FAILURES, RunStatus.RUNNING):
+        raise MemoryGenerationError(
+            f"Memory run {run.pk} is {_state(run)}; only a run with failed batches can retry them."
+        )
+    if not run.batches.filter(status=BatchStatus.FAILED).exists():
+        raise MemoryGenerationError(f"Memory run {run.pk} has no failed batches to retry.")
+    return _reopen(run, [BatchStatus.FAILED], on_unavailable)
