@@ -1,22 +1,19 @@
 """Cutting a plan's quotas into generation batches (seed 000 App. B.5, L.3): pure, no Django.
 
-App. B.5: each batch covers a 2–5-year age window and targets 45–50 memories. Windows
-never cross a life-stage bin (the system prompt of a batch names one bin and its
-guidance). Inside each bin the ages are walked in order and a window is closed when
+App. B.5: each batch covers a 2–5-year age window and targets 45–50 memories. A batch
+never crosses a life-stage bin (the system prompt of a batch names one bin and its
+guidance). Inside each bin the slots, in age order, are cut into contiguous batches of
+near-equal size; the number of batches is the one whose sizes come nearest the 45–50
+target (on a tie, the smaller batches), raised until no batch spans more than
+``WINDOW_MAX_YEARS`` (5) years. A batch's window runs from its youngest to its oldest
+slot's age, widened to ``WINDOW_MIN_YEARS`` (2) years inside the bin when all its slots
+share one age; neighbouring batches may share a boundary year.
 
-- it spans at least ``WINDOW_MIN_YEARS`` (2) years and holds at least
-  ``BATCH_TARGET_LOW`` (45) slots, or
-- it spans ``WINDOW_MAX_YEARS`` (5) years, or
-- the bin ends.
-
-A window of more than ``BATCH_TARGET_HIGH`` (50) slots becomes ``ceil(n / 50)`` batches
-of (near-)equal size over the same window, its ages dealt out in turn so each batch
-spans the whole window. A window with no slot makes no batch.
-
-So a full plan (1,000 memories, ~22 a year) gives batches of 45–50 (or the equal halves
-of a longer window); a small top-up plan (a few memories a year) gives a few small
-batches, one per 5-year window or bin remainder: the window rule holds, the 45–50
-target cannot. That is deliberate: a top-up never waits for slots it does not need.
+So a full plan (1,000 memories, 19–28 a year under the default weights) gives batches
+of 38–50, most of them 45–50: a bin holding 114 memories cannot be cut into sizes of
+45–50, and gets three batches of 38. A small top-up plan (a few memories a year) gives
+one small batch per bin (more when its slots span over five years): the window rule
+holds, the 45–50 target cannot, and a top-up never waits for slots it does not need.
 
 Every slot is one memory to generate, with
 - its event age (the plan's per-age quotas are respected exactly: the batches of a
@@ -127,19 +124,46 @@ def apportion_tiers(count: int, shares) -> dict[str, int]:
     return counts
 
 
-def windows(quotas) -> list[tuple[LifeStageBin, int, int]]:
-    """The (bin, first age, last age) windows of the quotas, before any split."""
-    found = []
-    for stage in LIFE_STAGE_BINS:
-        start, count = stage.first_age, 0
-        for age in range(stage.first_age, stage.last_age + 1):
-            count += quotas[age - FIRST_AGE]
-            years = age - start + 1
-            enough = years >= WINDOW_MIN_YEARS and count >= BATCH_TARGET_LOW
-            if enough or years == WINDOW_MAX_YEARS or age == stage.last_age:
-                found.append((stage, start, age))
-                start, count = age + 1, 0
-    return found
+def _batch_count(n: int) -> int:
+    """The number of near-equal batches whose sizes come nearest 45–50 (ties: more)."""
+
+    def distance(b: int) -> int:
+        return max(0, BATCH_TARGET_LOW - n // b) + max(0, math.ceil(n / b) - BATCH_TARGET_HIGH)
+
+    return min(range(1, math.ceil(n / BATCH_TARGET_LOW) + 1), key=lambda b: (distance(b), -b))
+
+
+def _chunks(ages: list[int], count: int) -> list[list[int]]:
+    size, extra = divmod(len(ages), count)
+    out, start = [], 0
+    for i in range(count):
+        end = start + size + (1 if i < extra else 0)
+        out.append(ages[start:end])
+        start = end
+    return out
+
+
+def bin_chunks(ages: list[int]) -> list[list[int]]:
+    """One bin's slot ages (sorted) cut into the batches' age lists."""
+    if not ages:
+        return []
+    count = _batch_count(len(ages))
+    while True:
+        chunks = _chunks(ages, count)
+        if all(c[-1] - c[0] + 1 <= WINDOW_MAX_YEARS for c in chunks):
+            return chunks
+        count += 1
+
+
+def window(stage: LifeStageBin, ages: list[int]) -> tuple[int, int]:
+    """The batch's age window: its slots' ages, at least two years, inside the bin."""
+    first, last = ages[0], ages[-1]
+    if last - first + 1 < WINDOW_MIN_YEARS:
+        if last < stage.last_age:
+            last += 1
+        else:
+            first -= 1
+    return first, last
 
 
 def make_batches(quotas, *, seed: int = 0, tier_shares=None, salt: str = "") -> list[BatchPlan]:
@@ -152,18 +176,19 @@ def make_batches(quotas, *, seed: int = 0, tier_shares=None, salt: str = "") -> 
     shares = resolved_tier_shares(tier_shares)
     batches = []
     domain_turn = 0
-    for stage, first, last in windows(quotas):
-        ages = [a for a in range(first, last + 1) for _ in range(quotas[a - FIRST_AGE])]
-        if not ages:
-            continue
-        parts = math.ceil(len(ages) / BATCH_TARGET_HIGH)
-        for part in range(parts):
-            part_ages = ages[part::parts]  # dealt in turn: every part spans the window
-            counts = apportion_tiers(len(part_ages), shares)
+    for stage in LIFE_STAGE_BINS:
+        bin_ages = [
+            a
+            for a in range(stage.first_age, stage.last_age + 1)
+            for _ in range(quotas[a - FIRST_AGE])
+        ]
+        for part, ages in enumerate(bin_chunks(bin_ages)):
+            first, last = window(stage, ages)
+            counts = apportion_tiers(len(ages), shares)
             tiers = [t for t in TIERS for _ in range(counts[t])]
-            random.Random(f"{seed}:{salt}:{first}-{last}:{part}").shuffle(tiers)
+            random.Random(f"{seed}:{salt}:{stage.key}:{part}").shuffle(tiers)
             slots = []
-            for age, tier in zip(part_ages, tiers, strict=True):
+            for age, tier in zip(ages, tiers, strict=True):
                 slots.append(Slot(age=age, tier=tier, domain=DOMAINS[domain_turn % len(DOMAINS)]))
                 domain_turn += 1
             batches.append(

@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from annotation.corpus.life_stages import LIFE_STAGE_BINS, life_stage_for_age
-from annotation.memory_generation import batching, quota
+from annotation.memory_generation import quota
 from annotation.memory_generation.batching import (
     BATCH_TARGET_HIGH,
     BATCH_TARGET_LOW,
@@ -37,64 +37,89 @@ def test_the_batches_hold_each_age_quota_exactly(name, deficit):
     counted = ages_of(batches)
     assert [counted.get(a, 0) for a in quota.SEGMENT_AGES] == quotas
     for batch in batches:
-        assert batch.slots, "a window without slots makes no batch"
+        assert batch.slots, "a bin without slots makes no batch"
         assert all(batch.first_age <= s.age <= batch.last_age for s in batch.slots)
 
 
 @pytest.mark.parametrize("name", list(WEIGHT_VECTORS))
-def test_every_window_lies_in_one_bin_and_spans_two_to_five_years_unless_the_bin_ends(name):
-    quotas = quota.allocate(1000, WEIGHT_VECTORS[name])
-    for stage, first, last in batching.windows(quotas):
-        assert stage.contains(first) and stage.contains(last)
-        years = last - first + 1
-        assert years <= 5
-        if years < 2:
-            assert last == stage.last_age  # only a bin's remainder is shorter
+@pytest.mark.parametrize("deficit", [1000, 400, 37])
+def test_every_batch_lies_in_one_bin_and_spans_two_to_five_years(name, deficit):
+    quotas = quota.allocate(deficit, WEIGHT_VECTORS[name])
     for batch in make_batches(quotas):
-        assert life_stage_for_age(batch.first_age).key == batch.life_stage
-        assert life_stage_for_age(batch.last_age).key == batch.life_stage
+        stage = life_stage_for_age(batch.first_age)
+        assert stage.key == batch.life_stage
+        assert stage.contains(batch.last_age)
+        assert 2 <= batch.last_age - batch.first_age + 1 <= 5
 
 
-def test_a_window_closes_at_two_years_and_45_slots():
-    quotas = [0] * quota.SEGMENT_COUNT
-    quotas[0], quotas[1], quotas[2] = 25, 22, 3  # ages 6, 7, 8
-    (first, *_) = batching.windows(quotas)
-    assert (first[1], first[2]) == (6, 7)  # 47 slots over two years
+def independent_sizes(ages: list[int]) -> list[int]:
+    """Brute force: over every count k of near-equal contiguous parts, the k whose parts
+    stray least from 45-50 (ties: more parts), then more parts while one spans over
+    five years."""
+    n = len(ages)
+
+    def parts(k):
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        bounds = [sum(sizes[:i]) for i in range(k + 1)]
+        return [ages[bounds[i] : bounds[i + 1]] for i in range(k)]
+
+    def stray(k):
+        sizes = [len(p) for p in parts(k)]
+        return max(0, 45 - min(sizes)) + max(0, max(sizes) - 50)
+
+    k = min(range(1, n + 1), key=lambda k: (stray(k), -k))
+    while any(p[-1] - p[0] + 1 > 5 for p in parts(k)):
+        k += 1
+    return [len(p) for p in parts(k)]
+
+
+@pytest.mark.parametrize("name", list(WEIGHT_VECTORS))
+def test_a_full_plan_cuts_each_bin_into_batches_as_near_45_to_50_as_it_allows(name):
+    quotas = quota.allocate(1000, WEIGHT_VECTORS[name])
     batches = make_batches(quotas)
-    assert [(b.first_age, b.last_age, len(b.slots)) for b in batches] == [(6, 7, 47), (8, 11, 3)]
+    for stage in LIFE_STAGE_BINS:
+        sizes = [len(b.slots) for b in batches if b.life_stage == stage.key]
+        in_bin = [
+            a for a in range(stage.first_age, stage.last_age + 1) for _ in range(quotas[a - 6])
+        ]
+        assert sum(sizes) == len(in_bin)
+        if sizes:
+            assert sizes == independent_sizes(in_bin), stage.key
 
 
-def test_a_window_over_50_is_split_into_equal_batches_over_the_same_window():
+def test_the_default_plan_makes_batches_of_45_to_50_where_the_bins_allow():
+    sizes = [len(b.slots) for b in make_batches(FULL)]
+    assert all(38 <= n <= BATCH_TARGET_HIGH for n in sizes)
+    assert sum(BATCH_TARGET_LOW <= n <= BATCH_TARGET_HIGH for n in sizes) >= len(sizes) // 2
+
+
+def test_batches_are_contiguous_in_age_and_share_at_most_a_boundary_year():
     quotas = [0] * quota.SEGMENT_COUNT
-    quotas[0], quotas[1] = 40, 40  # 80 slots at ages 6-7
-    batches = [b for b in make_batches(quotas) if b.first_age == 6]
-    assert [len(b.slots) for b in batches] == [40, 40]
-    for batch in batches:
-        assert (batch.first_age, batch.last_age) == (6, 7)
-        assert {s.age for s in batch.slots} == {6, 7}  # each part spans the window
+    quotas[0], quotas[1], quotas[2] = 40, 40, 10  # 90 slots at ages 6-8: two batches of 45
+    batches = make_batches(quotas)
+    assert [(b.first_age, b.last_age, len(b.slots)) for b in batches] == [
+        (6, 7, 45),
+        (7, 8, 45),
+    ]
 
 
-def test_a_full_plan_makes_batches_of_at_most_50_and_a_window_of_45_or_more_is_one_target():
-    batches = make_batches(FULL)
-    assert all(len(b.slots) <= BATCH_TARGET_HIGH for b in batches)
-    by_window = Counter()
-    for b in batches:
-        by_window[(b.first_age, b.last_age)] += len(b.slots)
-    for (first, last), total in by_window.items():
-        stage = life_stage_for_age(first)
-        if last != stage.last_age and last - first + 1 < 5:
-            assert total >= BATCH_TARGET_LOW  # closed because it reached the target
-
-
-def test_a_small_top_up_makes_small_batches_one_per_window():
+def test_a_small_top_up_makes_one_small_batch_per_bin_with_a_two_year_window():
     quotas = [0] * quota.SEGMENT_COUNT
     quotas[14 - 6] = 2
-    quotas[30 - 6] = 1
+    quotas[33 - 6] = 1
     batches = make_batches(quotas)
-    assert [(b.life_stage, len(b.slots)) for b in batches] == [
-        ("adolescence", 2),
-        ("age_30_transition", 1),
+    assert [(b.life_stage, b.first_age, b.last_age, len(b.slots)) for b in batches] == [
+        ("adolescence", 14, 15, 2),
+        ("age_30_transition", 32, 33, 1),  # widened inside the bin, which ends at 33
     ]
+
+
+def test_slots_spread_over_more_than_five_years_make_another_batch():
+    quotas = [0] * quota.SEGMENT_COUNT
+    quotas[34 - 6] = 1
+    quotas[40 - 6] = 1  # settling down, 34-40: seven years apart
+    batches = make_batches(quotas)
+    assert [(b.first_age, b.last_age) for b in batches] == [(34, 35), (39, 40)]
 
 
 def test_tiers_follow_the_shares_by_largest_remainder_in_every_batch():
