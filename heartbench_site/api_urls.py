@@ -18,6 +18,7 @@ urlpatterns = [
         ),
     ),
     path("generation/", include("annotation.generation.api_urls")),
+    path("drafting/", include("annotation.character_drafting.api_urls")),
     path(
         "review/",
         include_joined(

@@ -43,6 +43,7 @@ urlpatterns = [
         "compare/",
         include_joined("comparison", comparison_urls.urlpatterns, consensus_urls.urlpatterns),
     ),
+    path("drafting/", include("annotation.character_drafting.urls")),
     path("arbitration/", include("adjudication.arbitration.urls")),
     path("baseline/", include("humanbaseline.urls")),
     path("evaluation/", include("evaluation.urls")),

@@ -83,7 +83,7 @@ ACCESS = {
         ],
         READERS,
     ),
-    # Imports, candidate generation, prompts: admins.
+    # Imports, character drafting, candidate generation, prompts: admins.
     **dict.fromkeys(
         [
             "corpus:import",
@@ -104,6 +104,17 @@ ACCESS = {
             "generation-api:run-cancel",
             "generation-api:run-retry",
             "generation-api:unit-list",
+            "drafting:job-list",
+            "drafting:job-new",
+            "drafting:job-detail",
+            "drafting:job-retry",
+            "drafting:draft-detail",
+            "drafting:redraft-list",
+            "drafting:redraft-new",
+            "drafting:prompt-list",
+            "drafting:prompt-new",
+            "drafting-api:job-list",
+            "drafting-api:job-detail",
         ],
         only(ADMIN),
     ),
