@@ -1,5 +1,6 @@
 """Registers each workflow package's Django admin pages (Django autodiscovers this module)."""
 
+from annotation.character_drafting import admin as character_drafting_admin  # noqa: F401
 from annotation.corpus import admin as corpus_admin  # noqa: F401
 from annotation.corpus_import import admin as corpus_import_admin  # noqa: F401
 from annotation.generation import admin as generation_admin  # noqa: F401

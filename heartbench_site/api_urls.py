@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("generation/", include("annotation.generation.api_urls")),
     path("memory-generation/", include("annotation.memory_generation.api_urls")),
+    path("drafting/", include("annotation.character_drafting.api_urls")),
     path(
         "review/",
         include_joined(

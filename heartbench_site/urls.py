@@ -44,6 +44,7 @@ urlpatterns = [
         include_joined("comparison", comparison_urls.urlpatterns, consensus_urls.urlpatterns),
     ),
     path("memory-generation/", include("annotation.memory_generation.urls")),
+    path("drafting/", include("annotation.character_drafting.urls")),
     path("arbitration/", include("adjudication.arbitration.urls")),
     path("baseline/", include("humanbaseline.urls")),
     path("evaluation/", include("evaluation.urls")),

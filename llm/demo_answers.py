@@ -49,6 +49,7 @@ from .demo_material import (
     memory_line,
     pick_words,
 )
+from .demo_profiles import character_profile
 
 SEED_VARIABLE = "HEARTBENCH_DEMO_SEED"
 FLAG_SHARE_VARIABLE = "HEARTBENCH_DEMO_FLAG_SHARE"
@@ -133,6 +134,8 @@ def prompt_kind(schema: Any) -> str:
         return "audit_classifier"
     if {"selected", "justification"} <= props:
         return "distractor_selection"
+    if {"char_key", "big_five", "core_patterns"} <= props:
+        return "character_profile"
     return "generic"
 
 
@@ -478,6 +481,7 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "audit_classifier": _audit_classifier,
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,
+    "character_profile": character_profile,
 }
 
 

@@ -83,7 +83,7 @@ ACCESS = {
         ],
         READERS,
     ),
-    # Imports, candidate generation, prompts: admins.
+    # Imports, character drafting, candidate generation, prompts: admins.
     **dict.fromkeys(
         [
             "corpus:import",
@@ -116,6 +116,17 @@ ACCESS = {
             "memory-generation-api:plan-list",
             "memory-generation-api:plan-detail",
             "memory-generation-api:plan-top-up",
+            "drafting:job-list",
+            "drafting:job-new",
+            "drafting:job-detail",
+            "drafting:job-retry",
+            "drafting:draft-detail",
+            "drafting:redraft-list",
+            "drafting:redraft-new",
+            "drafting:prompt-list",
+            "drafting:prompt-new",
+            "drafting-api:job-list",
+            "drafting-api:job-detail",
         ],
         only(ADMIN),
     ),

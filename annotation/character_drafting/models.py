@@ -1,0 +1,186 @@
+"""Character drafting (seed 000 §2.2 Stage 1, App. B.1/B.2, L.2).
+
+A ``DraftingJob`` asks one model to draft a set of characters (the Table 4 design, a
+custom one, or one redraft of a reviewed profile); it holds one ``CharacterDraft`` per
+character, and every model call of a draft is a ``DraftingCall`` with its prompt, model,
+raw and parsed output, tokens and error. A valid draft becomes a ``ProfileVersion`` (the
+first of a new character, or the next one of a redrafted character) that profile review
+takes up. ``DraftingPrompt`` versions are numbered and never change once a job used one.
+"""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from annotation.corpus.models import Character, ProfileVersion
+
+__all__ = [
+    "CharacterDraft",
+    "DraftingCall",
+    "DraftingJob",
+    "DraftingPrompt",
+    "DraftingPromptInUseError",
+]
+
+
+class DraftingPromptInUseError(ValidationError):
+    """A drafting prompt version a job used was about to change."""
+
+
+class DraftingPrompt(models.Model):
+    """One numbered version of the drafting prompt (templates: ``prompts``)."""
+
+    number = models.PositiveIntegerField(unique=True)
+    system_template = models.TextField()
+    user_template = models.TextField()
+    redraft_template = models.TextField()
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self):
+        return f"drafting prompt v{self.number}"
+
+    def save(self, *args, **kwargs):
+        # A job must keep naming exactly the text its drafts were written with.
+        if self.is_used:
+            raise DraftingPromptInUseError(
+                f"{self} was used by a drafting job and cannot change; create the next version."
+            )
+        super().save(*args, **kwargs)
+
+    @property
+    def is_used(self) -> bool:
+        return self.pk is not None and DraftingJob.objects.filter(prompt_id=self.pk).exists()
+
+
+class DraftingJob(models.Model):
+    class Kind(models.TextChoices):
+        DRAFT = "draft", "New characters"
+        REDRAFT = "redraft", "Redraft of a reviewed profile"
+
+    class Design(models.TextChoices):
+        TABLE4 = "table4", "Table 4: ten high/low anchors and the neutral reference"
+        CUSTOM = "custom", "Custom requirements"
+        REDRAFT = "redraft", "The reviewed profile's own design"
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DRAFT)
+    design = models.CharField(max_length=16, choices=Design.choices)
+    design_text = models.TextField(blank=True, help_text="The custom design as typed.")
+    skipped_keys = models.JSONField(
+        default=list, blank=True, help_text="Keys of the design left out: the character exists."
+    )
+    provider = models.CharField(max_length=40)
+    model = models.CharField(max_length=200)
+    prompt = models.ForeignKey(DraftingPrompt, on_delete=models.PROTECT, related_name="jobs")
+    max_attempts = models.PositiveIntegerField(
+        help_text="Model calls per draft before it is reported as failed."
+    )
+    note = models.TextField(blank=True)
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.RUNNING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    is_demo = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"drafting job {self.pk} ({self.status})"
+
+
+class CharacterDraft(models.Model):
+    """One character of a job: drafted, checked, retried, then a profile version or a
+    reported failure."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Drafting"
+        SUCCEEDED = "succeeded", "Drafted"
+        FAILED = "failed", "Failed"
+
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+
+    job = models.ForeignKey(DraftingJob, on_delete=models.CASCADE, related_name="drafts")
+    char_key = models.CharField(max_length=16)
+    planned = models.JSONField(help_text="design.PlannedCharacter.as_dict()")
+    redraft_of = models.ForeignKey(
+        ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    redraft_field = models.CharField(
+        max_length=32, blank=True, help_text="The one field redrafted; blank: the whole profile."
+    )
+    guidance = models.JSONField(
+        default=list, blank=True, help_text="The change requests the redraft addresses."
+    )
+    admin_note = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    deliveries = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
+    problems = models.JSONField(default=list, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    error_kind = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    profile_version = models.OneToOneField(
+        ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="draft"
+    )
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["job", "char_key", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "char_key"], name="character_draft_unique")
+        ]
+        indexes = [models.Index(fields=["job", "status"])]
+
+    def __str__(self):
+        return f"draft of {self.char_key} in job {self.job_id} ({self.status})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL
+
+
+class DraftingCall(models.Model):
+    """One model call of a draft (all its structured-output rounds): the prompt as sent,
+    the model, the raw and parsed output, tokens, and what was wrong with it."""
+
+    draft = models.ForeignKey(CharacterDraft, on_delete=models.CASCADE, related_name="calls")
+    attempt = models.PositiveIntegerField()
+    provider = models.CharField(max_length=40)
+    model = models.CharField(max_length=200)
+    system = models.TextField()
+    user = models.TextField()
+    raw_response = models.TextField(blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    ok = models.BooleanField(help_text="The output was usable (schema and checks).")
+    problems = models.JSONField(default=list, blank=True)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_s = models.FloatField(default=0.0)
+    rounds = models.PositiveIntegerField(default=0)
+    error_kind = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True, help_text="Per-try records.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["draft", "attempt", "pk"]
+
+    def __str__(self):
+        return f"call {self.attempt} of {self.draft}"

@@ -1,0 +1,69 @@
+"""What the drafting services share: the refusal, the admin check, the drafting model's
+configuration and a job's final status."""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+import llm
+from annotation.character_drafting.models import CharacterDraft, DraftingJob
+from heartbench_site.base.providers import configured_provider
+from heartbench_site.base.roles import CORPUS_ADMINS, has_any_role
+
+#: settings.HEARTBENCH_DRAFTING_PROVIDER, else HEARTBENCH_DRAFTING_* in the environment.
+PROVIDER_PREFIX = "HEARTBENCH_DRAFTING"
+#: Model calls per draft (each with its own structured-output rounds) before a draft
+#: whose output keeps breaking the rules is reported: settings.HEARTBENCH_DRAFTING_MAX_ATTEMPTS.
+DEFAULT_MAX_ATTEMPTS = 3
+NOT_CONFIGURED_MESSAGE = (
+    "No drafting model is configured: set HEARTBENCH_DRAFTING_KIND (anthropic, openai, "
+    "gemini, openai_compatible or offline_demo) with HEARTBENCH_DRAFTING_MODEL and its "
+    "API key or base URL in the environment, or settings.HEARTBENCH_DRAFTING_PROVIDER."
+)
+
+DraftStatus = CharacterDraft.Status
+JobStatus = DraftingJob.Status
+
+
+class DraftingError(ValidationError):
+    """A drafting action that cannot be carried out as asked; the message says why."""
+
+
+def require_admin(user, doing: str) -> None:
+    if user is not None and not has_any_role(user, CORPUS_ADMINS):
+        raise DraftingError(f"Only an admin can {doing}.")
+
+
+def max_attempts_setting() -> int:
+    return int(getattr(settings, "HEARTBENCH_DRAFTING_MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS))
+
+
+def drafting_provider() -> llm.ProviderConfig | None:
+    """The configured drafting model, or None. A malformed environment is a refusal
+    naming the variable (never its value)."""
+    try:
+        return configured_provider(PROVIDER_PREFIX)
+    except ValueError as error:
+        raise DraftingError(f"The drafting model's configuration is invalid: {error}.") from None
+
+
+def job_finish_if_done(*, job_id: int) -> None:
+    """Give a job whose drafts are all final its final status (under the job's lock)."""
+    if (
+        CharacterDraft.objects.filter(job_id=job_id)
+        .exclude(status__in=CharacterDraft.TERMINAL)
+        .exists()
+    ):
+        return
+    with transaction.atomic():
+        job = DraftingJob.objects.select_for_update().get(pk=job_id)
+        if job.status != JobStatus.RUNNING:
+            return
+        drafts = job.drafts.all()
+        if drafts.exclude(status__in=CharacterDraft.TERMINAL).exists():
+            return
+        failed = drafts.filter(status=DraftStatus.FAILED).exists()
+        job.status = JobStatus.FINISHED_WITH_FAILURES if failed else JobStatus.FINISHED
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "finished_at"])

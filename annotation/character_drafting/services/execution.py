@@ -1,0 +1,309 @@
+"""Drafting one character (seed 000 App. L.2): call the model, check the profile against
+its design, ask again with the problems named, and turn a valid draft into a
+``ProfileVersion`` that profile review (App. B.3) takes up. The worker's task
+(``celery_tasks.execute_character_draft``) calls ``character_draft_execute``.
+
+The profile version is created under the draft's row lock together with the draft's
+final status, so no path (a redelivered task, two deliveries at once, a retried draft)
+creates a second version for one draft.
+"""
+
+import json
+import logging
+
+from django.db import transaction
+
+import llm
+from annotation.character_drafting import prompts
+from annotation.character_drafting.design import PlannedCharacter, design_brief
+from annotation.character_drafting.models import CharacterDraft, DraftingCall
+from annotation.character_drafting.profile_schema import (
+    PROFILE_SCHEMA,
+    ProfileCheck,
+    check_profile,
+    profile_as_json,
+)
+from annotation.character_drafting.services.common import (
+    NOT_CONFIGURED_MESSAGE,
+    DraftingError,
+    DraftStatus,
+    drafting_provider,
+    job_finish_if_done,
+)
+from annotation.character_drafting.services.redraft_rules import (
+    FIELD_LABELS,
+    merge_redraft,
+    redraft_blocker,
+    version_values,
+)
+from annotation.corpus.models import Character, ProfileVersion
+from annotation.profile_review.models import ProfileReviewCase
+from annotation.profile_review.services import record_event
+from llm.records import OUTPUT_RETRYABLE
+
+logger = logging.getLogger(__name__)
+
+#: Structured-output rounds inside one call (App. L.2 drafts are short): a reply that is
+#: not JSON or breaks the schema is sent back once with the problem named.
+SCHEMA_ROUNDS = 2
+SOURCE_MAX = 300  # ProfileVersion.source
+
+
+class DraftFailed(Exception):
+    def __init__(self, kind: str, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.kind, self.message, self.problems = kind, message, problems or []
+
+
+class Stopped(Exception):
+    """Another delivery of the same task finished the draft."""
+
+
+def character_draft_execute(
+    *, draft_id: int, provider: llm.ProviderConfig | None = None
+) -> CharacterDraft:
+    """Draft one character. Safe to call any number of times: a finished draft is
+    returned unchanged, and at most one profile version is ever created for it.
+    ``provider`` replaces the configured drafting model (the demo's offline provider)."""
+    draft = _claim(draft_id)
+    if draft is not None:
+        job_id = draft.job_id
+        try:
+            _draft(draft, provider)
+        except Stopped:
+            pass
+        except DraftFailed as failure:
+            _fail(draft_id, failure)
+        except Exception as exc:
+            logger.exception("character draft %s crashed", draft_id)
+            _fail(draft_id, DraftFailed("internal_error", f"internal error: {exc}"))
+            job_finish_if_done(job_id=job_id)
+            raise
+        job_finish_if_done(job_id=job_id)
+    return CharacterDraft.objects.get(pk=draft_id)
+
+
+def _claim(draft_id: int) -> CharacterDraft | None:
+    with transaction.atomic():
+        draft = (
+            CharacterDraft.objects.select_for_update(of=("self",))
+            .select_related("job__prompt", "redraft_of__character")
+            .filter(pk=draft_id)
+            .first()
+        )
+        if draft is None or draft.is_terminal:
+            return None
+        draft.deliveries += 1
+        draft.status = DraftStatus.RUNNING
+        draft.save(update_fields=["deliveries", "status", "updated_at"])
+        return draft
+
+
+def _fail(draft_id: int, failure: DraftFailed) -> None:
+    with transaction.atomic():
+        draft = CharacterDraft.objects.select_for_update().get(pk=draft_id)
+        if draft.is_terminal:
+            return
+        draft.status = DraftStatus.FAILED
+        draft.error_kind = failure.kind[:40]
+        draft.error_message = failure.message
+        draft.problems = failure.problems
+        draft.save(
+            update_fields=["status", "error_kind", "error_message", "problems", "updated_at"]
+        )
+
+
+def redraft_prompt_values(draft: CharacterDraft) -> dict:
+    version = draft.redraft_of
+    if draft.redraft_field:
+        label = FIELD_LABELS[draft.redraft_field]
+        scope = (
+            f"change only the field “{label}” and copy every other field exactly as it is "
+            f"in version {version.number}."
+        )
+    else:
+        scope = "rewrite the whole profile so that it answers the requests below."
+    current = profile_as_json(version_values(version), draft.char_key)
+    return {
+        "version_number": version.number,
+        "scope": scope,
+        "current_profile": json.dumps(current, ensure_ascii=False, indent=1),
+        "change_requests": prompts.change_request_lines(draft.guidance),
+        "admin_note": draft.admin_note or "(none)",
+    }
+
+
+def draft_prompt(draft: CharacterDraft) -> tuple[str, str]:
+    """The system and first user message of a draft, from its job's prompt version."""
+    prompt = draft.job.prompt
+    planned = PlannedCharacter.from_dict(draft.planned)
+    system = prompts.render(prompt.system_template, {})
+    user = prompts.user_message(
+        user_template=prompt.user_template,
+        redraft_template=prompt.redraft_template,
+        char_key=draft.char_key,
+        design_brief=design_brief(planned),
+        redraft=redraft_prompt_values(draft) if draft.redraft_of_id else None,
+    )
+    return system, user
+
+
+def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
+    job = draft.job
+    config = provider or drafting_provider()
+    if config is None:
+        raise DraftFailed(
+            "not_configured", f"{NOT_CONFIGURED_MESSAGE} (read by the worker that took it)"
+        )
+    config = config.with_options(model=job.model)
+    planned = PlannedCharacter.from_dict(draft.planned)
+    system, first_user = draft_prompt(draft)
+    user = first_user
+    done = draft.calls.count()
+    client = llm.make_client(config)
+    problems: list[str] = []
+    try:
+        for attempt in range(1, job.max_attempts + 1):
+            result = client.complete_json(
+                system=system, user=user, schema=PROFILE_SCHEMA, max_attempts=SCHEMA_ROUNDS
+            )
+            if not result.ok:
+                output_problem = result.error_kind in OUTPUT_RETRYABLE
+                problems = [f"{result.error_kind}: {result.error_message}"]
+                _record(draft, done + attempt, result, system, user, problems)
+                if not output_problem:
+                    raise DraftFailed(
+                        result.error_kind or "provider_error",
+                        f"The drafting model ({config.kind.value} {config.model}) could not be "
+                        f"used: {result.error_kind}: {result.error_message}",
+                    )
+                user = prompts.retry_message(
+                    first_user, problems=problems, rejected=result.text or ""
+                )
+                continue
+            merged = merge_redraft(draft, result.parsed)
+            check = check_profile(merged, planned)
+            if draft.redraft_of_id and check.values == version_values(draft.redraft_of):
+                check.problems.append(
+                    f"The redraft is identical to version {draft.redraft_of.number}: change "
+                    f"{'the requested field' if draft.redraft_field else 'the profile'} "
+                    "as the requests ask."
+                )
+            _record(draft, done + attempt, result, system, user, check.problems, ok=check.ok)
+            if check.ok:
+                _finish(draft, check, model=result.model)
+                return
+            problems = check.problems
+            user = prompts.retry_message(first_user, problems=problems, rejected=result.parsed)
+    finally:
+        close = getattr(client, "close", None)
+        if close is not None:
+            close()
+    raise DraftFailed(
+        "invalid_profile",
+        f"The model's draft of {draft.char_key} still broke the drafting rules after "
+        f"{job.max_attempts} attempt(s); nothing was created. Retry the draft, or change the "
+        "prompt or the model.",
+        problems,
+    )
+
+
+def _record(draft, attempt, result, system, user, problems, *, ok=False) -> None:
+    DraftingCall.objects.create(
+        draft=draft,
+        attempt=attempt,
+        provider=result.provider,
+        model=result.model,
+        system=system,
+        user=user,
+        raw_response=result.text or result.raw_response or "",
+        parsed=result.parsed,
+        ok=ok,
+        problems=problems,
+        tokens_in=result.tokens_in,
+        tokens_out=result.tokens_out,
+        latency_s=result.latency_s,
+        rounds=result.rounds,
+        error_kind=result.error_kind or "",
+        error_message=result.error_message or "",
+        details={"attempts": [a.as_dict() for a in result.attempts], "demo": result.demo},
+    )
+
+
+def _finish(draft: CharacterDraft, check: ProfileCheck, *, model: str) -> None:
+    job = draft.job
+    with transaction.atomic():
+        locked = CharacterDraft.objects.select_for_update().get(pk=draft.pk)
+        if locked.is_terminal:
+            raise Stopped  # another delivery finished it: its version stands alone
+        if locked.redraft_of_id:
+            version = _redraft_version(locked, check, model=model)
+            action = "profile_redraft"
+        else:
+            version = _first_version(locked, check, model=model)
+            action = "profile_draft"
+        locked.profile_version = version
+        locked.character = version.character
+        locked.status = DraftStatus.SUCCEEDED
+        locked.warnings = check.warnings
+        locked.problems = []
+        locked.error_kind = locked.error_message = ""
+        locked.save()
+        record_event(
+            actor=job.created_by,
+            action=action,
+            character=version.character,
+            version=version.number,
+            drafting_job=job.pk,
+            model=model,
+            prompt_version=job.prompt.number,
+        )
+
+
+def _source(draft: CharacterDraft, model: str, prefix: str) -> str:
+    job = draft.job
+    text = (
+        f"{prefix} by drafting job {job.pk} ({job.provider} {model}, prompt v{job.prompt.number})"
+    )
+    return text[:SOURCE_MAX]
+
+
+def _first_version(draft: CharacterDraft, check: ProfileCheck, *, model: str) -> ProfileVersion:
+    if Character.objects.filter(key=draft.char_key).exists():
+        raise DraftFailed(
+            "character_exists",
+            f"{draft.char_key} was created elsewhere while this draft ran; nothing was added. "
+            "Redraft that character instead.",
+        )
+    character = Character.objects.create(key=draft.char_key)
+    return ProfileVersion.objects.create(
+        character=character,
+        number=1,
+        is_demo_standin=draft.job.is_demo,
+        source=_source(draft, model, "drafted"),
+        **check.values,
+    )
+
+
+def _redraft_version(draft: CharacterDraft, check: ProfileCheck, *, model: str) -> ProfileVersion:
+    base = draft.redraft_of
+    character = Character.objects.select_for_update().get(pk=base.character_id)
+    blocker = redraft_blocker(character, expected=base)
+    if blocker:
+        raise DraftFailed("redraft_refused", blocker)
+    what = FIELD_LABELS[draft.redraft_field].lower() if draft.redraft_field else "whole profile"
+    version = ProfileVersion.objects.create(
+        character=character,
+        number=base.number + 1,
+        is_demo_standin=base.is_demo_standin,
+        source=_source(draft, model, f"redraft of v{base.number} ({what})"),
+        **check.values,
+    )
+    # A case opened on the old version before any review began now reviews the redraft.
+    ProfileReviewCase.objects.filter(
+        character=character, status=ProfileReviewCase.Status.REVIEWING, reviews__isnull=True
+    ).update(reviewed_version=version)
+    return version
+
+
+__all__ = ["DraftingError", "character_draft_execute", "draft_prompt"]

@@ -1,0 +1,124 @@
+"""Launching a redraft of a reviewed profile (seed 000 App. B.3): one field or the whole
+profile, guided by the open change requests of the character's review case and an
+optional note from the admin. The rules are in ``redraft_rules``; the draft runs like any
+other (``execution``) and ends in the character's next profile version."""
+
+from django.db import transaction
+
+from annotation.character_drafting.models import CharacterDraft, DraftingJob
+from annotation.character_drafting.services.common import (
+    DraftingError,
+    DraftStatus,
+    max_attempts_setting,
+    require_admin,
+)
+from annotation.character_drafting.services.jobs import (
+    drafting_prompt_current,
+    enqueue_drafts,
+    provider_for,
+)
+from annotation.character_drafting.services.redraft_rules import (
+    FIELD_LABELS,
+    open_case,
+    planned_for_version,
+    redraft_blocker,
+)
+from annotation.corpus.models import Character
+from annotation.profile_review.models import ChangeRequest
+
+
+def redraft_guidance(character: Character, field: str = "") -> list[dict]:
+    """The open change requests of the character's review case (submitted reviews
+    only), on ``field`` when one is given, as the redraft prompt quotes them."""
+    case = open_case(character)
+    if case is None:
+        return []
+    requests = ChangeRequest.objects.filter(
+        review__case=case,
+        review__submitted_at__isnull=False,
+        status=ChangeRequest.Status.OPEN,
+    ).order_by("pk")
+    if field:
+        requests = requests.filter(field=field)
+    return [
+        {
+            "id": r.pk,
+            "field": r.field,
+            "field_label": FIELD_LABELS.get(r.field, r.field),
+            "passage": r.passage,
+            "concern": r.concern,
+            "suggested_correction": r.suggested_correction,
+        }
+        for r in requests
+    ]
+
+
+@transaction.atomic
+def drafting_redraft_create(
+    *,
+    user,
+    character_key: str,
+    field: str = "",
+    admin_note: str = "",
+    model: str = "",
+    on_unavailable=None,
+) -> DraftingJob:
+    """A one-draft job redrafting the character's latest version, queued at once.
+    Refused (nothing written) for a frozen latest version, while the reviewers are
+    mid-review, while another redraft of the character waits, for a fixed vector's
+    scores, and when there is nothing to address."""
+    require_admin(user, "redraft profiles")
+    character = Character.objects.select_for_update().filter(key=character_key).first()
+    if character is None:
+        raise DraftingError(f"There is no character {character_key}.")
+    if field and field not in FIELD_LABELS:
+        raise DraftingError(f"{field!r} is not a profile field.")
+    blocker = redraft_blocker(character)
+    if blocker:
+        raise DraftingError(blocker)
+    if CharacterDraft.objects.filter(
+        char_key=character_key,
+        job__kind=DraftingJob.Kind.REDRAFT,
+        status__in=(DraftStatus.PENDING, DraftStatus.RUNNING),
+    ).exists():
+        raise DraftingError(
+            f"A redraft of {character_key} is already waiting or running; let it finish first."
+        )
+    latest = character.versions.order_by("-number").first()
+    planned = planned_for_version(latest)
+    if field == "big_five" and planned.vector_fixed:
+        raise DraftingError(
+            f"{character_key}'s Big Five vector is fixed by its design (App. B.2: the neutral "
+            "reference is all 0.50); redraft its prose fields instead."
+        )
+    guidance = redraft_guidance(character, field)
+    admin_note = admin_note.strip()
+    if not guidance and not admin_note:
+        where = f" on {FIELD_LABELS[field]}" if field else ""
+        raise DraftingError(
+            f"{character_key} has no open change request{where} to address: write a note "
+            "saying what the redraft should change."
+        )
+    config = provider_for(model)
+    job = DraftingJob.objects.create(
+        kind=DraftingJob.Kind.REDRAFT,
+        design=DraftingJob.Design.REDRAFT,
+        provider=config.kind.value,
+        model=config.model,
+        prompt=drafting_prompt_current(),
+        max_attempts=max_attempts_setting(),
+        note=f"Redraft of {latest} ({FIELD_LABELS[field] if field else 'whole profile'})",
+        created_by=user,
+        is_demo=latest.is_demo_standin,
+    )
+    draft = CharacterDraft.objects.create(
+        job=job,
+        char_key=character_key,
+        planned=planned.as_dict(),
+        redraft_of=latest,
+        redraft_field=field,
+        guidance=guidance,
+        admin_note=admin_note,
+    )
+    enqueue_drafts(job, [draft.pk], on_unavailable)
+    return job

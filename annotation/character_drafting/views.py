@@ -1,0 +1,239 @@
+"""The admin's character drafting pages: the design form, jobs and their progress,
+drafts with their calls, redrafts, prompt versions. Thin: parse, call a selector or
+service, render."""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation.character_drafting import selectors
+from annotation.character_drafting.forms import (
+    DraftingDesignForm,
+    DraftingPromptForm,
+    RedraftForm,
+)
+from annotation.character_drafting.models import DraftingJob
+from annotation.character_drafting.prompts import DEFAULT_TEMPLATES
+from annotation.character_drafting.services import jobs, redraft
+from annotation.character_drafting.services.common import (
+    NOT_CONFIGURED_MESSAGE,
+    DraftingError,
+    drafting_provider,
+)
+from annotation.character_drafting.services.redraft_rules import redraft_blocker
+from annotation.corpus.models import Character
+from heartbench_site.base.roles import CORPUS_ADMINS, role_required
+from heartbench_site.base.web import add_error_messages
+
+JOBS_PER_PAGE = 25
+admin_required = role_required(*CORPUS_ADMINS)
+
+
+def _provider_state() -> tuple[object, str]:
+    """The configured drafting model, or None and the message saying how to set one."""
+    try:
+        config = drafting_provider()
+    except DraftingError as error:
+        return None, error.messages[0]
+    return config, "" if config is not None else NOT_CONFIGURED_MESSAGE
+
+
+@admin_required
+def drafting_job_list(request):
+    page = Paginator(selectors.drafting_job_list(), JOBS_PER_PAGE).get_page(request.GET.get("page"))
+    config, problem = _provider_state()
+    return render(
+        request,
+        "character_drafting/job_list.html",
+        {"page": page, "provider": config, "provider_problem": problem},
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def drafting_job_new(request):
+    config, problem = _provider_state()
+    plan, existing = None, set()
+    if request.method == "POST":
+        form = DraftingDesignForm(request.POST)
+        if form.is_valid():
+            plan = form.cleaned_data["plan"]
+            existing = set(
+                Character.objects.filter(key__in=[p.char_key for p in plan]).values_list(
+                    "key", flat=True
+                )
+            )
+            confirmed = form.cleaned_data.get("confirmed_plan") == form.digest()
+            refusals: list[str] = []
+            if "launch" in request.POST and confirmed:
+                try:
+                    job = jobs.drafting_job_create(
+                        user=request.user,
+                        plan=plan,
+                        design=form.cleaned_data["design"],
+                        design_text=form.cleaned_data.get("custom_design") or "",
+                        model=form.cleaned_data.get("model") or "",
+                        note=form.cleaned_data.get("note") or "",
+                        on_unavailable=lambda message: messages.error(request, message),
+                    )
+                except DraftingError as error:
+                    refusals = error.messages
+                else:
+                    messages.success(request, f"Drafting job {job.pk} is queued.")
+                    return redirect("drafting:job-detail", job_id=job.pk)
+            elif "launch" in request.POST:
+                refusals = ["The plan changed since it was checked: look at it again, then launch."]
+            # The plan as shown is what "Launch drafting" confirms.
+            data = request.POST.copy()
+            data["confirmed_plan"] = form.digest()
+            form = DraftingDesignForm(data, confirm=config is not None)
+            form.is_valid()
+            for refusal in refusals:
+                form.add_error(None, refusal)
+    else:
+        form = DraftingDesignForm(initial={"model": config.model if config else ""})
+    return render(
+        request,
+        "character_drafting/job_new.html",
+        {
+            "form": form,
+            "plan": plan,
+            "existing": existing,
+            "to_draft": [p for p in plan or [] if p.char_key not in existing],
+            "provider": config,
+            "provider_problem": problem,
+        },
+    )
+
+
+@admin_required
+def drafting_job_detail(request, job_id):
+    return _render_job(request, job_id)
+
+
+def _render_job(request, job_id, *, action_error: str = ""):
+    """The whole job page, or for htmx only its progress fragment."""
+    job = selectors.drafting_job_get(job_id=job_id)
+    template = "character_drafting/job_detail.html"
+    if request.htmx:
+        template += "#job-progress"
+    progress = selectors.drafting_job_progress(job=job)
+    return render(
+        request,
+        template,
+        {
+            "job": job,
+            "progress": progress,
+            "polling": job.status == DraftingJob.Status.RUNNING,
+            "can_retry": progress["counts"]["failed"] > 0,
+            "action_error": action_error,
+        },
+    )
+
+
+@admin_required
+@require_POST
+def drafting_job_retry(request, job_id):
+    selectors.drafting_job_get(job_id=job_id)  # 404 before any write
+    unqueued: list[str] = []
+    try:
+        jobs.drafting_job_retry_failed(
+            job_id=job_id, user=request.user, on_unavailable=unqueued.append
+        )
+    except DraftingError as error:
+        problem = error.messages[0]
+    else:
+        problem = unqueued[0] if unqueued else ""
+    if request.htmx:
+        return _render_job(request, job_id, action_error=problem)
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, f"Drafting job {job_id}: the failed drafts are queued again.")
+    return redirect("drafting:job-detail", job_id=job_id)
+
+
+@admin_required
+def character_draft_detail(request, job_id, id):
+    draft = selectors.character_draft_get(job_id=job_id, draft_id=id)
+    return render(request, "character_drafting/draft_detail.html", {"draft": draft})
+
+
+@admin_required
+def redraft_list(request):
+    return render(
+        request, "character_drafting/redraft_list.html", {"rows": selectors.redraft_overview()}
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def redraft_new(request, key):
+    character = Character.objects.filter(key=key).first()
+    if character is None:
+        raise Http404(f"No character {key}.")
+    config, problem = _provider_state()
+    if request.method == "POST":
+        form = RedraftForm(request.POST)
+        if form.is_valid():
+            try:
+                job = redraft.drafting_redraft_create(
+                    user=request.user,
+                    character_key=key,
+                    field=form.cleaned_data["field"],
+                    admin_note=form.cleaned_data["admin_note"],
+                    model=form.cleaned_data["model"],
+                    on_unavailable=lambda message: messages.error(request, message),
+                )
+            except DraftingError as error:
+                add_error_messages(form, error)
+            else:
+                messages.success(request, f"The redraft of {key} is queued (job {job.pk}).")
+                return redirect("drafting:job-detail", job_id=job.pk)
+    else:
+        form = RedraftForm(initial={"model": config.model if config else ""})
+    return render(
+        request,
+        "character_drafting/redraft_new.html",
+        {
+            "form": form,
+            "character": character,
+            "latest": character.versions.order_by("-number").first(),
+            "blocker": redraft_blocker(character),
+            "requests": selectors.redraft_requests(character=character),
+            "provider_problem": problem,
+        },
+    )
+
+
+@admin_required
+def drafting_prompt_list(request):
+    return render(
+        request,
+        "character_drafting/prompt_list.html",
+        {"prompts": selectors.drafting_prompt_list()},
+    )
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def drafting_prompt_new(request):
+    if request.method == "POST":
+        form = DraftingPromptForm(request.POST)
+        if form.is_valid():
+            try:
+                version = jobs.drafting_prompt_create(user=request.user, **form.cleaned_data)
+            except DraftingError as error:
+                add_error_messages(form, error)
+            else:
+                messages.success(request, f"Saved {version}; new jobs use it.")
+                return redirect("drafting:prompt-list")
+    else:
+        latest = selectors.drafting_prompt_latest()
+        initial = dict(DEFAULT_TEMPLATES)
+        if latest is not None:
+            initial = {name: getattr(latest, name) for name in DEFAULT_TEMPLATES}
+        form = DraftingPromptForm(initial=initial)
+    return render(request, "character_drafting/prompt_new.html", {"form": form})
