@@ -3,6 +3,7 @@
 from django.db.models import Count, F, Q
 from django.urls import reverse
 
+from annotation.character_drafting.models import CharacterDraft, DraftingJob
 from annotation.corpus.models import Memory, ProfileVersion, Scenario
 from annotation.memory_generation.models import GeneratedMemory, MemoryBatch, MemoryPlan, MemoryRun
 from annotation.profile_review.models import ProfileReviewCase
@@ -20,17 +21,60 @@ from .rows import Blocker, Stage, Tally, done_by, named, plural, waits
 
 
 def characters_stage(characters: list[tuple[int, str]]) -> Stage:
+    drafted = (
+        CharacterDraft.objects.filter(status=CharacterDraft.Status.SUCCEEDED, redraft_of=None)
+        .values("character_id")
+        .distinct()
+        .count()
+    )
+    jobs = list(
+        DraftingJob.objects.annotate(
+            open=Count(
+                "drafts",
+                filter=Q(
+                    drafts__status__in=(
+                        CharacterDraft.Status.PENDING,
+                        CharacterDraft.Status.RUNNING,
+                    )
+                ),
+            ),
+            failed=Count("drafts", filter=Q(drafts__status=CharacterDraft.Status.FAILED)),
+        )
+        .filter(Q(open__gt=0) | Q(failed__gt=0))
+        .order_by("pk")
+        .values_list("pk", "open", "failed")
+    )
     stage = Stage(
         "characters",
         "Characters",
-        "§2.2 Stage 1",
-        [Tally("characters", len(characters), emphasis=True)],
+        "§2.2 Stage 1, App. B.1, L.2",
+        [
+            Tally("characters", len(characters), emphasis=True),
+            Tally("drafted on the platform", drafted),
+        ],
         links=[("Characters", reverse("corpus:character-list"))],
     )
     if not characters:
         stage.blockers.append(
-            Blocker("No character yet: import a characters file.", reverse("corpus:import"))
+            Blocker(
+                "No character yet: draft the characters, or import a characters file.",
+                reverse("drafting:job-new"),
+            )
         )
+    for job_id, unfinished, failed in jobs:
+        url = reverse("drafting:job-detail", args=[job_id])
+        if unfinished:
+            drafts = plural(unfinished, "draft")
+            stage.blockers.append(Blocker(f"Drafting job #{job_id}: {drafts} in progress.", url))
+        elif failed:
+            stage.blockers.append(
+                Blocker(
+                    f"Drafting job #{job_id}: {plural(failed, 'draft')} failed; retry them or "
+                    "draft again (admin).",
+                    url,
+                )
+            )
+    stage.links.append(("Draft", reverse("drafting:job-list")))
     stage.links.append(("Import", reverse("corpus:import")))
     return stage
 

@@ -31,6 +31,9 @@ os.environ.setdefault("DEBUG", "true")
 # Candidate generation with no key: every family answers from the offline demo provider.
 for _family in ("CLAUDE", "GPT", "GEMINI"):
     os.environ.setdefault(f"HEARTBENCH_{_family}_KIND", "offline_demo")
+# Character drafting and memory generation likewise.
+for _stage in ("DRAFTING", "MEMORY"):
+    os.environ.setdefault(f"HEARTBENCH_{_stage}_KIND", "offline_demo")
 
 from .base import *  # noqa: E402,F403
 from .base import DATABASES  # noqa: E402

@@ -128,7 +128,8 @@ def test_an_empty_database_points_to_the_import():
     admin = UserFactory(username="pl-lone-admin", roles=[Role.ADMIN])
     body = admin_client(admin).get(reverse("pipeline")).content.decode()
     characters = stage_html(body, "characters")
-    assert "No character yet: import a characters file." in characters
+    assert "No character yet: draft the characters, or import a characters file." in characters
+    assert f'href="{reverse("drafting:job-new")}"' in characters
     assert f'href="{reverse("corpus:import")}"' in characters
     assert 'data-state="empty"' in stage_html(body, "evaluation")
 
