@@ -1,0 +1,1 @@
+"""Memory generation forms: ``plans`` and ``runs``."""
