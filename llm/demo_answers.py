@@ -17,6 +17,11 @@ Settings, read from the environment at each call unless given:
     HEARTBENCH_DEMO_SEED        integer, default 0: another seed, another dry run
     HEARTBENCH_DEMO_FLAG_SHARE  0-1, default 0.10: the share of D.3.1 screening verdicts
                                 (and memory-classifier verdicts) that flag a problem
+    HEARTBENCH_DEMO_MEMORY_FAIL_SHARE
+                                0-1, default 0: the share of memory generation answers
+                                that break the memory schema on purpose (a missing field,
+                                a too-short narrative, an intensity above 1), so a dry
+                                run shows retries and failed batches
 """
 
 from __future__ import annotations
@@ -49,22 +54,30 @@ from .demo_material import (
     memory_line,
     pick_words,
 )
+from .demo_memories import memory_answer, spoiled
 from .demo_profiles import character_profile
 
 SEED_VARIABLE = "HEARTBENCH_DEMO_SEED"
 FLAG_SHARE_VARIABLE = "HEARTBENCH_DEMO_FLAG_SHARE"
+MEMORY_FAIL_SHARE_VARIABLE = "HEARTBENCH_DEMO_MEMORY_FAIL_SHARE"
 DEFAULT_SEED = 0
 DEFAULT_FLAG_SHARE = 0.10
+DEFAULT_MEMORY_FAIL_SHARE = 0.0
 
 
 @dataclass(frozen=True)
 class DemoSettings:
     seed: int = DEFAULT_SEED
     flag_share: float = DEFAULT_FLAG_SHARE
+    memory_fail_share: float = DEFAULT_MEMORY_FAIL_SHARE
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.flag_share <= 1.0:
             raise ValueError(f"the demo flag share must be between 0 and 1, not {self.flag_share}")
+        if not 0.0 <= self.memory_fail_share <= 1.0:
+            raise ValueError(
+                f"the demo memory fail share must be between 0 and 1, not {self.memory_fail_share}"
+            )
 
     @classmethod
     def from_env(
@@ -73,8 +86,10 @@ class DemoSettings:
         *,
         seed: int | None = None,
         flag_share: float | None = None,
+        memory_fail_share: float | None = None,
     ) -> DemoSettings:
-        """Explicit values win; then HEARTBENCH_DEMO_SEED / _FLAG_SHARE; then the defaults."""
+        """Explicit values win; then HEARTBENCH_DEMO_SEED / _FLAG_SHARE /
+        _MEMORY_FAIL_SHARE; then the defaults."""
         env = os.environ if environ is None else environ
         if seed is None:
             raw = env.get(SEED_VARIABLE) or str(DEFAULT_SEED)
@@ -88,7 +103,15 @@ class DemoSettings:
                 flag_share = float(raw)
             except ValueError:
                 raise ValueError(f"{FLAG_SHARE_VARIABLE} must be a number, not {raw!r}") from None
-        return cls(seed=seed, flag_share=flag_share)
+        if memory_fail_share is None:
+            raw = env.get(MEMORY_FAIL_SHARE_VARIABLE) or str(DEFAULT_MEMORY_FAIL_SHARE)
+            try:
+                memory_fail_share = float(raw)
+            except ValueError:
+                raise ValueError(
+                    f"{MEMORY_FAIL_SHARE_VARIABLE} must be a number, not {raw!r}"
+                ) from None
+        return cls(seed=seed, flag_share=flag_share, memory_fail_share=memory_fail_share)
 
 
 def seed_material(settings: DemoSettings, model: str, prompt_key: str) -> str:
@@ -128,6 +151,8 @@ def prompt_kind(schema: Any) -> str:
         return "candidate_response"
     if {"context_text", "trigger_event", "setting"} <= props:
         return "scenario_expansion"
+    if {"content_full", "psych_conclusion", "behavior_policy", "emotion_signature"} <= props:
+        return "memory_generation"
     if props and props <= {"context", "content_summary", "content_full"}:
         return "memory_repair"
     if {"defect", "rationale"} <= props:
@@ -357,6 +382,24 @@ def _memory_repair(p: Prompt) -> Any:
     return out
 
 
+@dataclass(frozen=True)
+class DeliberatelyInvalid:
+    """An answer that breaks its schema on purpose: the demo provider sends it as is
+    instead of falling back to the schema filler."""
+
+    value: Any
+
+
+def _memory_generation(p: Prompt) -> Any:
+    value = memory_answer(user=p.user, schema=p.schema, rng=p.rng)
+    if (
+        unit_draw(p.settings.seed, p.model, "memory", p.system, p.user)
+        < p.settings.memory_fail_share
+    ):
+        return DeliberatelyInvalid(spoiled(value, p.rng))
+    return value
+
+
 def _audit_classifier(p: Prompt) -> Any:
     memory = memory_json(p.user)
     defect = (
@@ -478,6 +521,7 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "evaluation_answer": _evaluation_answer,
     "scenario_expansion": _scenario_expansion,
     "memory_repair": _memory_repair,
+    "memory_generation": _memory_generation,
     "audit_classifier": _audit_classifier,
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,

@@ -25,7 +25,14 @@ from typing import Any
 from .client import DEFAULT_MAX_ATTEMPTS
 from .config import ProviderConfig, ProviderKind
 from .conversation import validator_for_schema
-from .demo_answers import DEMO_LABEL, DemoSettings, Prompt, kind_answer, seed_material
+from .demo_answers import (
+    DEMO_LABEL,
+    DeliberatelyInvalid,
+    DemoSettings,
+    Prompt,
+    kind_answer,
+    seed_material,
+)
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
 from .structured import OutputProblem
 
@@ -178,11 +185,14 @@ def demo_output(
     """The deterministic demo value for a prompt, seeded by the demo seed, the model name
     and the prompt. A platform prompt (known by its schema) gets an answer of its kind
     (`llm.demo_answers`); any other schema, or a kind answer the schema rejects, gets the
-    generic schema filler. Not validated here."""
+    generic schema filler, except an answer broken on purpose (`DeliberatelyInvalid`),
+    which is returned as is. Not validated here."""
     settings = settings or DemoSettings.from_env()
     seed = seed_material(settings, model, prompt_hash(system, user, schema))
     prompt = Prompt(system, user, schema, model, settings, random.Random(seed))
     value = kind_answer(prompt)
+    if isinstance(value, DeliberatelyInvalid):  # HEARTBENCH_DEMO_MEMORY_FAIL_SHARE
+        return value.value
     if value is not None and not validator_for_schema(schema).errors(value):
         return value
     return _Generator(schema, user, seed).value(schema, "")

@@ -1,0 +1,1 @@
+"""Tests of memory generation: plans, runs, pages, storage and the demo."""

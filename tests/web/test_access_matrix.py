@@ -130,6 +130,28 @@ ACCESS = {
         ],
         only(ADMIN),
     ),
+    # Memory generation runs (App. B.5): admins.
+    **dict.fromkeys(
+        [
+            "memory_generation:run-list",
+            "memory_generation:run-new",
+            "memory_generation:run-detail",
+            "memory_generation:run-progress",
+            "memory_generation:run-cancel",
+            "memory_generation:run-resume",
+            "memory_generation:run-retry",
+            "memory_generation:batch-detail",
+            "memory_generation:storage-download",
+            "memory-generation-api:run-list",
+            "memory-generation-api:run-detail",
+            "memory-generation-api:run-batches",
+            "memory-generation-api:run-start",
+            "memory-generation-api:run-cancel",
+            "memory-generation-api:run-resume",
+            "memory-generation-api:run-retry",
+        ],
+        only(ADMIN),
+    ),
     # Profile review: annotators review; the senior adjudicates, edits and freezes.
     "review:profile-list": only(ANNOTATOR, ARBITRATOR, ADMIN),
     "review-api:profile-list": only(ANNOTATOR, ARBITRATOR, ADMIN),
@@ -317,7 +339,7 @@ def url_values(user):
     """Real object ids for every URL parameter, the caller's own where it matters."""
     from annotation.corpus.models import Scenario
     from annotation.generation.models import GenerationRun, GenerationUnit
-    from annotation.memory_generation.models import MemoryPlan
+    from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
     from audit.memory_quality.models import AuditRun, MemoryCase
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
@@ -347,6 +369,15 @@ def url_values(user):
         "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
     }
+    # Until the demo writes a memory run (annotation/memory_generation/demo.py), any id
+    # does: every role but the admin is refused before the lookup.
+    memory_run = MemoryRun.objects.order_by("pk").first()
+    memory_batch = MemoryBatch.objects.filter(run=memory_run).order_by("pk").first()
+    memory_generation = {
+        "run_id": memory_run.pk if memory_run else 1,
+        "batch_id": memory_batch.pk if memory_batch else 1,
+        "character_key": first(ProfileVersion).character.key,
+    }
     by_namespace = {
         "corpus": {"run_id": first(GenerationRun).pk},
         "generation-api": {"run_id": first(GenerationRun).pk},
@@ -355,6 +386,8 @@ def url_values(user):
         "evaluation": {"run_id": evaluation_run.pk},
         "evaluation-api": {"run_id": evaluation_run.pk},
         "mcq": {"run_id": 1},
+        "memory_generation": memory_generation,
+        "memory-generation-api": memory_generation,
     }
     return common, by_namespace
 

@@ -43,6 +43,13 @@ MODELS = [
     "annotation_scenario",
     "annotation_activationset",
     "annotation_importjob",
+    "annotation_quotaweights",
+    "annotation_memoryplan",
+    "annotation_memorypromptversion",
+    "annotation_memoryrun",
+    "annotation_memorybatch",
+    "annotation_memorycallrecord",
+    "annotation_generatedmemory",
     "adjudication_referenceresponse",
     "adjudication_mcqitem",
 ]

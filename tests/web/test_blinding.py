@@ -79,6 +79,9 @@ def url_arguments(corpus, user):
         "position": 1,
         "selection_id": 1,
         "token": uuid4(),
+        # Memory generation (admin only): any id does for the walk.
+        "batch_id": 1,
+        "character_key": character.key,
     }
 
 

@@ -1,3 +1,345 @@
-"""Memory generation api for runs."""
+"""Memory generation runs over REST, admin only (seed 000 App. B.5): list, create,
+start, watch (progress per character and life-stage bin), cancel, resume, retry, and a
+run's batches.
 
-urlpatterns: list = []
+Model names and errors: CORPUS_ADMINS only, reads and writes.
+"""
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.corpus.api import CorpusAdminApi
+from annotation.memory_generation.forms.runs import DEFAULT_TIER_SHARES, MAX_CONCURRENCY
+from annotation.memory_generation.models import MemoryBatch, MemoryRun
+from annotation.memory_generation.selectors import runs as selectors
+
+# The run services are h3's; until the branches merge they may be missing here.
+# Lead: at the merge, keep only the two imports.
+from annotation.memory_generation.services import runs as run_services
+from annotation.memory_generation.services.runs import MemoryGenerationError
+
+RUN_STATUSES = ", ".join(MemoryRun.Status.values)
+BATCH_STATUSES = ", ".join(MemoryBatch.Status.values)
+
+
+class BinCellSerializer(serializers.Serializer):
+    bin = serializers.CharField(help_text="Life-stage bin key.")
+    label = serializers.CharField()
+    filled = serializers.IntegerField(help_text="Slots with a stored memory.")
+    total = serializers.IntegerField(help_text="Slots the run asks for in this bin.")
+
+
+class BatchCountsSerializer(serializers.Serializer):
+    pending = serializers.IntegerField()
+    running = serializers.IntegerField()
+    succeeded = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+
+
+class CharacterProgressSerializer(serializers.Serializer):
+    character = serializers.CharField()
+    bin_cells = BinCellSerializer(many=True)
+    filled = serializers.IntegerField()
+    total = serializers.IntegerField()
+    batches = BatchCountsSerializer()
+    tokens_in = serializers.IntegerField()
+    tokens_out = serializers.IntegerField()
+    cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6)
+
+
+class FailedBatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    index = serializers.IntegerField()
+    character = serializers.CharField(source="character__key")
+    first_age = serializers.IntegerField()
+    last_age = serializers.IntegerField()
+    filled = serializers.IntegerField()
+    target = serializers.IntegerField()
+    error_kind = serializers.CharField()
+    error_message = serializers.CharField()
+    attempts = serializers.IntegerField()
+
+
+class MemoryRunProgressSerializer(serializers.Serializer):
+    """``selectors.memory_run_progress``."""
+
+    slots_total = serializers.IntegerField()
+    slots_filled = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    batches_total = serializers.IntegerField()
+    batches_done = serializers.IntegerField()
+    batches_running = serializers.IntegerField()
+    batches_failed = serializers.IntegerField()
+    batches_by_status = BatchCountsSerializer()
+    characters = CharacterProgressSerializer(many=True)
+    bin_totals = BinCellSerializer(many=True)
+    tokens_in = serializers.IntegerField()
+    tokens_out = serializers.IntegerField()
+    cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6)
+    calls = serializers.IntegerField()
+    failed_calls = serializers.IntegerField()
+    failed_batches = FailedBatchSerializer(many=True)
+
+
+RUN_FIELDS = [
+    "id",
+    "status",
+    "provider",
+    "model_name",
+    "concurrency",
+    "seed",
+    "tier_shares",
+    "prompt",
+    "note",
+    "created_by",
+    "created_at",
+    "started_at",
+    "finished_at",
+]
+
+
+class MemoryRunListSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True, help_text=f"One of {RUN_STATUSES}.")
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    prompt = serializers.SlugRelatedField(
+        slug_field="number", read_only=True, help_text="Memory prompt version number."
+    )
+    tier_shares = serializers.DictField(child=serializers.FloatField())
+    batches_total = serializers.IntegerField(read_only=True)
+    batches_done = serializers.IntegerField(read_only=True)
+    batches_failed = serializers.IntegerField(read_only=True)
+    memories_stored = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = MemoryRun
+        fields = [
+            *RUN_FIELDS,
+            "batches_total",
+            "batches_done",
+            "batches_failed",
+            "memories_stored",
+        ]
+        read_only_fields = fields
+
+
+class MemoryRunSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True, help_text=f"One of {RUN_STATUSES}.")
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    prompt = serializers.SlugRelatedField(
+        slug_field="number", read_only=True, help_text="Memory prompt version number."
+    )
+    tier_shares = serializers.DictField(child=serializers.FloatField())
+    plans = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    # Set by _run_response from selectors.memory_run_progress.
+    progress = MemoryRunProgressSerializer(read_only=True)
+
+    class Meta:
+        model = MemoryRun
+        fields = [*RUN_FIELDS, "plans", "progress"]
+        read_only_fields = fields
+
+
+class MemoryRunCreateSerializer(serializers.Serializer):
+    plans = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        allow_empty=False,
+        help_text="Plan ids; each plan's profile must be frozen.",
+    )
+    model_name = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Empty: the provider's default."
+    )
+    concurrency = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_CONCURRENCY, allow_null=True, default=None
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, default=0)
+    tier_shares = serializers.DictField(
+        child=serializers.FloatField(min_value=0, max_value=1),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=f"ABCD shares adding up to 1; default {DEFAULT_TIER_SHARES}.",
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    start = serializers.BooleanField(
+        required=False, default=True, help_text="Start at once (false: leave it pending)."
+    )
+
+
+class MemoryBatchSerializer(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True, help_text=f"One of {BATCH_STATUSES}.")
+    character = serializers.SlugRelatedField(slug_field="key", read_only=True)
+    filled = serializers.IntegerField(read_only=True, help_text="Slots with a stored memory.")
+    target = serializers.IntegerField(read_only=True, help_text="Slots asked for.")
+
+    class Meta:
+        model = MemoryBatch
+        fields = [
+            "id",
+            "index",
+            "plan",
+            "character",
+            "life_stage",
+            "first_age",
+            "last_age",
+            "status",
+            "filled",
+            "target",
+            "attempts",
+            "error_kind",
+            "error_message",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
+    run = selectors.memory_run_get(run_id=run_id)
+    run.progress = selectors.memory_run_progress(run=run)
+    return Response(MemoryRunSerializer(run).data, status=status_code)
+
+
+_conflict = OpenApiResponse(
+    inline_serializer("MemoryRunConflict", {"detail": serializers.CharField()}),
+    description="The run's state does not allow this action; `detail` says why.",
+)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Memory generation runs, newest first, with batch and memory counts",
+        responses=MemoryRunListSerializer(many=True),
+    ),
+    post=extend_schema(
+        summary="Create (and by default start) a memory generation run",
+        description=(
+            "Makes the run's batches from each plan's quotas (2–5-year windows inside one "
+            "life-stage bin). Refused with 400 and a `detail` for an unknown plan, a plan "
+            "whose profile is not frozen, no configured provider or tier shares that do "
+            "not add up to 1; nothing is created then."
+        ),
+        request=MemoryRunCreateSerializer,
+        responses={201: MemoryRunSerializer},
+    ),
+)
+class MemoryRunListApi(CorpusAdminApi, generics.ListAPIView):
+    serializer_class = MemoryRunListSerializer
+
+    def get_queryset(self):
+        return selectors.memory_run_list()
+
+    def post(self, request):
+        params = MemoryRunCreateSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = dict(params.validated_data)
+        start = data.pop("start")
+        try:
+            run = run_services.run_create(user=request.user, plan_ids=data.pop("plans"), **data)
+            if start:
+                run_services.run_start(run_id=run.pk, user=request.user)
+        except MemoryGenerationError as error:
+            raise ValidationError({"detail": str(error)}) from error
+        return _run_response(run.pk, status.HTTP_201_CREATED)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A memory run with its progress per character and life-stage bin",
+        responses=MemoryRunSerializer,
+    )
+)
+class MemoryRunDetailApi(CorpusAdminApi, APIView):
+    def get(self, request, run_id):
+        return _run_response(run_id)
+
+
+class MemoryRunActionApi(CorpusAdminApi, APIView):
+    """POST-only: one run-level service call; 409 when the run's state refuses it."""
+
+    action_name = ""
+
+    def post(self, request, run_id):
+        get_object_or_404(MemoryRun, pk=run_id)  # 404 first
+        try:
+            getattr(run_services, self.action_name)(run_id=run_id, user=request.user)
+        except MemoryGenerationError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return _run_response(run_id)
+
+
+def _action(name: str, summary: str, description: str):
+    view = type(
+        f"MemoryRun{name.title().replace('_', '')}Api",
+        (MemoryRunActionApi,),
+        {"action_name": name, "__doc__": description},
+    )
+    return extend_schema_view(
+        post=extend_schema(
+            summary=summary,
+            description=description,
+            request=None,
+            responses={200: MemoryRunSerializer, 409: _conflict},
+        )
+    )(view)
+
+
+MemoryRunStartApi = _action(
+    "run_start", "Start a pending memory run", "Dispatches up to `concurrency` batches."
+)
+MemoryRunCancelApi = _action(
+    "run_cancel",
+    "Cancel a running memory run",
+    "Batches stop after their current memory; stored memories stay.",
+)
+MemoryRunResumeApi = _action(
+    "run_resume",
+    "Resume a cancelled memory run",
+    "Unfinished batches are queued again and ask only for their empty slots.",
+)
+MemoryRunRetryApi = _action(
+    "run_retry_failed",
+    "Retry a memory run's failed batches",
+    "Failed batches are queued again and ask only for their empty slots.",
+)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A memory run's batches, optionally of one status (e.g. the failed ones)",
+        parameters=[OpenApiParameter("status", str, enum=list(MemoryBatch.Status.values))],
+    )
+)
+class MemoryBatchListApi(CorpusAdminApi, generics.ListAPIView):
+    serializer_class = MemoryBatchSerializer
+
+    def get_queryset(self):
+        get_object_or_404(MemoryRun, pk=self.kwargs["run_id"])
+        wanted = self.request.query_params.get("status") or None
+        if wanted is not None and wanted not in MemoryBatch.Status.values:
+            raise ValidationError({"status": f"must be one of {BATCH_STATUSES}"})
+        return selectors.memory_batch_list(run_id=self.kwargs["run_id"], status=wanted)
+
+
+urlpatterns = [
+    path("runs/", MemoryRunListApi.as_view(), name="run-list"),
+    path("runs/<int:run_id>/", MemoryRunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/batches/", MemoryBatchListApi.as_view(), name="run-batches"),
+    path("runs/<int:run_id>/start/", MemoryRunStartApi.as_view(), name="run-start"),
+    path("runs/<int:run_id>/cancel/", MemoryRunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/resume/", MemoryRunResumeApi.as_view(), name="run-resume"),
+    path("runs/<int:run_id>/retry/", MemoryRunRetryApi.as_view(), name="run-retry"),
+]

@@ -30,7 +30,7 @@ def _plan_ids(text: str) -> list[int]:
 
 def launch_href(plan_ids) -> str:
     """Where generation of these plans is launched (the run pages)."""
-    return "/memory-generation/runs/new/?plans=" + ",".join(str(pk) for pk in plan_ids)
+    return reverse("memory_generation:run-new") + "?plans=" + ",".join(str(pk) for pk in plan_ids)
 
 
 @admin_required

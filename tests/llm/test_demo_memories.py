@@ -1,0 +1,150 @@
+"""The demo answer for the memory generation prompt (seed 000 App. B.5, B.7, L.3): schema
+valid, shaped by the slot the prompt names, varied, seeded, labelled, and broken on
+purpose at the configured share."""
+
+import re
+
+import pytest
+
+from llm import ProviderConfig
+from llm.conversation import validator_for_schema
+from llm.demo_answers import DemoSettings, prompt_kind
+from llm.demo_material import DEMO_LABEL
+from llm.demo_memories import TIER_INTENSITY
+from llm.offline_demo import OfflineDemoClient, demo_output
+
+# A stand-in for annotation/memory_generation/schema.py (B.7 / L.3 field names).
+TEXT = {"type": "string", "minLength": 1}
+MEMORY_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "id",
+        "timeline",
+        "context",
+        "content_summary",
+        "content_full",
+        "triggers",
+        "psych_conclusion",
+        "behavior_policy",
+        "emotion_signature",
+        "relevance_tags",
+    ],
+    "properties": {
+        "id": TEXT,
+        "timeline": {"type": "string", "pattern": r"\(\d{1,2} years old\)"},
+        "context": TEXT,
+        "content_summary": TEXT,
+        "content_full": {"type": "string", "minLength": 2000, "maxLength": 4500},
+        "triggers": {"type": "array", "items": TEXT, "minItems": 3, "maxItems": 6},
+        "psych_conclusion": TEXT,
+        "behavior_policy": TEXT,
+        "emotion_signature": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["primary", "secondary", "intensity"],
+            "properties": {
+                "primary": TEXT,
+                "secondary": {"type": "string"},
+                "intensity": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+        },
+        "relevance_tags": {"type": "array", "items": TEXT, "minItems": 3, "maxItems": 6},
+    },
+}
+SYSTEM = "You write one episodic memory of the character, in the first person."
+FORBIDDEN = ("years later", "later i learned", "looking back", "now recalling", "until now")
+
+
+def user_prompt(age=14, stage="Adolescence", tier="B", domain="interpersonal", n=0) -> str:
+    return (
+        f"Write memory {n} of this batch.\nTarget age: {age}\nLife-stage bin: {stage}\n"
+        f"Intensity tier: {tier}\nDomain: {domain}\nRecent scenes to avoid:\n- a bus stop\n"
+    )
+
+
+def answer(user=None, *, model="fake-memory-model", seed=0, fail=0.0):
+    return demo_output(
+        system=SYSTEM,
+        user=user or user_prompt(),
+        schema=MEMORY_SCHEMA,
+        model=model,
+        settings=DemoSettings(seed=seed, memory_fail_share=fail),
+    )
+
+
+def test_the_memory_schema_is_its_own_prompt_kind_and_repair_stays_repair():
+    assert prompt_kind(MEMORY_SCHEMA) == "memory_generation"
+    repair = {"type": "object", "properties": {"content_full": TEXT}}
+    assert prompt_kind(repair) == "memory_repair"
+
+
+@pytest.mark.parametrize(
+    ("age", "stage", "tier", "domain"),
+    [
+        (7, "School age", "A", "daily life"),
+        (14, "Adolescence", "B", "workplace"),
+        (30, "Age-30 transition", "C", "health"),
+        (47, "Entering middle adulthood", "D", "creative"),
+    ],
+)
+def test_the_answer_is_a_valid_memory_for_the_slot_the_prompt_names(age, stage, tier, domain):
+    value = answer(user_prompt(age, stage, tier, domain))
+    assert validator_for_schema(MEMORY_SCHEMA).errors(value) == []
+    assert value["timeline"] == f"{stage.lower()} ({age} years old)"
+    low, high = TIER_INTENSITY[tier]
+    assert low <= value["emotion_signature"]["intensity"] <= high
+    text = value["content_full"]
+    assert 2000 <= len(text) <= 4500
+    assert text.startswith(f"{DEMO_LABEL} I am {age}")
+    assert re.search(r'"[^"]+"', text), "a reconstructed line of dialogue"
+    assert not any(phrase in text.lower() for phrase in FORBIDDEN)
+    assert not re.search(r"\b(he|she) (is|was) me\b", text)
+    for field in ("context", "content_summary", "psych_conclusion", "behavior_policy"):
+        assert value[field].startswith(DEMO_LABEL), field
+    assert 15 <= len(value["context"].split()) <= 30
+    assert 20 <= len(value["content_summary"].split()) <= 40
+
+
+def test_same_seed_model_and_prompt_same_memory_anything_else_another():
+    first = answer()
+    assert answer() == first
+    assert answer(seed=1)["content_full"] != first["content_full"]
+    assert answer(model="another-model")["content_full"] != first["content_full"]
+    assert answer(user_prompt(n=1))["content_full"] != first["content_full"]
+
+
+def test_a_batch_of_memories_varies():
+    values = [answer(user_prompt(age=12 + n % 6, n=n)) for n in range(20)]
+    assert len({v["content_full"][:300] for v in values}) == 20
+    assert len({v["context"] for v in values}) == 20
+    assert len({v["emotion_signature"]["primary"] for v in values}) > 1
+
+
+def test_the_fail_share_breaks_that_share_of_answers_on_purpose():
+    validator = validator_for_schema(MEMORY_SCHEMA)
+    prompts = [user_prompt(n=n) for n in range(60)]
+    assert all(not validator.errors(answer(p)) for p in prompts)
+    assert all(validator.errors(answer(p, fail=1.0)) for p in prompts)
+    broken = sum(bool(validator.errors(answer(p, fail=0.3))) for p in prompts)
+    assert 6 <= broken <= 30, broken
+
+
+def test_the_offline_demo_client_reports_a_broken_memory_as_a_failed_call():
+    config = ProviderConfig(kind="offline_demo", model="offline-demo")
+    ok = OfflineDemoClient(config, settings=DemoSettings(memory_fail_share=0.0))
+    bad = OfflineDemoClient(config, settings=DemoSettings(memory_fail_share=1.0))
+    kwargs = {"system": SYSTEM, "user": user_prompt(), "schema": MEMORY_SCHEMA}
+    assert ok.complete_json(**kwargs).ok
+    result = bad.complete_json(**kwargs)
+    assert not result.ok and result.error_kind
+
+
+def test_the_fail_share_comes_from_the_environment_and_is_checked():
+    assert DemoSettings.from_env({}).memory_fail_share == 0.0
+    env = {"HEARTBENCH_DEMO_MEMORY_FAIL_SHARE": "0.2"}
+    assert DemoSettings.from_env(env).memory_fail_share == 0.2
+    with pytest.raises(ValueError, match="HEARTBENCH_DEMO_MEMORY_FAIL_SHARE"):
+        DemoSettings.from_env({"HEARTBENCH_DEMO_MEMORY_FAIL_SHARE": "lots"})
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        DemoSettings(memory_fail_share=1.5)
