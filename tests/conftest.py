@@ -154,8 +154,9 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
-def demo_providers(settings):
-    """Every generation family on the offline demo provider, Celery eager: the demo's setup."""
+def demo_providers(settings, monkeypatch):
+    """Every generation family (and memory generation) on the offline demo provider,
+    Celery eager: the demo's setup."""
     from heartbench_site.celery import app
     from llm import ProviderConfig
 
@@ -165,6 +166,7 @@ def demo_providers(settings):
     settings.HEARTBENCH_GENERATION_FAMILIES = {
         f: {"response": demo[f], "activation": demo[f]} for f in families
     }
+    monkeypatch.setenv("HEARTBENCH_MEMORY_KIND", "offline_demo")
     previous = app.conf.task_always_eager
     app.conf.task_always_eager = True
     yield

@@ -36,9 +36,9 @@ PEOPLE = {
 
 
 def provider_env(server) -> dict[str, str]:
-    """Every model the pipeline calls, on the fake server: the three generation
-    families, the MCQ distractor selector and screener, the audit's repair and
-    classifier, and one evaluation model."""
+    """Every model the pipeline calls, on the fake server: character drafting, memory
+    generation, the three generation families, the MCQ distractor selector and
+    screener, the audit's repair and classifier, and one evaluation model."""
     env = {}
     for family, kind in FAMILY_KINDS.items():
         prefix = f"HEARTBENCH_{family.upper()}"
@@ -59,6 +59,8 @@ def provider_env(server) -> dict[str, str]:
         ("HEARTBENCH_AUDIT_REPAIR", "openai"),
         ("HEARTBENCH_AUDIT_CLASSIFIER", "gemini"),
         ("HEARTBENCH_EVAL_FAKE", "openai"),
+        ("HEARTBENCH_DRAFTING", "anthropic"),
+        ("HEARTBENCH_MEMORY", "gemini"),
     ):
         env |= {
             f"{prefix}_KIND": kind,

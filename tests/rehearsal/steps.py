@@ -13,6 +13,11 @@ from .conftest import PASSWORD
 
 WAIT_SECONDS = 240
 CHARACTERS = ("CHAR_01", "CHAR_02", "CHAR_03", "CHAR_04")
+# CHAR_04 is built on the platform (drafted, reviewed, its memories generated); the
+# other three are imported with their memories.
+DRAFTED = "CHAR_04"
+DRAFTED_ANCHOR = "C low"
+GENERATED_MEMORIES = 16
 DUPLICATE_ID = ""
 
 
@@ -54,9 +59,10 @@ def wait_json(session: Session, path: str, done, what: str, worker=None) -> dict
 
 
 def corpus_files(release_dir: Path, tmp: Path, held: dict) -> tuple[Path, Path]:
-    """Four characters with 16 memories each, and three of the release's scenarios
-    (one per life stage from adolescence on, so every character has memories before)."""
-    characters = synthetic_characters(characters=4, memories_per_character=16, seed=7)
+    """Three characters with 16 memories each (the fourth is drafted), and three of the
+    release's scenarios (one per life stage from adolescence on, so every character has
+    memories before)."""
+    characters = synthetic_characters(characters=3, memories_per_character=16, seed=7)
     # One memory of CHAR_02 repeats an earlier narrative word for word: the audit's
     # deduplication leaves it out, and nothing downstream may show it.
     # Its repairs change nothing (``held``), so both reach a memory reviewer unchanged.
@@ -97,6 +103,54 @@ def import_corpus(lab: Lab, files: tuple[Path, ...], worker) -> dict:
     )
     assert body["status"] == "succeeded", body
     return body
+
+
+def draft_character(lab: Lab, worker) -> int:
+    """§2.2 Stage 1, App. L.2: the admin drafts CHAR_04 on its trait anchor; checked
+    plan first, then the launch; the worker drafts it into profile version 1."""
+    admin = lab["admin"]
+    values = {"design": "custom", "custom_design": f"{DRAFTED}: {DRAFTED_ANCHOR}"}
+    checked = admin.fill("/drafting/new/", values, id="drafting-design-form", button="preview")
+    form = admin.form(checked, id="drafting-design-form")
+    answer = admin.submit(form, page_url=checked.url, button="launch")
+    job_id = int(re.search(r"/drafting/jobs/(\d+)/", answer.url).group(1))
+    body = wait_json(
+        admin,
+        f"/api/drafting/jobs/{job_id}/",
+        lambda b: b["status"] != "running",
+        "the drafting job",
+        worker,
+    )
+    assert body["status"] == "finished", body
+    return job_id
+
+
+def generate_memories(lab: Lab, worker) -> int:
+    """App. B.4-B.5: a plan for the drafted character's memories (small target), then a
+    run on the worker; the memories wait for the audit."""
+    admin = lab["admin"]
+    answer = admin.fill(
+        "/memory-generation/plans/new/",
+        {"characters": [DRAFTED], "target": GENERATED_MEMORIES},
+        button="plan",
+    )
+    launch = re.search(r'href="([^"]*/memory-generation/runs/new/\?plans=[\d,]+)"', answer.text)
+    assert launch, answer.text[-3000:]
+    page = admin.get(launch.group(1).replace("&amp;", "&"))
+    form = admin.form(page, id="run-new-form")
+    review = admin.submit(form, page_url=page.url, button="review")
+    form = admin.form(review, id="run-confirm-form")
+    answer = admin.submit(form, page_url=review.url, button="confirm")
+    run_id = int(re.search(r"/memory-generation/runs/(\d+)/", answer.url).group(1))
+    body = wait_json(
+        admin,
+        f"/api/memory-generation/runs/{run_id}/",
+        lambda b: b["status"] not in ("pending", "running", "cancelling"),
+        "the memory generation run",
+        worker,
+    )
+    assert body["status"] == "finished", body
+    return run_id
 
 
 CRITERIA = (

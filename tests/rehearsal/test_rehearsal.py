@@ -32,14 +32,22 @@ def test_an_empty_database_to_the_exported_final_set(
     worker = celery_worker_factory(extra_env=pipeline_env, pool="threads", concurrency=4)
     lab = steps.Lab(live_server.url)
 
+    steps.draft_character(lab, worker)
+    drafted = ProfileVersion.objects.get(character__key=steps.DRAFTED)
+    assert drafted.number == 1 and drafted.conscientiousness == 0.10
     files = steps.corpus_files(release_dir, tmp_path, fake_provider.responder.held)
     steps.import_corpus(lab, files, worker)
     assert Character.objects.count() == 4
-    assert Memory.objects.count() == 64
+    assert Memory.objects.count() == 48
     assert Scenario.objects.count() == 3
 
     steps.review_profiles(lab)
     assert ProfileVersion.objects.filter(frozen_at__isnull=False).count() == 4
+
+    memory_run = steps.generate_memories(lab, worker)
+    generated = Memory.objects.filter(character__key=steps.DRAFTED)
+    assert generated.count() == steps.GENERATED_MEMORIES
+    assert all(m.source.startswith(f"generated: run {memory_run},") for m in generated)
 
     run = steps.audit_memories(lab, worker)
     duplicate = Memory.objects.get(memory_id=steps.DUPLICATE_ID)
@@ -111,7 +119,9 @@ def test_an_empty_database_to_the_exported_final_set(
     assert not GenerationUnit.objects.filter(
         activated_memory_ids__contains=[steps.DUPLICATE_ID]
     ).exists()
-    assert manifest["counts"]["memories"] == 63
+    kept = TimelineEntry.objects.filter(run_id=run)
+    assert manifest["counts"]["memories"] == kept.count() >= 47 + 8
+    assert kept.filter(character__key=steps.DRAFTED).count() >= 8  # generated, audited
 
     # The protocol held, so the manifest records no deviation; its key distribution is
     # the final set's.

@@ -14,10 +14,12 @@ from django.db import transaction
 
 from adjudication.consensus.demo import demo_comparisons
 from adjudication.mcq.demo import seed_mcq_demo
+from annotation.character_drafting.demo import demo_drafting
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files
 from annotation.corpus_import.problems import ImportRejected
 from annotation.generation.demo import demo_generation
+from annotation.memory_generation.demo import demo_memory_generation
 from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.memory_quality.demo import demo_memory_audit
@@ -88,6 +90,11 @@ class Command(BaseCommand):
         accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
         demo_memory_audit(users=users)
+        # Corpus construction on the platform: a finished drafting job (two drafted
+        # stand-ins in profile review) and a generated stand-in whose memories wait for
+        # the next audit run.
+        drafting = demo_drafting(user=users[Role.ADMIN.value])
+        memory_run = demo_memory_generation(user=users[Role.ADMIN.value])
         # Downstream of the references: item review, the blind label audit, the baseline
         # study and evaluation runs (which need the profiles the generation demo froze).
         seed_mcq_demo(users=users)
@@ -98,6 +105,10 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
             self.stdout.write(f"  {line}")
+        self.stdout.write(f"  drafting job #{drafting.pk}: {drafting.note} ({drafting.status})")
+        self.stdout.write(
+            f"  memory generation run #{memory_run.pk}: {memory_run.note} ({memory_run.status})"
+        )
         if run is not None:
             self.stdout.write(f"  generation run #{run.pk}: {run.note} ({run.status})")
         if study is not None:
