@@ -175,6 +175,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several workflows have a "status" field with choices of their own: name each enum.
+    "ENUM_NAME_OVERRIDES": {
+        "DraftingJobStatusEnum": "annotation.character_drafting.models.DraftingJob.Status",
+        "CharacterDraftStatusEnum": "annotation.character_drafting.models.CharacterDraft.Status",
+        "ImportJobStatusEnum": "annotation.corpus_import.models.ImportJob.Status",
+    },
 }
 
 # --- Celery -----------------------------------------------------------------------------

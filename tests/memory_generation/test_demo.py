@@ -14,15 +14,8 @@ from annotation.memory_generation.storage import serialize
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def offline_memory_model(monkeypatch, settings):
-    """The demo's settings: the offline demo provider, Celery eager."""
-    monkeypatch.setenv("HEARTBENCH_MEMORY_KIND", "offline_demo")
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-
-
 def test_the_demo_makes_a_finished_run_of_a_labelled_generated_character(
-    admin_user, admin_client, offline_memory_model, django_capture_on_commit_callbacks
+    admin_user, admin_client, demo_providers, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
         run = demo_memory_generation(user=admin_user)
@@ -56,9 +49,7 @@ def test_the_demo_makes_a_finished_run_of_a_labelled_generated_character(
     assert 'data-status="finished"' in body
 
 
-def test_the_demo_is_idempotent(
-    admin_user, offline_memory_model, django_capture_on_commit_callbacks
-):
+def test_the_demo_is_idempotent(admin_user, demo_providers, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         first = demo_memory_generation(user=admin_user)
     assert demo_memory_generation(user=admin_user) == first

@@ -47,7 +47,9 @@ def test_every_workflow_package_says_what_lives_where():
     packages = [
         "annotation/corpus",
         "annotation/corpus_import",
+        "annotation/character_drafting",
         "annotation/profile_review",
+        "annotation/memory_generation",
         "annotation/scenario_review",
         "annotation/generation",
         "annotation/comparison",

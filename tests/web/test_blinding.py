@@ -81,6 +81,7 @@ def url_arguments(corpus, user):
         "token": uuid4(),
         # Memory generation (admin only): any id does for the walk.
         "batch_id": 1,
+        "plan_id": 1,
         "character_key": character.key,
     }
 
