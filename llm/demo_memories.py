@@ -5,12 +5,14 @@ bin:", "Intensity tier:", "Domain:") and writes one memory in the B.7 schema: a
 first-person narrative told from inside the moment (no later knowledge, no hindsight
 phrases), 2,000–4,500 characters, weaving the five narrative dimensions (surroundings,
 spoken lines in quotes, in-the-moment thoughts, the body's response, the same day or the
-next few days after), with an emotional intensity inside the tier's band. Sentences are
-drawn and combined from banks per domain and age group, so no two memories read the
-same; they still share their function words, so the audit's TF-IDF duplicate check
-(criterion 4, cosine > 0.85) flags some pairs within a bin, as it does for the demo's
-other stand-ins. Every sentence-like field starts with the demo label. Pure text; no
-Django.
+next few days after), with an emotional intensity inside the tier's band.
+
+Each memory is one scene assembled from the word banks of ``llm.demo_memory_text`` (per
+setting and age group): sentences are drawn without repetition, filled from several
+banks at once and shuffled within their paragraph, so memories share few content words
+and the audit's TF-IDF duplicate check (criterion 4, cosine > 0.85) does not flag a
+dry run of memory generation with this provider. Every sentence-like field starts with
+the demo label. Pure text; no Django.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import random
 import re
 from typing import Any
 
+from . import demo_memory_text as bank
 from .demo_material import DEMO_LABEL, labelled, labelled_line, matching_ids
 
 # App. L.3 tiers on the [0, 1] intensity scale: A core wounds, B main-thread episodes,
@@ -37,288 +40,31 @@ TIER_EMOTIONS = {
 }
 DOMAINS = ("workplace", "interpersonal", "health", "creative", "daily life")
 CONTENT_RANGE = (2000, 4500)
-
-PLACES = {
-    "workplace": [
-        "the back office with the humming printer",
-        "a glass meeting room on the fourth floor",
-        "the loading dock behind the warehouse",
-        "a shared desk by the window in the open-plan office",
-        "the staff kitchen with its dripping tap",
-        "the site cabin at the edge of the car park",
-    ],
-    "school": [
-        "the classroom with the crooked blinds",
-        "the corridor outside the head teacher's office",
-        "the school canteen at lunchtime",
-        "the edge of the playground near the fence",
-        "the library corner with the beanbags",
-        "the changing room after a swimming lesson",
-    ],
-    "interpersonal": [
-        "my cousin's crowded kitchen",
-        "the bench outside the corner shop",
-        "the hallway of our flat",
-        "a café table by the steamed-up window",
-        "the back seat of my aunt's car",
-        "the stairwell between the third and fourth floors",
-    ],
-    "health": [
-        "the waiting room of the clinic",
-        "a narrow bed in the emergency ward",
-        "the pharmacy queue on a Saturday",
-        "the bathroom floor at home",
-        "the physiotherapist's room with the paper sheet",
-        "a hospital corridor that smells of disinfectant",
-    ],
-    "creative": [
-        "the art room with paint-stiff brushes",
-        "a rehearsal space above a garage",
-        "my desk covered in sketches",
-        "the community hall before the show",
-        "a cramped practice room with a broken metronome",
-        "the kitchen table spread with cardboard and glue",
-    ],
-    "daily life": [
-        "the bus stop in the drizzle",
-        "the supermarket aisle with the flickering light",
-        "our balcony at dusk",
-        "the laundrette with its warm, soapy air",
-        "the park path along the canal",
-        "the kitchen while the rice boils over",
-    ],
-}
-PEOPLE = {
-    "child": [
-        "my mother",
-        "my father",
-        "my teacher, Ms. Alvarez",
-        "my best friend Tomas",
-        "my big sister",
-        "a boy from my class",
-        "my grandmother",
-        "the dinner lady",
-    ],
-    "teen": [
-        "my coach",
-        "my friend Priya",
-        "my younger brother",
-        "a girl from the year above",
-        "my form tutor",
-        "my stepfather",
-        "the neighbour's son",
-        "my lab partner",
-    ],
-    "adult": [
-        "my manager, Dana",
-        "a colleague, Kwame",
-        "my partner",
-        "my landlord",
-        "an old friend, Ines",
-        "the nurse on duty",
-        "my sister-in-law",
-        "a client, Mr. Halloran",
-    ],
-}
-SIGHTS = [
-    "the light is thin and grey and shows every smear on the window",
-    "a plastic bag drifts across the ground and catches on a railing",
-    "someone has left a half-eaten apple on the sill, already going brown",
-    "the clock above the door is two minutes fast, as always",
-    "a strip of yellow tape peels off the floor near my feet",
-    "the streetlamp outside flickers on though it is not dark yet",
-    "there is a coffee ring on the paper in front of me",
-    "a pigeon walks in circles near the open door",
-]
-SOUNDS = [
-    "a radio somewhere plays a song I half know",
-    "the fridge clicks and starts to hum",
-    "rain taps unevenly on the roof",
-    "a chair scrapes across the floor behind me",
-    "traffic hisses past on the wet road",
-    "somebody laughs too loudly in the next room",
-    "keys jingle in a pocket as someone walks by",
-    "the heating pipes knock twice and go quiet",
-]
-SMELLS = [
-    "it smells of wet coats and floor polish",
-    "there is a smell of burnt toast and coffee",
-    "the air smells of chlorine and rubber",
-    "I can smell cut grass through the open window",
-    "someone is eating oranges and the smell fills the room",
-    "the place smells of dust and old paper",
-    "there is a sharp smell of cleaning fluid",
-]
-TOUCH = [
-    "the edge of the table is sticky under my fingers",
-    "my sleeves are damp at the wrists",
-    "the chair is cold through my jeans",
-    "my shoelace has come undone and I leave it",
-    "the strap of my bag cuts into my shoulder",
-    "the paper is soft and worn where I keep folding it",
-]
-BODY = {
-    "high": [
-        "My heart is going so fast I can feel it in my throat.",
-        "My hands are shaking and I press them flat against my legs.",
-        "There is a hot, tight feeling behind my eyes.",
-        "My stomach drops, as if the floor has moved.",
-        "I cannot get a full breath; it stops halfway every time.",
-        "Sweat runs down my back under my shirt.",
-    ],
-    "mid": [
-        "My shoulders are up near my ears and I make them come down.",
-        "My face goes warm and I look at the floor.",
-        "My jaw aches and I notice I have been clenching it.",
-        "My fingers keep tapping on my knee.",
-        "My mouth is dry and I swallow twice.",
-    ],
-    "low": [
-        "My shoulders loosen a little.",
-        "I yawn and stretch my arms above my head.",
-        "My feet are warm for the first time today.",
-        "I notice I am breathing slowly and evenly.",
-        "My legs feel heavy in a pleasant way.",
-    ],
-}
-THOUGHTS = {
-    "child": [
-        "I want to go home right now.",
-        "Maybe if I am very quiet nobody will see me.",
-        "I do not understand why everyone is looking.",
-        "I wish my mum was here.",
-        "I think I did something wrong but I do not know what.",
-        "It is not fair, I tell myself, it is just not fair.",
-        "I count my fingers under the table to stay calm.",
-    ],
-    "teen": [
-        "Everyone must be able to tell, I think, everyone.",
-        "I hate that I care this much about what they say.",
-        "Part of me wants to shout and part of me wants to vanish.",
-        "I keep replaying the last thing I said and it sounds worse each time.",
-        "Why is it always me who has to fix things?",
-        "I tell myself to act normal, whatever normal is.",
-        "I am not going to cry here. Not here.",
-    ],
-    "adult": [
-        "I run through the options in my head and none of them is good.",
-        "I can feel the old urge to smooth everything over, and I notice it.",
-        "I am angry, and underneath the anger I am scared.",
-        "I tell myself to slow down and answer the question that was asked.",
-        "I wonder whether I am being unreasonable, and decide I am not.",
-        "There is a list in my head of everything still undone today.",
-        "I want to be fair to them and to myself at the same time.",
-    ],
-}
-SAYINGS = {
-    "child": [
-        ("Are you all right, sweetheart?", "I'm fine."),
-        ("Who did this?", "It wasn't me, I promise."),
-        ("Come here, let me see.", "It doesn't hurt that much."),
-        ("You can sit with us if you want.", "Really?"),
-        ("Why are you crying?", "I don't know."),
-    ],
-    "teen": [
-        ("You're overreacting, you know that?", "Maybe. I don't care."),
-        ("Can we talk about it later?", "We always say later."),
-        ("Did you really mean that?", "I don't know what I meant."),
-        ("Just tell me the truth.", "Fine. I was scared."),
-        ("Everyone's waiting for you.", "Then let them wait a minute."),
-    ],
-    "adult": [
-        ("I need an answer by the end of the day.", "You'll have it by five."),
-        ("Are you sure you're okay with this?", "No, but I'll manage."),
-        ("I thought you'd be pleased.", "I am. I'm also tired."),
-        ("Can I be honest with you?", "Please."),
-        ("We can't keep doing it this way.", "I know. So what do we change?"),
-    ],
-}
-EVENTS = {
-    "workplace": [
-        "a deadline moves up without warning",
-        "my work is criticised in front of others",
-        "I am asked to cover a shift I cannot manage",
-        "a plan I suggested is finally tried",
-    ],
-    "school": [
-        "the teacher reads out the test marks",
-        "I am picked last for a team",
-        "my drawing is pinned on the wall",
-        "I forget my lines in assembly",
-    ],
-    "interpersonal": [
-        "a friend cancels at the last minute",
-        "someone I trust says something unkind",
-        "we make up after a long silence",
-        "I am asked to keep a secret",
-    ],
-    "health": [
-        "the test result is not what I hoped",
-        "a sudden pain stops me halfway up the stairs",
-        "I wait for someone to come out of surgery",
-        "the doctor says it is nothing serious",
-    ],
-    "creative": [
-        "the piece I worked on for weeks falls apart",
-        "a stranger stops to look at what I made",
-        "I freeze before I am due to play",
-        "an idea finally works on the page",
-    ],
-    "daily life": [
-        "the bus does not come",
-        "I lose my keys on the way home",
-        "a neighbour knocks with a plate of food",
-        "the washing machine floods the floor",
-    ],
-}
-AFTER = [
-    "That evening I lie awake and listen to the pipes, going over what was said.",
-    "Before bed I write two lines about it on the back of a receipt and throw it away.",
-    "The next day I catch myself checking my phone for a message that does not come.",
-    "The following morning my legs still feel shaky when I climb the stairs.",
-    "A few days later I walk past the same spot and my chest tightens for a second.",
-    "That night I eat standing up in the kitchen, not hungry, just busy with my hands.",
-    "The next day I tell one person about it, quickly, and change the subject.",
-    "That evening I tidy my room for an hour without deciding to.",
-]
-TRIGGER_WORDS = {
-    "workplace": ["printer noise", "a sudden deadline", "a raised voice", "an email flag"],
-    "school": ["a teacher's red pen", "the school bell", "being picked last", "lunch trays"],
-    "interpersonal": [
-        "a cancelled plan",
-        "a long silence",
-        "a friend's tone",
-        "an unanswered text",
-    ],
-    "health": ["disinfectant smell", "a waiting room", "a doctor's pause", "sudden pain"],
-    "creative": ["a blank page", "stage lights", "a broken string", "wet paint"],
-    "daily life": ["rain at a bus stop", "lost keys", "a knock at the door", "a flooded floor"],
-}
-CONCLUSIONS = [
-    "Being seen failing feels worse than failing; fear of judgement shapes what is risked next.",
-    "Help offered without conditions is hard to accept when self-reliance has been the safe way.",
-    "Control over small things steadies the self when larger things slip out of reach.",
-    "Anger here protects a softer hurt about not being counted on.",
-    "Quiet competence earns a sense of worth that praise alone does not.",
-    "Closeness feels safest when it is chosen, not demanded.",
-]
-POLICIES = [
-    "When judged in public, go quiet first, then answer once the heat drops.",
-    "Prepare early for anything that can be checked by others.",
-    "Say yes to help only after a pause, and thank people twice.",
-    "Keep hands busy when feelings run high; decide after the task is done.",
-    "Name the problem plainly and offer one concrete fix.",
-    "Check in with the people involved the next day instead of waiting for them.",
-]
+# The narrative aims a little above the minimum: short scenes keep the share of function
+# words, which every memory shares, low in the TF-IDF vectors.
+TARGET_CHARS = (2150, 2700)
+DESCRIBERS = bank.ADJECTIVES + bank.COLOURS
 
 
-DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-REPLIES = ("too quickly", "in a small voice", "with a joke", "honestly", "after a long pause")
+class Draws:
+    """Items drawn from the banks without repeating one within a memory."""
 
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self._left: dict[int, list] = {}
 
-def _after_clause(rng: random.Random) -> str:
-    sentence = rng.choice(AFTER).rstrip(".")
-    return sentence[:1].lower() + sentence[1:]
+    def one(self, items: tuple | list) -> Any:
+        left = self._left.get(id(items))
+        if not left:
+            left = list(items)
+            self.rng.shuffle(left)
+            self._left[id(items)] = left
+        return left.pop()
+
+    def fresh(self, items: tuple | list) -> bool:
+        """Whether ``items`` still has an item this memory has not used."""
+        left = self._left.get(id(items))
+        return left is None or bool(left)
 
 
 def _age_group(age: int) -> str:
@@ -334,134 +80,184 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _words(rng: random.Random, clauses: list[str], low: int, high: int) -> str:
-    """The first clause, then more of ``clauses`` while the text stays within low–high
-    words (the demo label's three included)."""
-    target = rng.randint(low, high) - 3
-    words = clauses[0].split()
-    for clause in clauses[1:]:
-        more = clause.split()
-        if len(words) + len(more) > target:
-            continue
-        words += more
-    while len(words) < low - 3:
-        words += rng.choice(clauses[1:]).split()
-    return labelled(" ".join(words[: high - 3]).rstrip(",;") + ".")
+def _comma(line: str) -> str:
+    """A spoken line followed by its speech tag ends with a comma, not a full stop."""
+    return line[:-1] + "," if line.endswith(".") else line
 
 
-# Small banks combined per sentence, so two memories rarely share a sentence.
-COLOURS = "grey yellow faded green navy rust-red pale-blue cream chipped-white brown".split()
-THINGS = (
-    "mug umbrella folder backpack poster kettle notebook jacket lunchbox lamp scarf "
-    "bicycle bucket radiator curtain calendar sandwich bottle sticker tray"
-).split()
-SPOTS = (
-    "by the door|on the floor|against the wall|on the windowsill|under the table|"
-    "on a hook|next to the sink|on the shelf|by my elbow|in the corner"
-).split("|")
-MOVES = ("leans|sits|lies|waits|hangs|rests|tilts|sags|balances|stands").split("|")
+def _lower(text: str) -> str:
+    return text if text.startswith("I ") else text[:1].lower() + text[1:]
 
 
-VEHICLES = "van bus tram scooter taxi bicycle ambulance lorry motorbike delivery-cart".split()
-PASSING = (
-    "rattles past|idles at the lights|brakes hard|turns the corner|hoots twice|splashes by".split(
-        "|"
-    )
-)
-SURFACES = "bench railing desk floor counter doorframe blanket seat windowpane banister".split()
-TEXTURES = "gritty cold warm sticky smooth damp rough dusty greasy ridged".split()
-LIMBS = "palms fingertips knees elbows wrists thumbs forearms".split()
-HANDLING = "straighten|turn over|pick up|push away|fold|wipe|tap|hold up".split("|")
-PAUSES = (
-    "put it back|wait|breathe out|look at the window|count to ten|swallow|say nothing|bite my lip"
-).split("|")
-TASTES = "metal salt mint dust sugar smoke coffee pencil-shavings rain soap".split()
-SKIN = "neck ears cheeks fingers knees scalp toes".split()
-FEELING = "prickle|burn|go numb|feel hot|feel cold|tingle|ache".split("|")
-NOISES = (
-    "a dog barks twice|a baby starts crying|a phone buzzes on a table|a door slams|"
-    "a kettle whistles|someone whistles a tune|a trolley squeaks|a window rattles|"
-    "a tap drips|a lift pings"
-).split("|")
+class Scene:
+    """The slot's choices: where, who, what happens, and the sentences it is told in."""
 
+    def __init__(self, rng: random.Random, *, age: int, setting: str, tier: str, level: str):
+        self.rng, self.age, self.level = rng, age, level
+        self.draws = Draws(rng)
+        self.group = _age_group(age)
+        banks = bank.SETTINGS[setting]
+        self.banks, self.setting = banks, setting
+        self.tense = tier in "AB"
+        self.place = rng.choice(banks["places"])
+        self.doing = rng.choice(banks["doing"])
+        self.event = rng.choice(banks["heavy" if self.tense else "light"])
+        self.when = rng.choice(bank.TIMES)
+        role = rng.choice(bank.PEOPLE[self.group])
+        name = rng.choice(bank.NAMES)
+        # Half the time the other person has a name, half the time only a role.
+        # ``person`` stands as a subject mid-sentence: "my uncle, Jude, is there".
+        self.person, self.who = (f"{role}, {name},", name) if rng.random() < 0.5 else (role, role)
+        self.beats = 0
+        self.said = bank.SAID[(self.group, "tense" if self.tense else "easy")]
 
-def _detail(rng: random.Random) -> str:
-    """One sensory sentence made of small banks."""
-    kind = rng.randrange(6)
-    if kind == 0:
-        return f"Outside, a {rng.choice(VEHICLES)} {rng.choice(PASSING)}."
-    if kind == 1:
-        return f"The {rng.choice(SURFACES)} is {rng.choice(TEXTURES)} under my {rng.choice(LIMBS)}."
-    if kind == 2:
-        return f"I {rng.choice(HANDLING)} the {rng.choice(THINGS)} and {rng.choice(PAUSES)}."
-    if kind == 3:
-        return (
-            f"The air tastes of {rng.choice(TASTES)}, and my {rng.choice(SKIN)} "
-            f"{rng.choice(FEELING)}."
+    # --- sentences of each narrative dimension ---
+
+    def thing(self) -> str:
+        return self.draws.one(self.banks["objects"])
+
+    def sensory(self) -> str:
+        d, kind = self.draws, self.rng.randrange(6)
+        if kind == 0:
+            return _cap(d.one(bank.SOUNDS)) + "."
+        if kind == 1:
+            return _cap(d.one(bank.SMELL_FRAMES).format(d.one(bank.SMELLS)))
+        if kind == 2:
+            feel = d.one(bank.FEELS)
+            return d.one(bank.TOUCH_FRAMES).format(
+                feel=feel,
+                Feel=_cap(feel),
+                surface=d.one(bank.SURFACES),
+                part=d.one(bank.HAND_PARTS),
+            )
+        if kind == 3:
+            return d.one(bank.PLACING).format(d.one(DESCRIBERS), self.thing())
+        if kind == 4:
+            return d.one(bank.HANDLING).format(self.thing())
+        return _cap(d.one(bank.SIGHTS)) + "."
+
+    def beat(self) -> str:
+        if not self.draws.fresh(bank.BEATS[self.setting]):
+            return self.sensory()
+        # The other person acts in two beats at most; others in the room do the rest.
+        self.beats += 1
+        who = self.who if self.beats <= 2 else self.draws.one(bank.NAMES)
+        return _cap(self.draws.one(bank.BEATS[self.setting]).format(who=who))
+
+    def move(self) -> str:
+        if not self.draws.fresh(bank.MOVES):
+            return self.sensory()
+        return self.draws.one(bank.MOVES)
+
+    def exchange(self) -> str:
+        d = self.draws
+        said, reply = d.one(self.said), d.one(bank.REPLIES[self.group])
+        tag, mine = d.one(bank.TAGS), d.one(bank.MY_TAGS)
+        who = _cap(self.who)
+        shape = self.rng.randrange(3)
+        if shape == 0:
+            return f'"{_comma(said)}" {self.who} {tag}. "{_comma(reply)}" {mine}.'
+        if shape == 1:
+            return f'{who} {tag}, "{said}" I wait a second. "{reply}"'
+        return f'{who} {tag}: "{said}" "{_comma(reply)}" {mine}.'
+
+    def thought(self) -> str:
+        thoughts = (bank.THOUGHTS if self.tense else bank.EASY_THOUGHTS)[self.group]
+        if not self.draws.fresh(thoughts):
+            return self.sensory()
+        return self.draws.one(thoughts)
+
+    def body(self) -> str:
+        if not self.draws.fresh(bank.BODY[self.level]):
+            return self.sensory()
+        return self.draws.one(bank.BODY[self.level])
+
+    def aftermath(self) -> str:
+        clause = self.draws.one(bank.AFTER).format(who=self.who, obj=self.thing())
+        return f"{self.draws.one(bank.WHEN_AFTER)}, {_lower(clause)}."
+
+    def opening(self) -> str:
+        shape = self.rng.randrange(3)
+        if shape == 0:
+            return f"I am {self.age}, and it is {self.when}. I am {self.place}, {self.doing}."
+        if shape == 1:
+            return f"I am {self.age}. It is {self.when} and I am {self.place}, {self.doing}."
+        return f"I am {self.age}, {self.place}, {self.doing} on {self.when}."
+
+    def turn(self) -> str:
+        frames = (
+            "Then {event}.",
+            "It happens fast: {event}.",
+            "Out of nowhere {event}.",
+            "And then {event}, just like that.",
+            "Right in the middle of it, {event}.",
         )
-    if kind == 4:
-        return f"Somewhere {rng.choice(NOISES)}."
-    return _sight(rng)
+        who = self.person if self.person[:1].isupper() else _cap(self.person)
+        name = _cap(self.who)
+        witness = (
+            f"{who} is there and sees it.",
+            f"{who} is standing right next to me.",
+            f"{name} notices before anyone else.",
+            f"{name} freezes, halfway through a sentence.",
+            f"{who} turns round to look.",
+        )
+        return self.rng.choice(frames).format(event=self.event) + " " + self.rng.choice(witness)
 
 
-def _sight(rng: random.Random) -> str:
-    if rng.random() < 0.5:
-        return _cap(rng.choice(SIGHTS)) + "."
-    return (
-        f"A {rng.choice(COLOURS)} {rng.choice(THINGS)} {rng.choice(MOVES)} "
-        f"{rng.choice(SPOTS)}, and I keep looking at it."
-    )
+def _paragraph(rng: random.Random, first: list[str], rest: list[str]) -> str:
+    rng.shuffle(rest)
+    return " ".join(first + rest)
 
 
-def _narrative(
-    rng: random.Random,
-    *,
-    age: int,
-    place: str,
-    person: str,
-    event: str,
-    level: str,
-    target: int,
-    limit: int,
-) -> str:
-    group = _age_group(age)
-    who = person.split(",")[0]
-    said, answer = rng.choice(SAYINGS[group])
-    said2, answer2 = rng.choice([x for x in SAYINGS[group] if x[0] != said])
-    opening = f"{DEMO_LABEL} I am {age}, and I am in {place}. {_sight(rng)}"
-    middle = [
-        f"Today {event}, and {person} is the first to notice.",
-        f'"{said}" {who} says, quietly enough that only I hear it. "{answer}" I say, '
-        "and my voice comes out smaller than I mean it to.",
-        f'Later, in the same hour, {who} tries again. "{said2}" "{answer2}"',
+def _narrative(scene: Scene, *, target: int, limit: int) -> str:
+    rng = scene.rng
+    paragraphs = [
+        _paragraph(rng, [scene.opening()], [scene.sensory(), scene.sensory(), scene.beat()]),
+        _paragraph(
+            rng,
+            [scene.turn()],
+            [scene.exchange(), scene.body(), scene.thought(), scene.move()],
+        ),
+        _paragraph(
+            rng,
+            [scene.exchange()],
+            [scene.thought(), scene.body(), scene.sensory(), scene.beat()],
+        ),
     ]
-    pool = (
-        [_cap(x) + "." for x in rng.sample(SOUNDS, 3)]
-        + [_cap(x) + "." for x in rng.sample(SMELLS, 2)]
-        + [_cap(x) + "." for x in rng.sample(TOUCH, 2)]
-        + rng.sample(THOUGHTS[group], 4)
-        + rng.sample(BODY[level], min(4, len(BODY[level])))
-        + [_sight(rng) for _ in range(4)]
-        + [_detail(rng) for _ in range(26)]
-        + [
-            f"I look at {who} and then down at the {rng.choice(THINGS)} in my hands.",
-            f"{_cap(who)} moves the {rng.choice(COLOURS)} {rng.choice(THINGS)} "
-            f"{rng.choice(SPOTS)} without looking at me.",
-            f"I pick at the edge of my {rng.choice(THINGS)} until a thread comes loose.",
-        ]
-    )
-    rng.shuffle(pool)
-    for i, sentence in enumerate(middle):
-        pool.insert(min(len(pool), 2 + 5 * i + rng.randint(0, 3)), sentence)
-    after = rng.sample(AFTER, 3)
-    text, count = opening, 0
-    for sentence in pool:
-        if len(text) >= target:
+    after = [scene.aftermath() for _ in range(2)]
+    # More of the scene while the memory is short of its target length: surroundings
+    # before the turn, anything after it.
+    before = (scene.sensory, scene.sensory, scene.beat, scene.move)
+    during = (*before, scene.thought, scene.body)
+    turn = 0
+    while len(DEMO_LABEL) + sum(len(p) + 2 for p in paragraphs + after) < target:
+        paragraphs[turn % 3] += " " + rng.choice(during if turn % 3 else before)()
+        turn += 1
+    text = f"{DEMO_LABEL} " + "\n\n".join(paragraphs) + "\n\n" + " ".join(after)
+    return _articles(text)[:limit].rstrip()
+
+
+def _articles(text: str) -> str:
+    """ "an" before a vowel where a bank item follows a template's "a"."""
+    return re.sub(r"\b([Aa]) (?=[aeiouAEIOU])", r"\1n ", text)
+
+
+def _words(rng: random.Random, sentences: list[str], low: int, high: int) -> str:
+    """The first sentence, then more of ``sentences`` in order while the text stays
+    within a length drawn from low–high words (the demo label's three included)."""
+    target = rng.randint(low, high) - 3
+    words, left = sentences[0].split(), []
+    for sentence in sentences[1:]:
+        more = sentence.split()
+        if len(words) + len(more) <= target:
+            words += more
+        else:
+            left.append(more)
+    for more in left:
+        if len(words) >= low - 3:
             break
-        count += 1
-        text += ("\n\n" if count % 7 == 0 else " ") + sentence
-    ending = "\n\n" + " ".join(after)
-    return (text + ending)[:limit].rstrip()
+        words += more
+    return labelled(" ".join(words[: high - 3]).rstrip(",;:.") + ".")
 
 
 def memory_answer(*, user: str, schema: Any, rng: random.Random) -> dict:
@@ -472,57 +268,45 @@ def memory_answer(*, user: str, schema: Any, rng: random.Random) -> dict:
     tier = (labelled_line(user, "Intensity tier:")[:1] or "C").upper()
     tier = tier if tier in TIER_INTENSITY else "C"
     domain = labelled_line(user, "Domain:").lower() or rng.choice(DOMAINS)
-    domain = domain if domain in PLACES else "daily life"
+    domain = domain if domain in bank.SETTINGS else "daily life"
     setting = "school" if domain == "workplace" and age <= 17 else domain
     low, high = TIER_INTENSITY[tier]
     intensity = round(rng.uniform(low, high), 2)
     level = "high" if intensity >= 0.6 else "mid" if intensity >= 0.38 else "low"
     primary, secondary = rng.choice(TIER_EMOTIONS[tier])
-    group = _age_group(age)
-    place = rng.choice(PLACES[setting])
-    person = rng.choice(PEOPLE[group])
-    event = rng.choice(EVENTS[setting])
+    scene = Scene(rng, age=age, setting=setting, tier=tier, level=level)
     spec = props.get("content_full") or {}
     least = max(CONTENT_RANGE[0], int(spec.get("minLength", 0)))
     most = min(CONTENT_RANGE[1], int(spec.get("maxLength", CONTENT_RANGE[1])))
-    content = _narrative(
-        rng,
-        age=age,
-        place=place,
-        person=person,
-        event=event,
-        level=level,
-        target=rng.randint(least + 200, max(least + 200, most - 900)),
-        limit=most,
-    )
-    scene = [
-        f"I am {age}, in {place}, on an ordinary {rng.choice(DAYS)},",
-        f"when {event};",
-        f"{person} is there,",
-        f"and {rng.choice(SOUNDS)}.",
-        f"{_cap(rng.choice(SMELLS))}.",
+    target = rng.randint(max(least + 150, TARGET_CHARS[0]), max(least + 150, TARGET_CHARS[1]))
+    content = _narrative(scene, target=min(target, most - 600), limit=most)
+    person = _cap(scene.person)
+    context = [
+        f"I am {age}, {scene.place}, on {scene.when}, {scene.doing}.",
+        f"{person} is there with me.",
+        _cap(scene.draws.one(bank.SOUNDS)) + ".",
+        scene.thought(),
     ]
     gist = [
-        f"{_cap(event)} while I am in {place},",
-        f"and {person} sees how I take it;",
-        f"I answer {rng.choice(REPLIES)},",
-        f"and {_after_clause(rng)}.",
-        f"{_cap(rng.choice(THOUGHTS[group]))}",
+        f"{_cap(scene.event)} while I am {scene.place}.",
+        f"{person} sees how I take it.",
+        scene.body(),
+        scene.aftermath(),
+        scene.thought(),
     ]
-    triggers = rng.sample(TRIGGER_WORDS[setting], 3) + [
-        place.split(" with ")[0].removeprefix("the ")
-    ]
+    triggers = rng.sample(bank.TRIGGERS[setting], 3) + [scene.thing()]
+    group = scene.group
     tags = [setting, stage.lower(), primary, group if group != "adult" else "adulthood"]
     value = {
         "id": _memory_id(user, props, rng),
         "timeline": f"{stage.lower()} ({age} years old)",
-        "context": _words(rng, scene, 15, 30),
+        "context": _words(rng, context, 15, 30),
         "content_summary": _words(rng, gist, 20, 40),
         "content_full": content,
         "triggers": triggers,
         # L.3: a 40-80-word conclusion and a 30-60-word policy.
-        "psych_conclusion": labelled(" ".join(rng.sample(CONCLUSIONS, 4))),
-        "behavior_policy": labelled(" ".join(rng.sample(POLICIES, 4))),
+        "psych_conclusion": labelled(" ".join(rng.sample(bank.CONCLUSIONS, 4))),
+        "behavior_policy": labelled(" ".join(rng.sample(bank.POLICIES, 4))),
         "emotion_signature": {"primary": primary, "secondary": secondary, "intensity": intensity},
         "relevance_tags": tags,
     }

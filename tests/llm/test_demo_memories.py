@@ -1,11 +1,15 @@
 """The demo answer for the memory generation prompt (seed 000 App. B.5, B.7, L.3): schema
-valid, shaped by the slot the prompt names, varied, seeded, labelled, and broken on
-purpose at the configured share."""
+valid, shaped by the slot the prompt names, varied enough that the memory audit (App. B.6)
+finds nothing in a dry run, seeded, labelled, and broken on purpose at the configured
+share."""
 
 import re
 
 import pytest
 
+from audit.memory_quality import criteria
+from audit.memory_quality.models import AuditSettings
+from audit.memory_quality.services.configuration import audit_settings_defaults
 from llm import ProviderConfig
 from llm.conversation import validator_for_schema
 from llm.demo_answers import DemoSettings, prompt_kind
@@ -119,6 +123,65 @@ def test_a_batch_of_memories_varies():
     assert len({v["content_full"][:300] for v in values}) == 20
     assert len({v["context"] for v in values}) == 20
     assert len({v["emotion_signature"]["primary"] for v in values}) > 1
+
+
+TIERS = "ABCD"
+DOMAINS = ("workplace", "interpersonal", "health", "creative", "daily life")
+
+
+def mean_cosine(texts: list[str]) -> float:
+    """The mean TF-IDF cosine over all pairs (criterion 4's vectors; pairs sharing no
+    word count as 0)."""
+    scores = [score for _i, _j, score in criteria.similar_pairs(texts, -1.0)]
+    return sum(scores) / (len(texts) * (len(texts) - 1) / 2)
+
+
+def test_fifty_memories_of_one_age_window_are_not_duplicates_for_the_audit():
+    texts = [
+        answer(
+            user_prompt(14 + n % 3, "Adolescence", TIERS[n % 4], DOMAINS[n // 4 % 5], n), seed=n
+        )["content_full"]
+        for n in range(50)
+    ]
+    assert criteria.similar_pairs(texts, criteria.DUPLICATE_THRESHOLD) == []
+    assert mean_cosine(texts) < 0.5
+
+
+@pytest.mark.parametrize(
+    ("age", "domain"), [(8, "daily life"), (15, "interpersonal"), (35, "workplace")]
+)
+def test_fifty_memories_of_one_age_and_domain_are_not_duplicates_for_the_audit(age, domain):
+    texts = [
+        answer(user_prompt(age, "Stage", TIERS[n % 4], domain, n), seed=n)["content_full"]
+        for n in range(50)
+    ]
+    assert criteria.similar_pairs(texts, criteria.DUPLICATE_THRESHOLD) == []
+
+
+def test_fifty_memories_pass_the_audit_with_its_default_settings():
+    config = AuditSettings(**audit_settings_defaults()).as_config()
+    compiled = criteria.CompiledConfig.of(config)
+    memories = []
+    for n in range(50):
+        age = 6 + n * 44 // 49  # 6 to 50, child ages (criterion 2) included
+        tier, domain = TIERS[n % 4], DOMAINS[n * 3 % 5]
+        value = answer(user_prompt(age, "Stage", tier, domain, n), seed=n)
+        memories.append(
+            criteria.MemoryText(
+                key=f"MEM_DEMO_{n:03d}",
+                character="CHAR_DEMO",
+                event_age=age,
+                context=value["context"],
+                content_summary=value["content_summary"],
+                content_full=value["content_full"],
+                emotion_intensity=value["emotion_signature"]["intensity"],
+            )
+        )
+        assert criteria.check_memory(memories[-1], compiled) == [], (age, tier, domain)
+    assert any(m.emotion_intensity < config.low_intensity_threshold for m in memories)
+    result = criteria.audit_memories(memories, config, compiled=compiled)
+    assert result.flagged() == set()
+    assert result.length_report["within_guided"] == 50
 
 
 def test_the_fail_share_breaks_that_share_of_answers_on_purpose():
