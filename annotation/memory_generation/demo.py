@@ -13,8 +13,8 @@ run and returns it.
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.corpus.models import Character, Memory, ProfileVersion
-from annotation.memory_generation.models import GeneratedMemory, MemoryRun
+from annotation.corpus.models import Character, ProfileVersion
+from annotation.memory_generation.models import MemoryRun
 from annotation.memory_generation.services import plans as plan_services
 from annotation.memory_generation.services import runs as run_services
 
@@ -82,8 +82,7 @@ def demo_memory_generation(*, user, character_key: str = DEMO_CHARACTER) -> Memo
             user=user, plan_ids=[p.pk for p in plans], concurrency=4, note=DEMO_NOTE
         )
         run_services.run_start(run_id=run.pk, user=user)
-    # Celery is eager in the demo: the batches ran when the transaction committed.
-    generated = GeneratedMemory.objects.filter(batch__run=run).values_list("memory_id", flat=True)
-    Memory.objects.filter(pk__in=list(generated)).update(is_demo_standin=True)
+    # Celery is eager in the demo: the batches ran when the transaction committed, and
+    # the memories of the stand-in profile are flagged as stand-ins too.
     run.refresh_from_db()
     return run

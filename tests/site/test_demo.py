@@ -49,14 +49,23 @@ def test_demo_loads_the_release_and_labelled_standins(demo, release_dir):
     demo_items = McqItem.objects.filter(source="demo")
     assert demo_items.count() == 4
     assert all(item.question_id.startswith("DEMO_Q_") for item in demo_items)
-    assert Character.objects.count() == 11
+    release = [f"CHAR_{n:02d}" for n in range(1, 12)]
+    # The release's eleven, two drafted on the platform and one whose memories were
+    # generated on it (the corpus construction demo).
+    keys = set(Character.objects.values_list("key", flat=True))
+    assert keys == {*release, "CHAR_12", "CHAR_13", "CHAR_14"}
     for version in ProfileVersion.objects.all():
         assert version.is_demo_standin
-        assert STANDIN in version.description
         assert len(version.core_patterns) == 8
-    memories = Memory.objects.all()
+        if version.character.key in release:
+            assert STANDIN in version.description
+    memories = Memory.objects.filter(character__key__in=release)
     assert memories.count() == 11 * 24
     assert all(m.is_demo_standin and m.content_full.startswith(STANDIN) for m in memories)
+    generated = Memory.objects.exclude(character__key__in=release)
+    assert set(generated.values_list("character__key", flat=True)) == {"CHAR_14"}
+    assert generated.count() == 40 and all(m.is_demo_standin for m in generated)
+    assert all(m.source.startswith("generated: run ") for m in generated)
 
 
 def test_demo_memories_respect_the_scenario_age_eligibility(demo):

@@ -338,6 +338,8 @@ def _store(batch, index, slot, parsed, *, record, label, prompt) -> None:
             emotion_secondary=(signature.get("secondary") or "").strip(),
             emotion_intensity=float(signature["intensity"]),
             relevance_tags=[str(t) for t in parsed["relevance_tags"]],
+            # Generated for a demo stand-in profile: a demo stand-in too.
+            is_demo_standin=batch.plan.profile_version.is_demo_standin,
             source=source,
         )
         GeneratedMemory.objects.create(
