@@ -19,10 +19,9 @@ from annotation.profile_review.services import profile_review_save
 from heartbench_site.base.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.browser.actions import submit
-from tests.factories import UserFactory
+from tests.factories import DEFAULT_PASSWORD, UserFactory
 
-from .test_login import log_in
-from .test_profile_review import judge_all_criteria, switch_to
+from .test_profile_review import judge_all_criteria
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
 
@@ -82,6 +81,20 @@ def wait_status(page, selector, status, timeout=90_000):
     page.locator(f'{selector} [data-status="{status}"]').wait_for(timeout=timeout)
 
 
+def run_status(page, status, timeout=90_000):
+    page.locator(f'[data-testid=run-status][data-status="{status}"]').wait_for(timeout=timeout)
+
+
+def switch_to(page, live_server, username):
+    """Log out whoever is in, then log in as ``username``."""
+    if page.get_by_role("button", name="Log out").count():
+        submit(page, page.get_by_role("button", name="Log out"))
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(DEFAULT_PASSWORD)
+    submit(page, page.get_by_role("button", name="Log in"))
+
+
 def filled(page) -> int:
     return int(page.get_by_test_id("slots-filled").inner_text().replace(",", ""))
 
@@ -94,7 +107,7 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
     page.on("dialog", lambda dialog: dialog.accept())  # hx-confirm: the admin confirms
 
     # 1. The admin drafts two characters of a custom design.
-    log_in(page, live_server, "lab-admin")
+    switch_to(page, live_server, "lab-admin")
     page.goto(f"{live_server.url}/drafting/new/")
     page.locator("#id_design_1").check()
     page.locator("#id_custom_design").fill("CHAR_01: N high\nCHAR_02: E low")
@@ -188,12 +201,12 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
         timeout=60_000,
     )
     page.locator("#run-cancel").click()
-    wait_status(page, "#run-progress", "cancelled")
+    run_status(page, "cancelled")
     stopped_at = filled(page)
     assert 3 <= stopped_at < TARGET
     assert Memory.objects.filter(character__key="CHAR_01").count() == stopped_at
     page.locator("#run-resume").click()
-    wait_status(page, "#run-progress", "finished")
+    run_status(page, "finished")
     assert filled(page) == TARGET
     stored = Memory.objects.filter(character__key="CHAR_01")
     assert stored.count() == TARGET == GeneratedMemory.objects.filter(batch__run=run).count()
