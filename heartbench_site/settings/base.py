@@ -244,10 +244,13 @@ HEARTBENCH_GENERATION_FAMILIES = _generation_families(os.environ)
 # handed to another worker once Redis has held it unacknowledged this long. A unit is
 # idempotent, so a redelivery while the first delivery still runs costs calls, not data.
 # Redis looks for such tasks every interval × throttle seconds (kombu's defaults: 10 × 10).
+# Each look holds a mutex in Redis; a worker killed while holding it stops every other
+# worker's looks until the mutex expires (kombu's default: 300 s).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
     "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
     "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
+    "unacked_mutex_expire": env.int("CELERY_UNACKED_MUTEX_EXPIRE", default=300),
 }
 
 # --- Uploads ----------------------------------------------------------------------------

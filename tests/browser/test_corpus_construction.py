@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.memory_generation.models import GeneratedMemory, MemoryCallRecord, MemoryRun
+from annotation.profile_review.models import ChangeRequest
 from annotation.profile_review.services import profile_review_save
 from heartbench_site.base.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
@@ -169,10 +170,9 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
 
     # 4. The senior accepts the request against the redraft and freezes it.
     switch_to(page, live_server, "senior")
-    page.goto(f"{live_server.url}/review/profiles/")
-    page.get_by_role("link", name="Adjudicate CHAR_01").click()
-    resolve = page.locator("[id^=resolve-]").first
-    request_id = resolve.get_attribute("id").removeprefix("resolve-")
+    page.goto(f"{live_server.url}/review/profiles/CHAR_01/adjudicate/")
+    request_id = ChangeRequest.objects.get(concern=CONCERN).pk
+    resolve = page.locator(f"#resolve-{request_id}")
     resolve.get_by_label("Accept").check()
     resolve.get_by_role("button", name="Resolve").press("Enter")
     page.locator(f'#change-request-{request_id}[data-status="accepted"]').wait_for()

@@ -137,6 +137,8 @@ def test_killing_the_worker_mid_run_loses_and_duplicates_nothing(
         "CELERY_VISIBILITY_TIMEOUT": "3",
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
         "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+        # a worker killed while holding the restore mutex must not block the others
+        "CELERY_UNACKED_MUTEX_EXPIRE": "2",
     }
     worker = celery_worker_factory(extra_env=env, pool="threads", concurrency=4, name="doomed")
     corpus(characters=3, scenarios=3)

@@ -29,6 +29,8 @@ def test_killing_the_worker_mid_batch_loses_and_duplicates_nothing(
         "CELERY_VISIBILITY_TIMEOUT": "3",
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
         "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+        # a worker killed while holding the restore mutex must not block the others
+        "CELERY_UNACKED_MUTEX_EXPIRE": "2",
     }
     for name, value in memory_env(memory_server).items():
         monkeypatch.setenv(name, value)

@@ -78,7 +78,7 @@ def test_a_populated_database_round_trips_through_pg_dump_and_pg_restore(
 ):
     load_demo(release_dir)
     UserFactory(username="backup-admin", roles=[Role.ADMIN])
-    assert Memory.objects.count() > 200 and Character.objects.count() == 11
+    assert Memory.objects.count() > 200 and Character.objects.count() == 14  # 11 + 3 built
     source = conninfo(connection.settings_dict["NAME"])
     dump = tmp_path / "heartbench.dump"
 

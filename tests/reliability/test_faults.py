@@ -166,6 +166,8 @@ def test_a_redis_restart_mid_run_loses_and_duplicates_nothing(
         "CELERY_VISIBILITY_TIMEOUT": "3",
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
         "CELERY_UNACKED_RESTORE_THROTTLE": "1",
+        # a worker killed while holding the restore mutex must not block the others
+        "CELERY_UNACKED_MUTEX_EXPIRE": "2",
     }
     worker = celery_worker_factory(extra_env=env, pool="threads", concurrency=4, name="redis")
     corpus(characters=3, scenarios=3)

@@ -8,11 +8,9 @@ from crispy_forms.helper import FormHelper
 from django import forms
 from django.core.exceptions import ValidationError
 
+from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.models import MemoryPlan
 
-TIERS = ("A", "B", "C", "D")
-# App. L.3: the ABCD intensity tiers are sampled about 25 / 35 / 25 / 15 per cent.
-DEFAULT_TIER_SHARES = {"A": 0.25, "B": 0.35, "C": 0.25, "D": 0.15}
 TIER_LABELS = {
     "A": "A share (core wounds, highest intensity)",
     "B": "B share (main-thread episodes)",
