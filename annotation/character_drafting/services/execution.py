@@ -71,7 +71,7 @@ def character_draft_execute(
         try:
             _draft(draft, provider)
         except Stopped:
-            pass
+            logger.info("character draft %s stopped: another delivery finished it", draft_id)
         except DraftFailed as failure:
             _fail(draft_id, failure)
         except Exception as exc:

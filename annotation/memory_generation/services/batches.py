@@ -233,7 +233,7 @@ def memory_batch_execute(*, batch_id: int, task=None) -> MemoryBatch:
     try:
         _fill_slots(batch)
     except Stopped:
-        pass
+        logger.info("memory batch %s stopped: its run was cancelled or it was finished", batch_id)
     except SlotFailed as failure:
         _set_final(batch.pk, BatchStatus.FAILED, kind=failure.kind, message=failure.message)
     except Exception as exc:
