@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Mapping
 
 import llm
@@ -52,16 +51,3 @@ def answer_format(config: llm.ProviderConfig) -> llm.ResponseFormatMode:
 def provider_summary(config: llm.ProviderConfig) -> dict:
     """What the run records about its provider: never the key."""
     return {"kind": str(config.kind), "model": config.model, "base_url": config.base_url}
-
-
-_clients: dict = {}
-_lock = threading.Lock()
-
-
-def client_for(config: llm.ProviderConfig):
-    """One client per config and process (clients pool connections, are thread-safe)."""
-    with _lock:
-        client = _clients.get(config)
-        if client is None:
-            client = _clients[config] = llm.make_client(config)
-        return client

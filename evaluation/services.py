@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
+from heartbench_site.base.providers import cached_client
 
 from . import leakcheck, parsing, prompt, providers, retrieval
 from .models import (
@@ -434,7 +435,7 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
         max_tokens=int(decoding.get("max_tokens") or DEFAULT_DECODING["max_tokens"]),
         response_format=providers.answer_format(config),
     )
-    result = providers.client_for(config).complete_json(
+    result = cached_client(config).complete_json(
         system=prompt.SYSTEM_PROMPT,
         user=text,
         schema=prompt.RESPONSE_SCHEMA,

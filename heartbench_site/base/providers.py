@@ -1,10 +1,11 @@
 """Where a workflow's optional LLM comes from: settings first, then the environment."""
 
 import os
+import threading
 
 from django.conf import settings
 
-from llm import ProviderConfig
+from llm import ProviderConfig, make_client
 
 
 def configured_provider(prefix: str) -> ProviderConfig | None:
@@ -16,3 +17,37 @@ def configured_provider(prefix: str) -> ProviderConfig | None:
     if not any(os.environ.get(f"{prefix}_{n}") for n in ("KIND", "BASE_URL")):
         return None
     return ProviderConfig.from_env(prefix, os.environ)
+
+
+# --- Clients and call records, shared by every stage that calls a model -----------------
+
+_clients: dict = {}
+_clients_lock = threading.Lock()
+
+
+def cached_client(config: ProviderConfig):
+    """One client per provider config and process: clients hold connection pools and are
+    thread-safe. Created lazily, so a prefork worker builds its own after the fork."""
+    with _clients_lock:
+        client = _clients.get(config)
+        if client is None:
+            client = _clients[config] = make_client(config)
+        return client
+
+
+def clear_client_cache() -> None:
+    """Forget every cached client (tests that point a config at another server)."""
+    with _clients_lock:
+        _clients.clear()
+
+
+def storable(value):
+    """``value`` with every NUL replaced, in strings, list items and dict keys and values:
+    PostgreSQL text and jsonb cannot hold NUL, and a broken provider body may contain one."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, list):
+        return [storable(v) for v in value]
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    return value

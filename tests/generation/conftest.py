@@ -1,6 +1,6 @@
 import pytest
 
-from annotation.generation.services import calls as generation_calls
+from heartbench_site.base.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import ScriptedProvider, family_settings
@@ -22,4 +22,4 @@ def providers(settings, fake_server):
     """Every family configured against the fake server, with short timeouts."""
     settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=1.0)
     yield settings.HEARTBENCH_GENERATION_FAMILIES
-    generation_calls._clients.clear()
+    clear_client_cache()

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import MemoryPlan, QuotaWeights
-from annotation.memory_generation.services import calls
+from heartbench_site.base.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
@@ -123,9 +123,9 @@ def memory_provider(monkeypatch, memory_server):
     """The memory provider configured in this process against the fake server."""
     for name, value in memory_env(memory_server).items():
         monkeypatch.setenv(name, value)
-    calls._clients.clear()
+    clear_client_cache()
     yield memory_server
-    calls._clients.clear()
+    clear_client_cache()
 
 
 def frozen_profile(key="CHAR_01", *, frozen=True, **fields):

@@ -116,9 +116,9 @@ def pipeline_env(fake_provider, monkeypatch, settings):
         monkeypatch.setenv(name, value)
     settings.HEARTBENCH_GENERATION_FAMILIES = _generation_families(env)
     yield env
-    from annotation.generation.services import calls
+    from heartbench_site.base.providers import clear_client_cache
 
-    calls._clients.clear()
+    clear_client_cache()
 
 
 @pytest.fixture

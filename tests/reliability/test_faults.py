@@ -23,6 +23,7 @@ from annotation.generation.services.runs import (
     generation_run_retry_failed,
     generation_run_start,
 )
+from heartbench_site.base.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 from llm.testing.replies import server_error
 from tests.factories import UserFactory
@@ -137,11 +138,9 @@ def fake_server(script):
 
 @pytest.fixture
 def providers(settings, fake_server):
-    from annotation.generation.services import calls as generation_calls
-
     settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(fake_server, timeout=5.0)
     yield
-    generation_calls._clients.clear()
+    clear_client_cache()
 
 
 def assert_no_duplicates(run):
@@ -217,8 +216,6 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
 ):
     flaky = FlakyProvider(FAULT_SHARE, FAULT_SEED)
     with FakeProviderServer(responder=flaky) as server:
-        from annotation.generation.services import calls as generation_calls
-
         settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=5.0)
         worker = celery_worker_factory(
             extra_env=worker_env(server, timeout=5.0, max_retries=2), pool="threads", concurrency=4
@@ -251,7 +248,7 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
             generation_run_retry_failed(run_id=run.pk)
             wait_for(run, finished, worker)
             assert_no_duplicates(run)
-        generation_calls._clients.clear()
+        clear_client_cache()
     assert (
         Candidate.objects.filter(run=run).count()
         == run.units.filter(status=GenerationUnit.Status.SUCCEEDED).count()

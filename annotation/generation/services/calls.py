@@ -4,7 +4,6 @@ unit, and one structured call recorded as an ``LlmCallRecord`` (seed 000 App. L.
 !!! BLINDING !!!  ``family`` is provenance; nothing here is annotator-facing.
 """
 
-import threading
 from decimal import Decimal
 
 from django.conf import settings
@@ -15,6 +14,7 @@ from django.utils import timezone
 import llm
 from annotation.generation import prompts
 from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
+from heartbench_site.base.providers import cached_client, storable
 
 MILLION = Decimal(1_000_000)
 NOT_CONFIGURED = "not_configured"
@@ -36,20 +36,6 @@ def generation_family_configs() -> dict:
     """``settings.HEARTBENCH_GENERATION_FAMILIES``: {family: {"response", "activation",
     prices}} for the families whose provider is configured (see settings/base.py)."""
     return getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
-
-
-_clients: dict = {}
-_clients_lock = threading.Lock()
-
-
-def _client_for(config: llm.ProviderConfig):
-    """One client per provider config and process: clients hold connection pools and
-    are thread-safe. Created lazily, so a prefork worker builds its own after the fork."""
-    with _clients_lock:
-        client = _clients.get(config)
-        if client is None:
-            client = _clients[config] = llm.make_client(config)
-        return client
 
 
 def _family_setup(unit: GenerationUnit, role: str):
@@ -95,28 +81,13 @@ def prompt_values(unit: GenerationUnit) -> dict:
 # --- calls ----------------------------------------------------------------------------
 
 
-def _no_nul(text):
-    # PostgreSQL text and jsonb cannot hold NUL; a broken body may contain one.
-    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
-
-
-def _scrub_json(value):
-    if isinstance(value, str):
-        return _no_nul(value)
-    if isinstance(value, list):
-        return [_scrub_json(v) for v in value]
-    if isinstance(value, dict):
-        return {_no_nul(k): _scrub_json(v) for k, v in value.items()}
-    return value
-
-
 def recorded_call(
     unit: GenerationUnit, *, stage: str, role: str, system: str, user: str, schema, details=None
 ) -> llm.CallResult:
     """One structured call, recorded as an LlmCallRecord with the unit's token and cost
     totals updated in the same transaction, before the caller looks at the result."""
     config, (price_in, price_out) = _family_setup(unit, role)
-    result = _client_for(config).complete_json(
+    result = cached_client(config).complete_json(
         system=system, user=user, schema=schema, max_attempts=prompts.STRUCTURED_OUTPUT_ROUNDS
     )
     data = result.as_dict()
@@ -128,17 +99,17 @@ def recorded_call(
             provider=result.provider,
             model=result.model,
             prompt_hash=result.prompt_hash,
-            request=_scrub_json(result.request or {}),
-            raw_response=_no_nul(result.raw_response or ""),
-            parsed=_scrub_json(result.parsed) if result.ok else None,
+            request=storable(result.request or {}),
+            raw_response=storable(result.raw_response or ""),
+            parsed=storable(result.parsed) if result.ok else None,
             ok=result.ok,
             tokens_in=result.tokens_in,
             tokens_out=result.tokens_out,
             latency_s=result.latency_s,
             attempt_count=result.attempt_count,
             error_kind=result.error_kind or "",
-            error_message=_no_nul(result.error_message or ""),
-            details=_scrub_json(
+            error_message=storable(result.error_message or ""),
+            details=storable(
                 {
                     **(details or {}),
                     "endpoint": data.get("endpoint"),

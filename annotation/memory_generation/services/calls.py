@@ -15,7 +15,6 @@ with its problems named, as another call continuing from it; after
 
 import json
 import os
-import threading
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
@@ -25,6 +24,7 @@ from django.utils import timezone
 import llm
 from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord
 from annotation.memory_generation.schema import MEMORY_SCHEMA, memory_problems
+from heartbench_site.base.providers import cached_client, storable
 
 ENV_PREFIX = "HEARTBENCH_MEMORY"
 MILLION = Decimal(1_000_000)
@@ -73,19 +73,6 @@ def prices(environ=None) -> tuple[Decimal, Decimal]:
     return out[0], out[1]
 
 
-_clients: dict = {}
-_clients_lock = threading.Lock()
-
-
-def client_for(config: llm.ProviderConfig):
-    """One client per config and process (clients pool connections and are thread-safe)."""
-    with _clients_lock:
-        client = _clients.get(config)
-        if client is None:
-            client = _clients[config] = llm.make_client(config)
-        return client
-
-
 def run_config(model_name: str) -> llm.ProviderConfig:
     """This process's provider, with the run's model; SlotFailed when there is none."""
     try:
@@ -104,21 +91,6 @@ def run_config(model_name: str) -> llm.ProviderConfig:
     return config
 
 
-def _no_nul(text):
-    # PostgreSQL text and jsonb cannot hold NUL; a broken body may contain one.
-    return text.replace("\x00", "\ufffd") if isinstance(text, str) else text
-
-
-def _scrub(value):
-    if isinstance(value, str):
-        return _no_nul(value)
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {_no_nul(k): _scrub(v) for k, v in value.items()}
-    return value
-
-
 def _record(batch_id, slot, result, *, problems, cost, details) -> MemoryCallRecord:
     data = result.as_dict()
     semantic = bool(problems)
@@ -129,9 +101,9 @@ def _record(batch_id, slot, result, *, problems, cost, details) -> MemoryCallRec
             provider=result.provider,
             model=result.model,
             prompt_hash=result.prompt_hash,
-            request=_scrub(result.request or {}),
-            raw_response=_no_nul(result.raw_response or ""),
-            parsed=_scrub(result.parsed) if result.ok else None,
+            request=storable(result.request or {}),
+            raw_response=storable(result.raw_response or ""),
+            parsed=storable(result.parsed) if result.ok else None,
             ok=result.ok and not semantic,
             problems=list(problems),
             tokens_in=result.tokens_in,
@@ -139,8 +111,8 @@ def _record(batch_id, slot, result, *, problems, cost, details) -> MemoryCallRec
             latency_s=result.latency_s,
             attempt_count=result.attempt_count,
             error_kind=SEMANTIC_INVALID if semantic else (result.error_kind or ""),
-            error_message=_no_nul("; ".join(problems) if semantic else result.error_message or ""),
-            details=_scrub(
+            error_message=storable("; ".join(problems) if semantic else result.error_message or ""),
+            details=storable(
                 {
                     **details,
                     "endpoint": data.get("endpoint"),
@@ -173,7 +145,7 @@ def _semantic_feedback(parsed, problems: list[str]) -> str:
 
 def generate_memory(*, batch_id: int, slot: int, target_age: int, config, system, user):
     """One slot's memory: (parsed memory, its call record). Raises SlotFailed."""
-    client = client_for(config)
+    client = cached_client(config)
     price_in, price_out = prices()
     asked = user
     problems: list[str] = []
