@@ -121,3 +121,15 @@ def feedback_message(kind: ErrorKind, detail: str, *, max_tokens: int) -> str:
         "Your previous reply was JSON but does not match the required schema: "
         f"{detail}. Reply again with only the corrected JSON value."
     )
+
+
+def has_nul(value: Any) -> bool:
+    """Whether a parsed JSON value holds a NUL character in any string (a key included):
+    PostgreSQL text and jsonb cannot store one, so a caller that stores output refuses it."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(has_nul(k) or has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_nul(v) for v in value)
+    return False

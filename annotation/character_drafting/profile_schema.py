@@ -24,6 +24,7 @@ from annotation.character_drafting.design import (
     PlannedCharacter,
     vector_text,
 )
+from llm.structured import has_nul
 
 #: App. B.1: exactly eight core behavioral patterns.
 CORE_PATTERN_COUNT = 8
@@ -144,6 +145,11 @@ def check_profile(profile: dict, planned: PlannedCharacter) -> ProfileCheck:
     for name in ("name", "occupation", "description", "self_value_logic"):
         if not str(profile[name]).strip():
             out.problems.append(f"{name} is empty.")
+    with_nul = [n for n, v in profile.items() if has_nul(v)]
+    if with_nul:
+        out.problems.append(
+            f"{', '.join(with_nul)} contain a NUL character (\\u0000); write plain text."
+        )
     low, high = DESCRIPTION_SENTENCES
     sentences = sentence_count(profile["description"])
     if not low <= sentences <= high:

@@ -11,6 +11,8 @@ to the model as another round too (``services.calls``); then the slot fails.
 
 import re
 
+from llm.structured import has_nul
+
 # App. B.6 criterion 5: the audit flags content_full over 10,000 characters.
 CONTENT_FULL_MAX_CHARS = 10_000
 # Column sizes of corpus.Memory.
@@ -108,6 +110,11 @@ def memory_problems(memory, *, target_age: int) -> list[str]:
             )
         if len(timeline) > TIMELINE_MAX_CHARS:
             problems.append(f"timeline is longer than {TIMELINE_MAX_CHARS} characters.")
+    with_nul = [n for n, v in memory.items() if has_nul(v)]
+    if with_nul:
+        problems.append(
+            f"{', '.join(with_nul)} contain a NUL character (\\u0000); write plain text."
+        )
     full = memory.get("content_full")
     if isinstance(full, str) and len(full) > CONTENT_FULL_MAX_CHARS:
         problems.append(

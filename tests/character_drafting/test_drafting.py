@@ -115,6 +115,24 @@ def test_a_draft_fixed_on_the_second_attempt_succeeds(
     assert draft.profile_version.neuroticism == 0.95
 
 
+def test_a_nul_in_the_model_output_is_recorded_not_a_crash(
+    drafting_admin, drafting_provider, fake_server, responder
+):
+    # PostgreSQL text and jsonb cannot hold NUL; the call record keeps a replacement.
+    spoiled = copy.deepcopy(WRONG_ANCHOR)
+    spoiled["description"] = "A careful\x00 person. She checks things."
+    responder.replies = [json_reply(spoiled)] * 3
+    job = run_all(launch(drafting_admin, [design.anchored("CHAR_01", "N", "high")]))
+    draft = job.drafts.get()
+    assert draft.status == CharacterDraft.Status.FAILED
+    assert draft.error_kind != "internal_error", draft.error_message
+    assert draft.calls.count() == 3
+    call = draft.calls.first()
+    assert "\ufffd" in call.parsed["description"] and "\x00" not in call.raw_response
+    assert any("description contain a NUL character" in p for p in draft.problems)
+    assert not Character.objects.filter(key="CHAR_01").exists()
+
+
 def test_an_unreachable_provider_is_a_clear_failure_and_nothing_is_created(
     drafting_admin, settings
 ):

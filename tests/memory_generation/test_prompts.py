@@ -209,6 +209,11 @@ def test_semantic_checks_name_each_problem():
     assert any(p.startswith("content_full has 10,001 characters") for p in problems)
     assert "behavior_policy is empty; write it." in problems
     assert "emotion_signature.intensity is 1.5; it must be between 0 and 1." in problems
+    # PostgreSQL cannot store NUL: such an answer goes back to the model, naming the fields.
+    nul = {**good, "context": "a\x00b", "triggers": ["ok", "c\x00"]}
+    assert memory_problems(nul, target_age=14) == [
+        "context, triggers contain a NUL character (\\u0000); write plain text."
+    ]
 
 
 def test_latest_prompt_writes_version_1_once():

@@ -39,6 +39,7 @@ from annotation.character_drafting.services.redraft_rules import (
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import record_event
+from heartbench_site.base.providers import storable
 from llm.records import OUTPUT_RETRYABLE
 
 logger = logging.getLogger(__name__)
@@ -106,8 +107,8 @@ def _fail(draft_id: int, failure: DraftFailed) -> None:
             return
         draft.status = DraftStatus.FAILED
         draft.error_kind = failure.kind[:40]
-        draft.error_message = failure.message
-        draft.problems = failure.problems
+        draft.error_message = storable(failure.message)
+        draft.problems = storable(failure.problems)
         draft.save(
             update_fields=["status", "error_kind", "error_message", "problems", "updated_at"]
         )
@@ -214,18 +215,18 @@ def _record(draft, attempt, result, system, user, problems, *, ok=False) -> None
         attempt=attempt,
         provider=result.provider,
         model=result.model,
-        system=system,
-        user=user,
-        raw_response=result.text or result.raw_response or "",
-        parsed=result.parsed,
+        system=storable(system),
+        user=storable(user),
+        raw_response=storable(result.text or result.raw_response or ""),
+        parsed=storable(result.parsed),
         ok=ok,
-        problems=problems,
+        problems=storable(problems),
         tokens_in=result.tokens_in,
         tokens_out=result.tokens_out,
         latency_s=result.latency_s,
         rounds=result.rounds,
         error_kind=result.error_kind or "",
-        error_message=result.error_message or "",
+        error_message=storable(result.error_message or ""),
         details={"attempts": [a.as_dict() for a in result.attempts], "demo": result.demo},
     )
 
