@@ -12,5 +12,6 @@ for _model in (
     models.EvaluationPrediction,
     models.RetrievalSet,
     models.RetrievedMemory,
+    models.MemoryEmbedding,
 ):
     admin.site.register(_model, ReadOnlyAdmin)

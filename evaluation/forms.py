@@ -6,7 +6,7 @@ from crispy_forms.layout import Submit
 from django import forms
 from django.urls import reverse
 
-from . import providers, services
+from . import embeddings, providers, services
 from .models import RetrievalSet, Setting
 
 ITEM_SET_CHOICES = [
@@ -43,12 +43,7 @@ class EvaluationRunForm(forms.Form):
         help_text="E.g. “human-baseline 150” or “label audit 176”.",
     )
     retrieval_method = forms.ChoiceField(
-        label="Retriever (memory conditions)",
-        choices=[
-            (m, name)
-            for m, name in RetrievalSet.Method.choices
-            if m != RetrievalSet.Method.IMPORTED
-        ],
+        label="Retriever (memory conditions)", initial=RetrievalSet.Method.BM25
     )
     k = forms.IntegerField(
         label="k (memories retrieved)", initial=services.NAIVE_RAG_K, min_value=1, max_value=200
@@ -71,12 +66,35 @@ class EvaluationRunForm(forms.Form):
             (name, f"{name} · {config.kind} · {config.model}")
             for name, config in sorted(providers.evaluation_providers().items())
         ]
+        self._offer_retrievers()
         self.helper = FormHelper()
         self.helper.form_action = reverse("evaluation:run-list")
         self.helper.form_method = "post"
         self.helper.form_id = "run-form"
         self.helper.attrs = {"enctype": "multipart/form-data"}
         self.helper.add_input(Submit("submit", "Launch run"))
+
+    def _offer_retrievers(self):
+        """BM25 (the offline default) and TF-IDF always; the embedding retriever only
+        when its endpoint is configured, else the field says why it is missing."""
+        field = self.fields["retrieval_method"]
+        offered = [RetrievalSet.Method.BM25, RetrievalSet.Method.TFIDF]
+        retriever = embeddings.retriever_settings()
+        if retriever["configured"]:
+            offered.append(RetrievalSet.Method.EMBEDDING)
+            field.help_text = (
+                f"Embedding: {retriever['model']} at {retriever['endpoint']}. "
+                "BM25 is the offline default."
+            )
+        else:
+            field.help_text = (
+                "Embedding retriever: not configured — BM25 is the offline default "
+                "(set HEARTBENCH_EMBEDDING_BASE_URL and HEARTBENCH_EMBEDDING_MODEL)."
+            )
+            field.error_messages["invalid_choice"] = "“%(value)s” is not offered. " + (
+                retriever["problem"] or embeddings.NOT_CONFIGURED
+            )
+        field.choices = [(m.value, m.label) for m in offered]
 
     def clean(self):
         data = super().clean()

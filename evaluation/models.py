@@ -9,6 +9,7 @@ sits beside them rather than inside one.
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import MD5
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
@@ -18,21 +19,31 @@ from heartbench_site.base.protocol import RETRIEVAL_K
 class RetrievalSet(models.Model):
     """The memories retrieved for one item under one retriever configuration.
 
-    ``method`` is ``bm25`` or ``tfidf`` for the built-in retriever, or ``imported``
-    when the set came with an imported evaluation run (``origin`` names the run/file).
-    Entries are snapshots: the strings a model or participant saw, in rank order.
+    ``method`` is ``bm25``, ``tfidf`` or ``embedding`` for the built-in retriever, or
+    ``imported`` when the set came with an imported evaluation run (``origin`` names the
+    run/file). ``query`` is the exact text the retriever was given (App. E: the entire
+    scenario description); ``embedding_model`` and ``embedding_dimensions`` name the
+    vectors an ``embedding`` set was ranked with (blank and 0 otherwise). A set is one
+    (item, method, k, origin, query, embedding model, dimensions): another query or
+    model is another set. Entries are snapshots: the strings a model or participant saw,
+    in rank order.
     """
 
     class Method(models.TextChoices):
         BM25 = "bm25", "BM25 over content_full"
         TFIDF = "tfidf", "TF-IDF cosine over content_full"
+        EMBEDDING = "embedding", "Embedding cosine over content_full"
         IMPORTED = "imported", "Imported with an evaluation run"
 
     item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="retrieval_sets")
     method = models.CharField(max_length=16, choices=Method.choices)
     k = models.PositiveSmallIntegerField()
     origin = models.CharField(max_length=200, default="builtin")
-    query = models.TextField()
+    query = models.TextField(help_text="The exact text the retriever was given.")
+    embedding_model = models.CharField(max_length=200, blank=True)
+    embedding_dimensions = models.PositiveIntegerField(
+        default=0, help_text="The vector size asked of the endpoint; 0: the model's own."
+    )
     scenario_age = models.PositiveSmallIntegerField()
     eligible_count = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -40,13 +51,51 @@ class RetrievalSet(models.Model):
     class Meta:
         ordering = ["item", "method", "k"]
         constraints = [
+            # The query is hashed: a long scenario would not fit a btree index entry.
             models.UniqueConstraint(
-                fields=["item", "method", "k", "origin"], name="retrieval_set_unique"
+                "item",
+                "method",
+                "k",
+                "origin",
+                MD5("query"),
+                "embedding_model",
+                "embedding_dimensions",
+                name="retrieval_set_unique",
             )
         ]
 
     def __str__(self):
         return f"{self.item.question_id} {self.method}@{self.k}"
+
+
+class MemoryEmbedding(models.Model):
+    """The cached vector of one memory's ``content_full`` under one embedding model.
+
+    Keyed by the memory, the sha256 of the text it was computed from, the model and the
+    dimensions asked for: an edited memory or another model gets a fresh vector, and
+    every run with the same model reuses it. ``vector`` holds ``size`` little-endian
+    float64 values, exactly as the endpoint returned them.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="+")
+    content_sha256 = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    dimensions = models.PositiveIntegerField(default=0)
+    size = models.PositiveIntegerField()
+    vector = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["memory", "model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["memory", "content_sha256", "model", "dimensions"],
+                name="memory_embedding_unique",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.memory_id} · {self.model} ({self.size})"
 
 
 class RetrievedMemory(models.Model):
@@ -119,6 +168,12 @@ class EvaluationRun(models.Model):
     decoding = models.JSONField(default=dict, blank=True)
     retrieval_method = models.CharField(
         max_length=16, choices=RetrievalSet.Method.choices, default=RetrievalSet.Method.BM25
+    )
+    retriever = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The embedding retriever the run was created with (endpoint, model, "
+        "dimensions; never the key); empty for BM25 and TF-IDF.",
     )
     k = models.PositiveSmallIntegerField(default=RETRIEVAL_K)
     item_set = models.CharField(max_length=200, default="all final items")

@@ -1,25 +1,28 @@
 """The built-in Naive-RAG retriever and the one serialization of a memory block.
 
-Seed 000 App. E: the query is the scenario description only (never the options);
+Seed 000 App. E: the query is the entire scenario description (never the options);
 only memories of the audited corpus (App. B.6) whose event age is at or before the
 scenario age are eligible; the source content is the projection ``content_full``
 alone; each retrieved entry is prefixed with the memory's anonymized id and timeline
 label (App. L.1).
 
-The paper used an embedding retriever; the platform ships BM25 (rank-bm25) and TF-IDF
-cosine (scikit-learn) so it runs offline. Retrieved sets are stored
-(:class:`~evaluation.models.RetrievalSet`) and reused, so evaluation prompts and
-the human-baseline pages render the same strings in the same order.
+The paper used an embedding retriever: ``embedding`` calls an OpenAI-compatible
+endpoint when one is configured (``evaluation.embeddings``); BM25 (rank-bm25, the
+offline default) and TF-IDF cosine (scikit-learn) run offline. Retrieved sets are stored
+(:class:`~evaluation.models.RetrievalSet`) with their exact query and reused, so
+evaluation prompts and the human-baseline pages render the same strings in the same
+order.
 """
 
 import re
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from adjudication.mcq.models import McqItem
 from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.protocol import RETRIEVAL_K
 
+from . import embeddings
 from .models import RetrievalSet, RetrievedMemory
 
 DEFAULT_K = RETRIEVAL_K
@@ -31,8 +34,21 @@ def tokenize(text: str) -> list[str]:
 
 
 def retrieval_query(scenario) -> str:
-    """The query: the scenario description only (App. E), never options or the key."""
-    return scenario.description_for_agent
+    """The query: the entire scenario description (App. E), every field of the situation
+    the evaluated model reads (name, agent description, setting, background, trigger
+    event, required decision); never the options or the key, nor the construction labels
+    (category, DIAMONDS dimension, intensity)."""
+    return "\n".join(
+        (
+            f"Scenario: {scenario.name}",
+            scenario.description_for_agent,
+            f"Setting: {scenario.setting_location} | {scenario.setting_time} | "
+            f"{scenario.setting_atmosphere}",
+            f"Background: {scenario.context_text}",
+            f"Trigger event: {scenario.trigger_sender}: {scenario.trigger_message}",
+            f"Required decision: {scenario.action_required}",
+        )
+    )
 
 
 def eligible_memories(character, scenario_age: int):
@@ -62,40 +78,63 @@ def rank(query: str, documents: list[str], method: str) -> list[tuple[int, float
     return [(i, float(scores[i])) for i in order]
 
 
-@transaction.atomic
 def retrieve_for_item(
-    item: McqItem, *, method: str = RetrievalSet.Method.BM25, k: int = DEFAULT_K
+    item: McqItem,
+    *,
+    method: str = RetrievalSet.Method.BM25,
+    k: int = DEFAULT_K,
+    embedding=None,
 ) -> RetrievalSet:
-    """The stored retrieval set of ``item`` for (method, k), computed once."""
-    existing = RetrievalSet.objects.filter(item=item, method=method, k=k, origin="builtin").first()
+    """The stored retrieval set of ``item`` for (method, k, today's query and, for
+    ``embedding``, the model), computed once, also when two workers ask together.
+
+    ``embedding`` is the ``llm.EmbeddingConfig`` to rank with (default: the configured
+    one). Embedding calls happen outside any row lock; a failing endpoint raises
+    :class:`~evaluation.embeddings.EmbeddingFailure` and stores nothing."""
+    scenario = item.scenario
+    query = retrieval_query(scenario)
+    identity = {"item": item, "method": method, "k": k, "origin": "builtin", "query": query}
+    if method == RetrievalSet.Method.EMBEDDING:
+        if embedding is None:
+            embedding = embeddings.embedding_config()
+        if embedding is None:
+            raise embeddings.EmbeddingFailure(
+                embeddings.NOT_CONFIGURED, error_kind="not_configured"
+            )
+        identity |= {
+            "embedding_model": embedding.model,
+            "embedding_dimensions": embedding.dimensions or 0,
+        }
+    existing = RetrievalSet.objects.filter(**identity).first()
     if existing is not None:
         return existing
-    scenario = item.scenario
     memories = list(eligible_memories(item.character, scenario.age))
-    query = retrieval_query(scenario)
-    ranked = rank(query, [m.content_full for m in memories], method)[:k]
-    rset = RetrievalSet.objects.create(
-        item=item,
-        method=method,
-        k=k,
-        origin="builtin",
-        query=query,
-        scenario_age=scenario.age,
-        eligible_count=len(memories),
-    )
-    RetrievedMemory.objects.bulk_create(
-        RetrievedMemory(
-            retrieval_set=rset,
-            rank=position,
-            memory=memories[index],
-            anonymized_id=memories[index].anonymized_id,
-            timeline=memories[index].timeline,
-            event_age=memories[index].event_age,
-            content_full=memories[index].content_full,
-            score=score,
-        )
-        for position, (index, score) in enumerate(ranked, start=1)
-    )
+    documents = [m.content_full for m in memories]
+    if method == RetrievalSet.Method.EMBEDDING:
+        ranked = embeddings.rank_by_embedding(query, memories, embedding)[:k]
+    else:
+        ranked = rank(query, documents, method)[:k]
+    try:
+        with transaction.atomic():
+            rset = RetrievalSet.objects.create(
+                **identity, scenario_age=scenario.age, eligible_count=len(memories)
+            )
+            RetrievedMemory.objects.bulk_create(
+                RetrievedMemory(
+                    retrieval_set=rset,
+                    rank=position,
+                    memory=memories[index],
+                    anonymized_id=memories[index].anonymized_id,
+                    timeline=memories[index].timeline,
+                    event_age=memories[index].event_age,
+                    content_full=memories[index].content_full,
+                    score=score,
+                )
+                for position, (index, score) in enumerate(ranked, start=1)
+            )
+    except IntegrityError:
+        # Another worker stored the same set first: theirs is the one.
+        return RetrievalSet.objects.get(**identity)
     return rset
 
 

@@ -10,7 +10,7 @@ import io
 import logging
 from collections.abc import Iterable
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -18,7 +18,7 @@ from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 from heartbench_site.base.providers import cached_client
 
-from . import leakcheck, parsing, prompt, providers, retrieval
+from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (
     EvaluationError,
     EvaluationPrediction,
@@ -146,8 +146,16 @@ def evaluation_run_create(
             f"No evaluation model named {provider_key!r} is configured; configured: "
             f"{', '.join(sorted(available))}."
         )
-    if retrieval_method not in (RetrievalSet.Method.BM25, RetrievalSet.Method.TFIDF):
-        raise EvaluationError(f"Unknown retriever {retrieval_method!r}; use bm25 or tfidf.")
+    retriever = {}
+    if retrieval_method == RetrievalSet.Method.EMBEDDING:
+        endpoint = embeddings.embedding_config()
+        if endpoint is None:
+            raise EvaluationError(embeddings.NOT_CONFIGURED)
+        retriever = embeddings.run_retriever(endpoint)
+    elif retrieval_method not in (RetrievalSet.Method.BM25, RetrievalSet.Method.TFIDF):
+        raise EvaluationError(
+            f"Unknown retriever {retrieval_method!r}; use bm25, tfidf or embedding."
+        )
     if not 1 <= int(k) <= 200:
         raise EvaluationError(f"k = {k} is outside 1-200.")
     chosen = list(final_items() if items is None else items)
@@ -165,6 +173,7 @@ def evaluation_run_create(
         provider=providers.provider_summary(config),
         decoding=_decoding(decoding),
         retrieval_method=retrieval_method,
+        retriever=retriever,
         k=int(k),
         item_set=(item_set or ("all final items" if items is None else f"{len(chosen)} items"))[
             :200
@@ -252,12 +261,16 @@ def profile_for(character) -> ProfileVersion | None:
     return versions.filter(frozen_at__isnull=False).first() or versions.first()
 
 
-def stored_retrieval(item: McqItem, *, method: str, k: int) -> RetrievalSet:
-    """The item's stored set, created once even when two workers ask together."""
-    try:
-        return retrieval.retrieve_for_item(item, method=method, k=k)
-    except IntegrityError:
-        return RetrievalSet.objects.get(item=item, method=method, k=k, origin="builtin")
+def stored_retrieval(run: EvaluationRun, item: McqItem) -> RetrievalSet:
+    """The item's stored set under the run's retriever, created once even when two
+    workers ask together. An embedding run ranks with the model it was created with;
+    a failing or differently configured endpoint raises ``EmbeddingFailure``."""
+    embedding = None
+    if run.retrieval_method == RetrievalSet.Method.EMBEDDING:
+        embedding = embeddings.config_for_run(run.retriever)
+    return retrieval.retrieve_for_item(
+        item, method=run.retrieval_method, k=run.k, embedding=embedding
+    )
 
 
 def withheld_fields(item: McqItem, profile, *, disclose: bool, rset) -> list[leakcheck.Withheld]:
@@ -333,7 +346,7 @@ def evaluation_item_prompt(item: McqItem, *, run: EvaluationRun):
     rset = None
     entries = None
     if run.uses_memory:
-        rset = stored_retrieval(item, method=run.retrieval_method, k=run.k)
+        rset = stored_retrieval(run, item)
         entries = retrieval.memory_block_entries(rset)
     data = prompt_input(item, setting=run.setting, profile=profile, memory_entries=entries)
     text = prompt.user_prompt(data)
@@ -395,6 +408,15 @@ def evaluation_prediction_execute(*, prediction_id: int) -> EvaluationPrediction
 def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
     try:
         text, rset, profile, leaks = evaluation_item_prompt(pred.item, run=run)
+    except embeddings.EmbeddingFailure as failure:
+        # The retriever's endpoint, not the item: resuming the run asks again.
+        _store(
+            pred.pk,
+            status=Status.FAILED,
+            error_kind=failure.error_kind,
+            error_message=parsing.without_nul(" ".join(failure.messages)),
+        )
+        return
     except EvaluationError as error:
         _store(
             pred.pk,

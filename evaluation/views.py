@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import add_error_messages, csv_download
 
-from . import analysis, selectors, services
+from . import analysis, embeddings, selectors, services
 from .forms import EvaluationRunForm, PredictionImportForm
 from .models import EvaluationError, EvaluationPrediction, Setting
 from .prediction_import import evaluation_run_import
@@ -47,7 +47,12 @@ def run_list(request):
     return render(
         request,
         "evaluation/run_list.html",
-        {"runs": selectors.run_list(), "form": form, "final_items": services.final_items().count()},
+        {
+            "runs": selectors.run_list(),
+            "form": form,
+            "final_items": services.final_items().count(),
+            "embedding": embeddings.retriever_settings(),
+        },
     )
 
 

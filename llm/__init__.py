@@ -12,6 +12,7 @@ See llm/README.md.
 from .client import DEFAULT_MAX_ATTEMPTS, JSONCompletionClient, ProviderClient, make_client
 from .config import ProviderConfig, ProviderKind, ResponseFormatMode, Secret
 from .conversation import validator_for_schema
+from .embeddings import EmbeddingClient, EmbeddingConfig, EmbeddingResult
 from .offline_demo import DEMO_LABEL, OfflineDemoClient, demo_output
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
 from .runner import JsonCall, Throughput, arun_many, run_many
@@ -30,6 +31,9 @@ __all__ = [
     "AttemptRecord",
     "CallResult",
     "ConcurrencyLimiter",
+    "EmbeddingClient",
+    "EmbeddingConfig",
+    "EmbeddingResult",
     "ErrorKind",
     "JSONCompletionClient",
     "JsonCall",

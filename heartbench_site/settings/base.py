@@ -242,6 +242,20 @@ def _generation_families(environ) -> dict:
 HEARTBENCH_GENERATION_FAMILIES = _generation_families(os.environ)
 # Character drafting: model calls per draft before it is reported failed (App. L.2).
 HEARTBENCH_DRAFTING_MAX_ATTEMPTS = env.int("HEARTBENCH_DRAFTING_MAX_ATTEMPTS", default=3)
+# --- Embedding retriever of evaluation runs (seed 000 §3.1, App. E) ---------------------
+# An OpenAI-compatible POST {BASE_URL}/embeddings endpoint serving an embedding model (the
+# paper: Qwen3-Embedding-4B; a lab serves it locally, nothing is downloaded at run time).
+# With BASE_URL or MODEL unset the "embedding" retriever is not offered and BM25 stays the
+# offline default. DIMENSIONS unset: the model's own vector size (else sent as
+# "dimensions"); BATCH_SIZE: texts per request; TIMEOUT (s) and MAX_RETRIES per request
+# follow the llm clients. The key stays in the environment, never in the database.
+HEARTBENCH_EMBEDDING_BASE_URL = env.str("HEARTBENCH_EMBEDDING_BASE_URL", default="")
+HEARTBENCH_EMBEDDING_MODEL = env.str("HEARTBENCH_EMBEDDING_MODEL", default="")
+HEARTBENCH_EMBEDDING_API_KEY = env.str("HEARTBENCH_EMBEDDING_API_KEY", default="")
+HEARTBENCH_EMBEDDING_DIMENSIONS = env.int("HEARTBENCH_EMBEDDING_DIMENSIONS", default=None)
+HEARTBENCH_EMBEDDING_BATCH_SIZE = env.int("HEARTBENCH_EMBEDDING_BATCH_SIZE", default=32)
+HEARTBENCH_EMBEDDING_TIMEOUT = env.float("HEARTBENCH_EMBEDDING_TIMEOUT", default=60.0)
+HEARTBENCH_EMBEDDING_MAX_RETRIES = env.int("HEARTBENCH_EMBEDDING_MAX_RETRIES", default=4)
 # Generation tasks are acks_late: a task whose worker died (SIGKILL, a lost machine) is
 # handed to another worker once Redis has held it unacknowledged this long. A unit is
 # idempotent, so a redelivery while the first delivery still runs costs calls, not data.

@@ -4,6 +4,7 @@ runs (``python -m llm.testing.fake_server``).
 
 Modules: fake_server (the HTTP server and its command line), replies (what it answers:
 ``Reply``, ``Fault`` and the helpers that script them), provider_formats (routes, the
-received request, reply and error envelopes). fake_server → provider_formats → replies;
+received request, reply and error envelopes), embedding_vectors (the deterministic vectors
+of the embeddings route). fake_server → provider_formats/embedding_vectors → replies;
 no Django.
 """

@@ -8,6 +8,7 @@ Routes (the client appends these to its base URL; `base_url(kind)` gives the bas
     POST /v1/chat/completions                       OpenAI Chat Completions
     POST /compat/v1/chat/completions                an OpenAI-compatible endpoint
     POST /v1beta/models/{model}:generateContent     Gemini
+    POST /v1/embeddings, /compat/v1/embeddings      OpenAI-compatible embeddings
 
 What it answers, in order: the route's queue, then the shared queue (`enqueue`), then
 the responder callable, then a 500 saying nothing was scripted. A queue item or a
@@ -16,6 +17,11 @@ a `Fault` (an HTTP-level misbehaviour) or any JSON-able value (shorthand for
 `Reply(value=...)`); they and the helpers that script them (`json_reply`,
 `rate_limited`, ...) are in `llm.testing.replies`. Every request is recorded as a
 `ReceivedRequest` (`llm.testing.provider_formats`, with the routes' envelopes).
+
+The embeddings route reads only its own queue (``route="embeddings"``): a `Fault` there
+is injected, a `Reply`'s value or any other item is sent verbatim as the JSON body; with
+its queue empty it answers deterministic hashed vectors (`llm.testing.embedding_vectors`),
+never the shared queue or the responder, which script chat replies.
 
     with FakeProviderServer(latency_s=0.2) as server:
         server.enqueue(rate_limited(retry_after=1), {"final_decision": "..."})
@@ -45,6 +51,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from llm.demo_answers import FLAG_SHARE_VARIABLE, SEED_VARIABLE, DemoSettings
 from llm.offline_demo import demo_output
+from llm.testing.embedding_vectors import embeddings_body
 from llm.testing.provider_formats import (
     ROUTES,
     ReceivedRequest,
@@ -179,6 +186,7 @@ class FakeProviderServer:
             "gemini": self.url,
             "openai": f"{self.url}/v1",
             "openai_compatible": f"{self.url}/compat/v1",
+            "embeddings": f"{self.url}/v1",
         }[kind]
 
     # -- scripting ---------------------------------------------------------------------
@@ -215,6 +223,13 @@ class FakeProviderServer:
     # -- handling ----------------------------------------------------------------------
 
     def _next_item(self, req: ReceivedRequest) -> Any:
+        if req.route == "embeddings":
+            with self._lock:
+                queue = self._queues.get("embeddings")
+                item = queue.popleft() if queue else None
+            if isinstance(item, Fault | Reply):
+                return item
+            return Reply(value=item if item is not None else embeddings_body(req.body))
         with self._lock:
             for key in (req.route, None):
                 queue = self._queues.get(key)
@@ -291,7 +306,8 @@ class FakeProviderServer:
             return
         if isinstance(item, Reply):
             req.answered_with = "reply-truncated" if item.truncated else "reply"
-            self._send_json(handler, 200, envelope(route, req, item))
+            payload = item.value if route == "embeddings" else envelope(route, req, item)
+            self._send_json(handler, 200, payload)
             return
         req.answered_with = f"fault:{item.kind}"
         if item.kind == "status":

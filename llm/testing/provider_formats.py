@@ -12,7 +12,7 @@ from typing import Any
 
 from llm.testing.replies import Reply
 
-ROUTES = ("anthropic", "openai", "openai_compatible", "gemini")
+ROUTES = ("anthropic", "openai", "openai_compatible", "gemini", "embeddings")
 _GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:]+):generateContent$")
 _SCHEMA_MARKER = "It must validate against this JSON Schema:\n"
 
@@ -25,6 +25,8 @@ def route_of(path: str) -> tuple[str | None, str | None]:
         return "openai", None
     if path.endswith("/v1/chat/completions"):
         return "openai_compatible", None
+    if path.endswith("/v1/embeddings"):
+        return "embeddings", None
     match = _GEMINI_PATH.match(path)
     if match:
         return "gemini", match.group(1)

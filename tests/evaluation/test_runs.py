@@ -160,7 +160,9 @@ def test_the_query_is_the_scenario_description_only(
         admin_user, Setting.NAIVE_RAG, [item], capture=django_capture_on_commit_callbacks
     )
     rset = run.predictions.get().retrieval_set
-    assert rset.query == item.scenario.description_for_agent
+    scenario = item.scenario
+    assert rset.query.startswith(f"Scenario: {scenario.name}\n{scenario.description_for_agent}\n")
+    assert f"Background: {scenario.context_text}" in rset.query
     assert all(o.content not in rset.query for o in item.options.all())
 
 
