@@ -21,5 +21,6 @@ for _model in (
     models.WorkSession,
     models.ImportedPrediction,
     models.BaselineReport,
+    models.BestModelChoice,
 ):
     admin.site.register(_model, ReadOnlyAdmin)

@@ -3,10 +3,14 @@ and stand-in memories): a study ready for the demo participant, and a finished r
 
 The release carries no answer-key provenance, so the demo assigns **stand-in** source
 families (50 GPT, 126 Claude, the rest Gemini, the paper's 497/126/50 counts) in a pattern
-the App. J constraints can meet. Four **simulated** participants (``baseline-sim-1..4``, no
-password) answer the subset from a seeded random draw so the admin's report has numbers;
-the demo participant account starts at the consent page. Idempotent: a second run finds
-the study and changes nothing.
+the App. J constraints can meet; the report reweights to the counts of the final set it
+finds (here those stand-ins). One all-Gemini scenario is held out of the selection so the
+two practice items share no scenario with the subset. Two **simulated** models' answers
+on the subset are uploaded as a predictions CSV, and the admin names the first the best
+model before anyone answers (recorded). Four **simulated** participants
+(``baseline-sim-1..4``, no password) answer the subset from a seeded random draw so the
+admin's report has numbers; the demo participant account starts at the consent page.
+Idempotent: a second run finds the study and changes nothing.
 """
 
 import numpy as np
@@ -36,6 +40,9 @@ DEMO_BRIEFING = (
     "no time limit, and you can change any answer until you finalize."
 )
 SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
+# Stand-in models: a seeded draw at these accuracies, not a model's answers.
+SIMULATED_MODELS = (("simulated model A (demo)", 0.64), ("simulated model B (demo)", 0.43))
+DEMO_PRACTICE_ITEMS = 2
 
 
 def standin_families(items) -> dict[int, str]:
@@ -71,7 +78,9 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
     if existing is not None:
         return existing
     admin = users[Role.ADMIN.value]
-    items = list(McqItem.objects.filter(status=McqItem.Status.FINAL).select_related("character"))
+    items = list(
+        McqItem.objects.filter(status=McqItem.Status.FINAL).select_related("character", "scenario")
+    )
     if not items:
         return None
     if not ItemSourceFamily.objects.exists():
@@ -79,13 +88,11 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
             ItemSourceFamily(item_id=pk, family=family, origin=DEMO_FAMILY_ORIGIN)
             for pk, family in standin_families(items).items()
         )
-    selection = services.subset_select(user=admin, seed=HUMAN_BASELINE_SEED)
+    selection = services.subset_select(
+        user=admin, seed=HUMAN_BASELINE_SEED, held_out_scenarios=_practice_scenario(items)
+    )
     if not selection.feasible:
         return None
-    chosen = set(selection.items.values_list("item_id", flat=True))
-    practice = [
-        i.question_id for i in sorted(items, key=lambda i: i.question_id) if i.pk not in chosen
-    ][:2]
     study = services.study_create(
         user=admin,
         name=DEMO_STUDY_NAME,
@@ -93,8 +100,9 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         consent_version="demo-v1",
         consent_text=DEMO_CONSENT,
         briefing=DEMO_BRIEFING,
-        practice_question_ids=practice,
+        practice_count=DEMO_PRACTICE_ITEMS,
     )
+    _simulated_models(study, admin)
     services.participant_enrol(
         study=study, user=users[Role.BASELINE_PARTICIPANT.value], via="admin"
     )
@@ -103,6 +111,39 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         study=study, user=admin, seed=HUMAN_BASELINE_SEED, n_boot=10_000, n_permutations=10_000
     )
     return study
+
+
+def _practice_scenario(items) -> list[str]:
+    """The last scenario whose items are all Gemini-origin: holding it out costs the
+    scarce GPT and Claude quotas nothing."""
+    families = dict(ItemSourceFamily.objects.values_list("item_id", "family"))
+    by_scenario = {}
+    for item in items:
+        by_scenario.setdefault(item.scenario.scenario_id, set()).add(families.get(item.pk))
+    gemini_only = sorted(s for s, found in by_scenario.items() if found == {"gemini"})
+    return gemini_only[-1:]
+
+
+def _simulated_models(study, admin):
+    """Stand-in model answers on the subset (a predictions CSV), and the best model named
+    by the admin before anyone answers."""
+    rng = np.random.default_rng(HUMAN_BASELINE_SEED + 1)
+    subset = [
+        si.item
+        for si in study.items.filter(is_practice=False).select_related("item").order_by("position")
+    ]
+    lines = ["question_id," + ",".join(label for label, _ in SIMULATED_MODELS)]
+    for item in subset:
+        cells = []
+        for _, accuracy in SIMULATED_MODELS:
+            wrong = [x for x in "ABCD" if x != item.correct_answer]
+            right = rng.random() < accuracy
+            cells.append(item.correct_answer if right else wrong[rng.integers(3)])
+        lines.append(",".join([item.question_id, *cells]))
+    services.predictions_import_csv(
+        content="\n".join(lines), origin="demo stand-in: simulated answers, not a model"
+    )
+    services.best_model_fix(study=study, user=admin, model_label=SIMULATED_MODELS[0][0])
 
 
 def _simulated_participants(study):

@@ -7,7 +7,7 @@ from django import forms
 from django.urls import reverse
 
 from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
-from evaluation.models import RetrievalSet
+from evaluation.models import EvaluationRun, RetrievalSet, Setting
 from heartbench_site.base.protocol import RETRIEVAL_K
 
 from .models import SOURCE_CHOICES, BaselineStudy, SubsetSelection
@@ -34,6 +34,14 @@ class SelectionForm(forms.Form):
     and maximum set it by hand; a tolerance widens it on both sides."""
 
     seed = forms.IntegerField(initial=HUMAN_BASELINE_SEED, help_text="Tie-break seed, recorded.")
+    held_out_scenarios = forms.CharField(
+        label="Scenarios held out for practice",
+        required=False,
+        help_text="scenario_ids, one per line or comma-separated: their items are not "
+        "candidates, so the study's practice items can come from them (a practice item "
+        "shares no scenario with the subset).",
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -62,6 +70,7 @@ class SelectionForm(forms.Form):
         self.helper = _helper(reverse("baseline:selection-create"), "Select the subset")
         self.helper.layout = Layout(
             "seed",
+            "held_out_scenarios",
             Fieldset(
                 "Quota per answer-key source (the subset size is their sum)",
                 Row(*(Column(f"quota_{s}", css_class="col-6 col-md-3") for s, _ in DEFAULT_QUOTAS)),
@@ -89,6 +98,9 @@ class SelectionForm(forms.Form):
                     f"{group}_max", f"'{label}': the maximum {high} is below the minimum {low}."
                 )
         return data
+
+    def held_out(self) -> list[str]:
+        return _listed(self.cleaned_data.get("held_out_scenarios", ""))
 
     def constraints(self) -> SubsetConstraints:
         data = self.cleaned_data
@@ -140,8 +152,18 @@ class StudyForm(forms.Form):
     briefing = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
     practice_question_ids = forms.CharField(
         label="Practice items",
+        required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="question_ids, one per line or comma-separated; not in the subset.",
+        help_text="question_ids, one per line or comma-separated, from scenarios outside "
+        "the subset. Leave blank to have the number below picked.",
+    )
+    practice_count = forms.IntegerField(
+        label="Number of practice items",
+        initial=2,
+        min_value=0,
+        required=False,
+        help_text="Used when no practice item is named: final items picked from scenarios "
+        "outside the subset, one scenario after another.",
     )
     retrieval_method = forms.ChoiceField(
         choices=[
@@ -157,8 +179,47 @@ class StudyForm(forms.Form):
         self.helper = _helper(reverse("baseline:study-create"), "Create the study")
 
     def practice_ids(self) -> list[str]:
-        raw = self.cleaned_data["practice_question_ids"].replace(",", "\n")
-        return [line.strip() for line in raw.splitlines() if line.strip()]
+        return _listed(self.cleaned_data["practice_question_ids"])
+
+
+def _listed(raw: str) -> list[str]:
+    """Ids one per line or comma-separated."""
+    return [line.strip() for line in (raw or "").replace(",", "\n").splitlines() if line.strip()]
+
+
+class BestModelForm(forms.Form):
+    """App. J's best model, fixed before the report: by evaluation runs, or named."""
+
+    runs = forms.ModelMultipleChoiceField(
+        label="Naive-RAG evaluation runs",
+        queryset=EvaluationRun.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="The best model is the run with the highest accuracy on the full final "
+        "set (every run must cover it).",
+    )
+    model_label = forms.CharField(
+        label="Or name the model in advance",
+        max_length=120,
+        required=False,
+        help_text="A model label as the evaluation runs or the predictions CSV name it.",
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        required=False,
+        help_text="Required once participants have answered: the change is recorded and the "
+        "report lists it.",
+    )
+
+    def __init__(self, *args, study: BaselineStudy, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].queryset = EvaluationRun.objects.filter(
+            setting=Setting.NAIVE_RAG
+        ).order_by("label", "-created_at", "-pk")
+        self.fields["runs"].label_from_instance = lambda run: (
+            f"{run.label} (run {run.pk}, {run.get_status_display().lower()})"
+        )
+        self.helper = _helper(reverse("baseline:best-model", args=[study.pk]), "Fix the best model")
 
 
 class ParticipantAccountForm(forms.Form):

@@ -339,3 +339,40 @@ class BaselineReport(models.Model):
 
     def __str__(self):
         return f"report {self.pk} of study {self.study_id} ({self.status})"
+
+
+class BestModelChoice(models.Model):
+    """The model App. J sets against the humans, fixed before the report: the one of the
+    admin's Naive-RAG evaluation runs with the highest accuracy on the full final set, or
+    named by the admin in advance.
+
+    Append-only: fixing it again adds a row, the latest row is the study's best model. A
+    row made once participants have answered carries a reason (``after_answers``) and a
+    protocol deviation, and the report lists it.
+    """
+
+    class Method(models.TextChoices):
+        FULL_BENCHMARK = "full_benchmark", "Highest accuracy on the full final set"
+        ADMIN = "admin", "Named by the admin in advance"
+
+    study = models.ForeignKey(
+        BaselineStudy, on_delete=models.CASCADE, related_name="best_model_choices"
+    )
+    model_label = models.CharField(max_length=120)
+    method = models.CharField(max_length=16, choices=Method.choices)
+    # Full-benchmark: [{"run_id", "label", "accuracy", "n_items"}] of every run compared.
+    runs = models.JSONField(default=list, blank=True)
+    n_final_items = models.PositiveIntegerField(null=True, blank=True)
+    tied_with = models.JSONField(default=list, blank=True)
+    reason = models.TextField(blank=True)
+    after_answers = models.BooleanField(default=False)
+    chosen_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    chosen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "chosen_at", "pk"]
+
+    def __str__(self):
+        return f"study {self.study_id}: best model {self.model_label} ({self.method})"

@@ -1,7 +1,7 @@
 """What the admin pages show of a selection's record and of a report: tables and chart
 geometry built from stored JSON, no query."""
 
-from .report import report_rows
+from .report import report_rows, source_order
 from .subset import BALANCE_GROUPS, GROUP_LABELS
 
 
@@ -100,3 +100,30 @@ def _layout(bars: list[dict]) -> list[dict]:
             b["x_low"], b["x_high"] = round(4 * b["low"], 1), round(4 * b["high"], 1)
             b["label_x"] = max(b["width"], b["x_high"]) + 204
     return bars
+
+
+def best_model_view(results: dict) -> dict | None:
+    """How the report's best model was fixed, for the sentence under Table 19."""
+    basis = results.get("best_model_basis")
+    if not basis:
+        return None
+    return {
+        **basis,
+        "chosen_on": basis["chosen_at"][:16].replace("T", " "),
+        "runs_text": ", ".join(f"{r['label']} {100 * r['accuracy']:.1f}%" for r in basis["runs"]),
+        "changes": [
+            {**c, "on": c["at"][:16].replace("T", " "), "from": c["from"] or "(none)"}
+            for c in basis["changes_after_answers"]
+        ],
+    }
+
+
+def reweighting_view(results: dict) -> dict:
+    """The final-set counts the report reweighted to, in the paper's source order."""
+    final_set = results.get("final_set") or {}
+    return {
+        "targets": source_order(results.get("target_counts", {})),
+        "final_set": source_order(final_set.get("counts", {})),
+        "unweighted": source_order(final_set.get("unweighted", {})),
+        "n_without_source": final_set.get("n_without_source", 0),
+    }

@@ -3,6 +3,11 @@
 No Django: the service turns rows into the arrays below, this computes, the service stores
 the JSON-ready dict it returns. Every statistic is the ``agreement`` function of the same
 name with the one seed (App. J: 10,000 resamples, seed 20261012).
+
+Two inputs come from outside the subset and are passed in, never derived here: the final
+set's item counts by source (the reweighting's targets) and the best model, fixed before
+the report (choosing it on the subset would favour the model that happens to do well on
+these items).
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from agreement import (
     human_model_difference,
     reweighted_accuracy,
 )
-from agreement.constants import FULL_BENCHMARK_SOURCE_COUNTS, HUMAN_BASELINE_MIN_CORRECT
+from agreement.constants import HUMAN_BASELINE_MIN_CORRECT
 
 OPTIONS = "ABCD"
+PAPER_SOURCE_ORDER = ("gemini", "claude", "gpt", "expert_rewrite")
 MIN_CORRECT = HUMAN_BASELINE_MIN_CORRECT  # "at least three of the four" (App. J)
 
 
@@ -50,27 +56,35 @@ def build_report(
     seed: int,
     n_boot: int,
     n_permutations: int,
-    target_counts: Mapping[str, int] = FULL_BENCHMARK_SOURCE_COUNTS,
+    target_counts: Mapping[str, int],
+    n_without_source: int = 0,
+    best_model: str | None = None,
+    best_model_basis: Mapping | None = None,
     excluded_models: Mapping[str, int] | None = None,
 ) -> dict:
     """``answers`` is ``(n_items, n_annotators)`` letters; ``model_predictions`` maps a model
     label to one letter (or None, scored incorrect) per item, in the same item order;
-    ``excluded_models`` (label → items covered) is passed through for the report to name."""
+    ``target_counts`` are the final set's items per source (App. J reweights to them; a
+    source the subset has no item of cannot be weighted and is named); ``best_model`` is the
+    label fixed before the report (``best_model_basis`` says how, passed through), None
+    for no best-model row; ``excluded_models`` (label → items covered) is passed through
+    for the report to name."""
     codes = encode_categories(np.asarray(answers, dtype=object), OPTIONS)
     # App. J's "at least three of the four"; with fewer annotators, all of them.
     min_correct = min(MIN_CORRECT, codes.shape[1])
     key_codes = encode_categories(np.asarray(keys, dtype=object), OPTIONS)
     present = sorted(set(sources))
-    targets = {s: target_counts[s] for s in present if s in target_counts}
+    targets = {s: int(target_counts[s]) for s in present if s in target_counts}
+    unweighted = {s: int(n) for s, n in target_counts.items() if n and s not in present}
     model_correct = {
         label: model_correctness(preds, keys) for label, preds in model_predictions.items()
     }
     accuracy = {label: float(c.mean()) for label, c in model_correct.items()}
     comparisons = {}
-    best = None
-    if model_correct:
-        best = sorted(accuracy, key=lambda label: (-accuracy[label], label))[0]
+    best = best_model if best_model in model_correct else None
+    if best:
         comparisons[f"best:{best}"] = model_correct[best]
+    if model_correct:
         comparisons["mean_of_models"] = np.column_stack(list(model_correct.values()))
     summary = human_baseline_summary(
         codes,
@@ -98,10 +112,11 @@ def build_report(
     source_items = {s: int(sum(1 for x in sources if x == s)) for s in present}
     human_correct = codes == key_codes[:, None]
     table = [_table_row("Humans (mean of annotators)", human_correct, sources, targets, present)]
-    if model_correct:
+    if best:
         table.append(
             _table_row(f"Best model: {best}", model_correct[best], sources, targets, present)
         )
+    if model_correct:
         table.append(
             _table_row(
                 f"Mean of {len(model_correct)} models",
@@ -158,10 +173,18 @@ def build_report(
             else None
         ),
         "target_counts": dict(targets),
+        "final_set": {
+            "counts": {s: int(n) for s, n in target_counts.items()},
+            "unweighted": unweighted,
+            "n_without_source": int(n_without_source),
+        },
         "models": per_model,
         "table19": table,
         "excluded_models": dict(excluded_models or {}),
         "best_model": best,
+        "best_model_basis": dict(best_model_basis) if best_model_basis else None,
+        # A best model fixed before the report that was not graded on every subset item.
+        "best_model_missing": best_model if best_model and not best else None,
         "best_model_difference": (
             _estimate(summary.model_differences[f"best:{best}"]) if best else None
         ),
@@ -196,6 +219,13 @@ def _table_row(name, correct, sources, targets, present) -> dict:
     return row
 
 
+def source_order(counts: Mapping[str, int]) -> list[tuple[str, int]]:
+    """``(source, count)`` in the paper's order (Gemini, Claude, GPT, then the rest by
+    name): a stored JSON object does not keep its keys' order."""
+    rank = {s: n for n, s in enumerate(PAPER_SOURCE_ORDER)}
+    return sorted(counts.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
 def report_rows(results: dict) -> list[tuple[str, str, float | None, float | None, float | None]]:
     """(section, name, estimate, ci_low, ci_high) rows of the CSV export and the table."""
     rows = []
@@ -220,7 +250,21 @@ def report_rows(results: dict) -> list[tuple[str, str, float | None, float | Non
     if results["source_test"]:
         add("sources", "source permutation test p", results["source_test"]["p_value"])
     if results["reweighted"]:
-        add("sources", "reweighted human accuracy", results["reweighted"]["estimate"])
+        counts = ", ".join(f"{s} {n}" for s, n in source_order(results["target_counts"]))
+        add(
+            "sources",
+            f"reweighted human accuracy (final set: {counts})",
+            results["reweighted"]["estimate"],
+        )
+    if results.get("best_model"):
+        d = results["best_model_difference"]
+        add(
+            "models",
+            f"human − best model {results['best_model']} (fixed before the report)",
+            d["estimate"],
+            d["ci_low"],
+            d["ci_high"],
+        )
     for label, model in results["models"].items():
         add("models", f"{label} accuracy", model["accuracy"])
         d = model["difference"]

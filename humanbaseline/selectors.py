@@ -6,6 +6,7 @@ trigger event and options in the evaluated order (App. J "Materials and procedur
 never reads the key, a family, a profile beyond the occupation, or a prediction.
 """
 
+import dataclasses
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -16,7 +17,9 @@ from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
 from annotation.corpus.models import ProfileVersion
-from evaluation.models import RetrievedMemory
+from evaluation import analysis as evaluation_analysis
+from evaluation import selectors as evaluation_selectors
+from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting
 from evaluation.retrieval import format_entry
 from evaluation.selectors import model_predictions as evaluation_predictions
 from heartbench_site.base.roles import Role, user_roles
@@ -24,6 +27,7 @@ from heartbench_site.base.roles import Role, user_roles
 from .models import (
     BaselineReport,
     BaselineStudy,
+    BestModelChoice,
     ImportedPrediction,
     ItemResponse,
     ItemSourceFamily,
@@ -70,6 +74,14 @@ def source_counts() -> dict[str, int]:
     counts = Counter(c.source for c in candidates)
     listed = {source: counts.pop(source, 0) for source, _ in DEFAULT_QUOTAS}
     return {**listed, **counts, "(none)": without}
+
+
+def final_set_counts() -> tuple[dict[str, int], int]:
+    """This benchmark's final items per answer-key source (the sources the subset balances,
+    read the same way), and how many final items have none: App. J reweights to these."""
+    candidates, without = subset_candidates()
+    counts = Counter(c.source for c in candidates)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))), without
 
 
 def selection_tables(selection: SubsetSelection) -> dict:
@@ -201,6 +213,29 @@ def practice_items(*, study: BaselineStudy) -> list[StudyItem]:
     )
 
 
+def practice_candidates(*, subset_scenarios) -> tuple[list[McqItem], int]:
+    """Final items in scenarios outside ``subset_scenarios`` (scenario pks), taken one per
+    scenario in turn so practice spreads over scenarios; and how many scenarios the final
+    set has. Two queries."""
+    final = McqItem.objects.filter(status=McqItem.Status.FINAL)
+    n_scenarios = final.values("scenario").distinct().count()
+    by_scenario = defaultdict(list)
+    for item in (
+        final.exclude(scenario__in=list(subset_scenarios))
+        .select_related("scenario")
+        .order_by("scenario__scenario_id", "question_id")
+    ):
+        by_scenario[item.scenario.scenario_id].append(item)
+    queues = list(by_scenario.values())
+    ordered = [
+        queue[n]
+        for n in range(max(map(len, queues), default=0))
+        for queue in queues
+        if n < len(queue)
+    ]
+    return ordered, n_scenarios
+
+
 def practice_answer(*, participation: Participation, study_item: StudyItem):
     return PracticeAnswer.objects.filter(participation=participation, study_item=study_item).first()
 
@@ -281,6 +316,104 @@ def model_predictions(items) -> dict[str, dict[int, str | None]]:
     return merged
 
 
+def study_has_answers(*, study: BaselineStudy) -> bool:
+    return ItemResponse.objects.filter(participation__study=study).exclude(choice="").exists()
+
+
+def full_benchmark_accuracy(run_ids) -> tuple[list[dict], int, list[str]]:
+    """Each run's accuracy on the full final set, by the evaluation app's own computation
+    (``evaluation.analysis.accuracy_rows``, invalid answers incorrect); the number of final
+    items; and what makes a run unfit (not Naive-RAG, not finished, not run on every final
+    item). Rows only when there is no problem, best first."""
+    final_ids = set(
+        McqItem.objects.filter(status=McqItem.Status.FINAL).values_list("pk", flat=True)
+    )
+    wanted = [int(pk) for pk in run_ids]
+    runs = list(EvaluationRun.objects.filter(pk__in=wanted).order_by("pk"))
+    covered = dict(
+        EvaluationPrediction.objects.filter(run__in=runs, item_id__in=final_ids)
+        .values("run_id")
+        .annotate(n=Count("item_id", distinct=True))
+        .values_list("run_id", "n")
+    )
+    problems = [f"No evaluation run {pk}." for pk in sorted(set(wanted) - {r.pk for r in runs})]
+    for r in runs:
+        name = f"Run {r.pk} ({r.label})"
+        if r.setting != Setting.NAIVE_RAG:
+            problems.append(
+                f"{name} is a {r.get_setting_display()} run; App. J compares humans with "
+                "the main Naive-RAG setting."
+            )
+        if r.status not in evaluation_selectors.RESULT_STATUSES:
+            problems.append(f"{name} is {r.get_status_display().lower()}, not finished.")
+        if covered.get(r.pk, 0) < len(final_ids):
+            problems.append(
+                f"{name} covers {covered.get(r.pk, 0)} of the {len(final_ids)} final items; "
+                "the best model is chosen on the full final set."
+            )
+    if problems or not runs:
+        return [], len(final_ids), problems
+    table = evaluation_selectors.prediction_table(runs)
+    table = dataclasses.replace(table, item_ids=tuple(i for i in table.item_ids if i in final_ids))
+    # The point estimate is all that is used; one resample keeps the bootstrap cheap.
+    rows = evaluation_analysis.accuracy_rows(
+        table, n_boot=1, seed=evaluation_analysis.BOOTSTRAP_SEED
+    )
+    scored = {row.run_id: row for row in rows}
+    out = [
+        {
+            "run_id": r.pk,
+            "label": r.label,
+            "accuracy": float(scored[r.pk].accuracy) if r.pk in scored else 0.0,
+            "n_items": int(scored[r.pk].n_items) if r.pk in scored else 0,
+        }
+        for r in runs
+    ]
+    out.sort(key=lambda row: (-row["accuracy"], row["label"], row["run_id"]))
+    return out, len(final_ids), []
+
+
+def best_model_history(*, study: BaselineStudy) -> list[BestModelChoice]:
+    return list(
+        BestModelChoice.objects.filter(study=study)
+        .select_related("chosen_by")
+        .order_by("chosen_at", "pk")
+    )
+
+
+def best_model_basis(*, study: BaselineStudy) -> dict | None:
+    """How the study's best model was fixed (the latest choice), with every change made
+    once participants had answered; None when it was never fixed. One query."""
+    history = best_model_history(study=study)
+    if not history:
+        return None
+    current = history[-1]
+    previous = [None] + [c.model_label for c in history[:-1]]
+    return {
+        "label": current.model_label,
+        "method": current.method,
+        "method_display": current.get_method_display(),
+        "chosen_by": current.chosen_by.get_username(),
+        "chosen_at": current.chosen_at.isoformat(),
+        "runs": list(current.runs),
+        "n_final_items": current.n_final_items,
+        "tied_with": list(current.tied_with),
+        "reason": current.reason,
+        "n_fixes": len(history),
+        "changes_after_answers": [
+            {
+                "from": before,
+                "to": c.model_label,
+                "by": c.chosen_by.get_username(),
+                "at": c.chosen_at.isoformat(),
+                "reason": c.reason,
+            }
+            for before, c in zip(previous, history, strict=True)
+            if c.after_answers
+        ],
+    }
+
+
 def report_inputs(*, study: BaselineStudy) -> dict:
     """The raw answer matrix of the finalized participants, keys, sources, predictions."""
     finalized = list(
@@ -313,7 +446,13 @@ def report_inputs(*, study: BaselineStudy) -> dict:
         for label, preds in predictions.items()
         if label not in complete
     }
+    counts, without = final_set_counts()
+    basis = best_model_basis(study=study)
     return {
+        "target_counts": counts,
+        "n_without_source": without,
+        "best_model": basis["label"] if basis else None,
+        "best_model_basis": basis,
         "answers": [[answers[si.pk][p.pk] for p in finalized] for si in study_items],
         "keys": [si.item.correct_answer for si in study_items],
         "sources": [families[si.item_id] for si in study_items],

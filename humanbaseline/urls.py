@@ -29,6 +29,7 @@ urlpatterns = [
         name="participant-create",
     ),
     path("admin/studies/<int:study_id>/status/", views.study_status, name="study-status"),
+    path("admin/studies/<int:study_id>/best-model/", views.best_model, name="best-model"),
     path("admin/studies/<int:study_id>/time.csv", views.time_csv, name="time-csv"),
     path("admin/studies/<int:study_id>/report/", views.report, name="report"),
     path("admin/studies/<int:study_id>/report.csv", views.report_csv, name="report-csv"),

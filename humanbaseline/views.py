@@ -16,6 +16,7 @@ from heartbench_site.base.web import add_error_messages, csv_download
 
 from . import selectors, services
 from .forms import (
+    BestModelForm,
     FamilyCsvForm,
     ParticipantAccountForm,
     PredictionCsvForm,
@@ -25,7 +26,14 @@ from .forms import (
     StudyForm,
 )
 from .models import BaselineError, BaselineStudy, Participation, SubsetSelection
-from .presentation import charts, display_rows, range_rows, table19_rows
+from .presentation import (
+    best_model_view,
+    charts,
+    display_rows,
+    range_rows,
+    reweighting_view,
+    table19_rows,
+)
 from .report import report_rows
 from .subset import ConstraintError
 
@@ -343,10 +351,17 @@ def selection_create(request):
         except ConstraintError as error:
             form.add_error(None, str(error))
         else:
-            selection = services.subset_select(
-                user=request.user, seed=form.cleaned_data["seed"], constraints=constraints
-            )
-            return redirect("baseline:selection-detail", selection_id=selection.pk)
+            try:
+                selection = services.subset_select(
+                    user=request.user,
+                    seed=form.cleaned_data["seed"],
+                    constraints=constraints,
+                    held_out_scenarios=form.held_out(),
+                )
+            except BaselineError as error:
+                add_error_messages(form, error)
+            else:
+                return redirect("baseline:selection-detail", selection_id=selection.pk)
     return admin_overview(request, selection_form=form)
 
 
@@ -379,6 +394,7 @@ def study_create(request):
                 consent_text=data["consent_text"],
                 briefing=data["briefing"],
                 practice_question_ids=form.practice_ids(),
+                practice_count=data["practice_count"] or 0,
                 retrieval_method=data["retrieval_method"],
                 k=data["k"],
             )
@@ -390,7 +406,7 @@ def study_create(request):
 
 
 @admin_required
-def study_detail(request, study_id, *, account_form=None):
+def study_detail(request, study_id, *, account_form=None, best_model_form=None):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     return render(
         request,
@@ -403,8 +419,32 @@ def study_detail(request, study_id, *, account_form=None):
                 reverse("baseline:join", args=[study_obj.invitation_token])
             ),
             "report": selectors.latest_report(study=study_obj),
+            "best_model_history": selectors.best_model_history(study=study_obj),
+            "best_model_form": best_model_form or BestModelForm(study=study_obj),
         },
     )
+
+
+@admin_required
+@require_POST
+def best_model(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = BestModelForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            choice = services.best_model_fix(
+                study=study_obj,
+                user=request.user,
+                run_ids=[run.pk for run in form.cleaned_data["runs"]],
+                model_label=form.cleaned_data["model_label"],
+                reason=form.cleaned_data["reason"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Best model fixed: {choice.model_label}.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, best_model_form=form)
 
 
 @admin_required
@@ -492,6 +532,8 @@ def report(request, study_id):
         context["rows"] = display_rows(latest.results)
         context["charts"] = charts(latest.results)
         context["table19"] = table19_rows(latest.results)
+        context["best"] = best_model_view(latest.results)
+        context["weights"] = reweighting_view(latest.results)
     if request.htmx:
         return render(request, "humanbaseline/report.html#result", context)
     return render(request, "humanbaseline/report.html", context)

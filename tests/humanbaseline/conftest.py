@@ -150,10 +150,14 @@ def direct_selection(items, *, user, families=None) -> SubsetSelection:
 
 
 def make_study(*, n_items: int, n_practice: int = 1, n_characters: int = 5):
+    """The subset fills the first scenarios; the practice items come from the scenarios
+    after them (a practice item shares no scenario with the subset)."""
     admin = UserFactory(roles=[Role.ADMIN])
-    n_scenarios = -(-(n_items + n_practice) // n_characters)
-    items = build_items(n_characters, n_scenarios)
-    subset, practice = items[:n_items], items[n_items : n_items + n_practice]
+    subset_scenarios = -(-n_items // n_characters)
+    practice_scenarios = -(-n_practice // n_characters)
+    items = build_items(n_characters, subset_scenarios + practice_scenarios)
+    first_practice = subset_scenarios * n_characters
+    subset, practice = items[:n_items], items[first_practice : first_practice + n_practice]
     selection = direct_selection(subset, user=admin)
     study = services.study_create(
         user=admin,

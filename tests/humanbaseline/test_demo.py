@@ -43,6 +43,16 @@ def test_the_demo_makes_a_study_ready_for_the_demo_participant(release_dir, role
     assert constraint_violations(chosen, families) == []
     assert StudyItem.objects.filter(study=study, is_practice=False).count() == 150
     assert StudyItem.objects.filter(study=study, is_practice=True).count() == 2
+    scenarios = {
+        practice: set(
+            StudyItem.objects.filter(study=study, is_practice=practice).values_list(
+                "item__scenario_id", flat=True
+            )
+        )
+        for practice in (True, False)
+    }
+    assert scenarios[True] and not scenarios[True] & scenarios[False]
+    assert study.selection.parameters["held_out_scenarios"]
     assert all(
         si.retrieval_set.entries.count() > 0
         for si in StudyItem.objects.filter(study=study).select_related("retrieval_set")[:10]
@@ -54,6 +64,13 @@ def test_the_demo_makes_a_study_ready_for_the_demo_participant(release_dir, role
     report = services.report_compute(report_id=report.pk)
     assert report.status == "done" and report.results["n_annotators"] == 4
     assert 0.7 < report.results["mean_accuracy"]["estimate"] < 0.9
+    # Reweighted to the final set it finds (the stand-in families), the counts shown.
+    assert report.results["target_counts"] == {"gemini": 497, "claude": 126, "gpt": 50}
+    # The best model was named by the admin before anyone answered.
+    basis = report.results["best_model_basis"]
+    assert report.results["best_model"] == "simulated model A (demo)"
+    assert basis["method"] == "admin" and basis["chosen_by"] == "admin"
+    assert basis["changes_after_answers"] == []
 
     assert seed_baseline_demo(users=users) == study
     assert BaselineStudy.objects.count() == 1

@@ -2,11 +2,14 @@
 matrix of 4 participants × 150 items; it runs on a real Celery worker; its CSV and page
 show the same numbers."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from django.urls import reverse
 
 import agreement
+from adjudication.mcq.models import McqItem
 from agreement.constants import FULL_BENCHMARK_SOURCE_COUNTS
 from humanbaseline import services
 from humanbaseline.models import BaselineReport, ItemResponse, SelectionItem, StudyItem
@@ -32,6 +35,8 @@ def answer_all(p, keys_by_study_item, rng, accuracy):
 
 def build_world():
     study, subset, _ = make_study(n_items=150, n_practice=1, n_characters=10)
+    # The admin names the best model before anyone answers (App. J: fixed in advance).
+    services.best_model_fix(study=study, user=study.created_by, model_label="model-good")
     study_items = list(
         StudyItem.objects.filter(study=study, is_practice=False)
         .select_related("item")
@@ -123,8 +128,14 @@ def test_report_numbers_equal_agreement_on_the_raw_matrix(role_groups, admin_use
     assert r["source_test"]["observed_range"] == pytest.approx(
         max(per_source.values()) - min(per_source.values())
     )
-    total = sum(FULL_BENCHMARK_SOURCE_COUNTS.values())
-    by_hand = sum(FULL_BENCHMARK_SOURCE_COUNTS[s] / total * per_source[s] for s in per_source)
+    # Reweighted to this benchmark's final set (160 items: the subset's 15 scenarios and
+    # the practice scenario, 10 characters each), counted here from the references.
+    final = Counter(
+        McqItem.objects.filter(status="final").values_list("reference__source_family", flat=True)
+    )
+    assert sum(final.values()) == 160 and r["target_counts"] == dict(final)
+    total = sum(final.values())
+    by_hand = sum(final[s] / total * per_source[s] for s in per_source)
     assert r["reweighted"]["estimate"] == pytest.approx(by_hand)
 
     good = np.array([i % 3 != 0 for i in range(150)], dtype=float)
@@ -177,6 +188,7 @@ def test_build_report_takes_a_plain_prediction_mapping():
         seed=1,
         n_boot=200,
         n_permutations=200,
+        target_counts={"gemini": 10, "claude": 10, "gpt": 10},
     )
     assert result["models"]["m"]["accuracy"] == pytest.approx(1 / 3)
     assert result["plurality"]["n_correct"] == 30
@@ -279,6 +291,8 @@ def test_table_19_rows_reweight_humans_and_models_alike():
         seed=1,
         n_boot=100,
         n_permutations=100,
+        target_counts=FULL_BENCHMARK_SOURCE_COUNTS,  # the paper's counts, as a fixture
+        best_model="m2",
     )
     rows = {row["name"]: row for row in r["table19"]}
     humans = rows["Humans (mean of annotators)"]

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_duplicate_the_audit_left_out_is_in_no_study_items_retrieval_set(role_groups):
-    items = build_items(2, 2)
+    items = build_items(2, 3)  # the third scenario holds the practice item
     character = items[0].character
     original = Memory.objects.get(character=character, sequence=1)
     duplicate = MemoryFactory(
@@ -39,8 +39,8 @@ def test_a_duplicate_the_audit_left_out_is_in_no_study_items_retrieval_set(role_
     assert not TimelineEntry.objects.filter(run=run, memory=duplicate).exists()
 
     admin = UserFactory()
-    subset = [i for i in items if i.character_id == character.pk]
-    practice = [i for i in items if i.character_id != character.pk][:1]
+    subset = [i for i in items[:4] if i.character_id == character.pk]
+    practice = items[4:5]  # a scenario the subset does not use
     study = services.study_create(
         user=admin,
         name="Audited corpus",

@@ -542,13 +542,27 @@ def audit_labels(lab: Lab, audit_id: int) -> dict[str, str]:
 def select_baseline(lab: Lab) -> int:
     """App. J: each final item's source comes from its adjudicated reference (a family,
     or an expert rewrite); the paper's 150-item selection cannot hold on a dozen items,
-    so the admin takes the largest feasible study the page proposes."""
+    so the admin takes the largest feasible study the page proposes. The scenario with
+    the most final items is held out for the practice items (which share no scenario
+    with the subset)."""
+    from collections import Counter
+
+    from adjudication.mcq.models import McqItem
+
     admin = lab["admin"]
     page = admin.get("/baseline/admin/")
     copy = [f for f in parse_forms(page.text) if any("Copy sources" in b[2] for b in f.buttons)]
     assert copy, "no copy-sources form"
     admin.submit(copy[0], page_url=page.url)
-    answer = admin.fill("/baseline/admin/", {"seed": 5}, action="/baseline/admin/selections/new/")
+    per_scenario = Counter(
+        McqItem.objects.filter(status="final").values_list("scenario__scenario_id", flat=True)
+    )
+    held = sorted(per_scenario, key=lambda s: (-per_scenario[s], s))[0]
+    answer = admin.fill(
+        "/baseline/admin/",
+        {"seed": 5, "held_out_scenarios": held},
+        action="/baseline/admin/selections/new/",
+    )
     assert 'data-testid="proposal"' in answer.text, answer.text[-3000:]
     proposal = [
         f for f in parse_forms(answer.text) if any("Use this study" in b[2] for b in f.buttons)
@@ -559,21 +573,10 @@ def select_baseline(lab: Lab) -> int:
 
 
 def run_baseline_study(lab: Lab, selection_id: int) -> int:
-    """App. J: the admin opens a study on the selection; an undergraduate joins by the
-    invitation link, consents, reads the briefing, tries a practice item, answers every
-    item and finalizes."""
-    from adjudication.mcq.models import McqItem
-    from humanbaseline.models import SelectionItem
-
-    chosen = set(
-        SelectionItem.objects.filter(selection_id=selection_id).values_list(
-            "item__question_id", flat=True
-        )
-    )
-    practice = sorted(
-        set(McqItem.objects.filter(status="final").values_list("question_id", flat=True)) - chosen
-    )[:1]
-    assert practice, "every final item is in the study: nothing left to practise on"
+    """App. J: the admin opens a study on the selection, with one practice item picked
+    from the scenario held out of the subset; an undergraduate joins by the invitation
+    link, consents, reads the briefing, tries the practice item, answers every item and
+    finalizes."""
     admin = lab["admin"]
     answer = admin.fill(
         "/baseline/admin/studies/new/",
@@ -582,7 +585,8 @@ def run_baseline_study(lab: Lab, selection_id: int) -> int:
             "selection": str(selection_id),
             "consent_text": "You may stop at any time; your answers are kept anonymous.",
             "briefing": "Read the person's memories and pick the response they would give.",
-            "practice_question_ids": practice[0],
+            "practice_question_ids": "",
+            "practice_count": "1",
         },
         action="/baseline/admin/studies/new/",
     )

@@ -282,6 +282,7 @@ ACCESS = {
             "baseline:study-detail",
             "baseline:participant-create",
             "baseline:study-status",
+            "baseline:best-model",
             "baseline:time-csv",
             "baseline:report",
             "baseline:report-csv",

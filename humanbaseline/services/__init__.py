@@ -1,0 +1,64 @@
+"""Every write of the human baseline: keyword-only, atomic, guarded by status.
+
+study (sources, predictions, the subset selection, the study), participation (a
+participant's way through it), report (the best model fixed before the report, the
+report). Callers use ``humanbaseline.services.<name>``.
+"""
+
+from .participation import (
+    MAX_SECONDS_PER_REPORT,
+    REPORT_ID,
+    SESSION_IDLE_LIMIT,
+    activity_touch,
+    answer_save,
+    baseline_finalize,
+    baseline_session_start,
+    briefing_complete,
+    consent_decide,
+    invitation_signup,
+    participant_account_create,
+    participant_enrol,
+    participant_order,
+    practice_answer,
+    time_record,
+)
+from .report import best_model_fix, report_compute, report_request
+from .study import (
+    SOURCES,
+    item_families_from_references,
+    item_families_import_csv,
+    predictions_import_csv,
+    reference_source,
+    study_create,
+    study_set_status,
+    subset_select,
+)
+
+__all__ = [
+    "MAX_SECONDS_PER_REPORT",
+    "REPORT_ID",
+    "SESSION_IDLE_LIMIT",
+    "SOURCES",
+    "activity_touch",
+    "answer_save",
+    "baseline_finalize",
+    "baseline_session_start",
+    "best_model_fix",
+    "briefing_complete",
+    "consent_decide",
+    "invitation_signup",
+    "item_families_from_references",
+    "item_families_import_csv",
+    "participant_account_create",
+    "participant_enrol",
+    "participant_order",
+    "practice_answer",
+    "predictions_import_csv",
+    "reference_source",
+    "report_compute",
+    "report_request",
+    "study_create",
+    "study_set_status",
+    "subset_select",
+    "time_record",
+]

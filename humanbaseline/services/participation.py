@@ -1,0 +1,283 @@
+"""A participant's way through a study: enrolment, consent, briefing, practice, the
+seeded item order, answers and time on task, finalize."""
+
+import random
+import re
+from datetime import timedelta
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from adjudication.mcq.models import OPTION_LABELS
+from heartbench_site.base.roles import Role, user_roles
+
+from ..models import (
+    AnswerEvent,
+    BaselineError,
+    BaselineStudy,
+    ItemResponse,
+    Participation,
+    PracticeAnswer,
+    StudyItem,
+    TimeReport,
+    WorkSession,
+)
+
+# A pause longer than this ends a work session; the next action starts a new one.
+SESSION_IDLE_LIMIT = timedelta(minutes=30)
+# One report of time on an item counts at most this much (a tab left open overnight
+# must not be paid).
+MAX_SECONDS_PER_REPORT = 30 * 60
+# The page names each time report; anything else is not a name it sent.
+REPORT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def _new_order_seed() -> int:
+    return random.SystemRandom().randrange(2**62)
+
+
+@transaction.atomic
+def participant_enrol(*, study: BaselineStudy, user, via: str) -> Participation:
+    if study.status != BaselineStudy.Status.OPEN:
+        raise BaselineError(f"The study {study.name!r} is closed to new participants.")
+    other = sorted(r.label for r in user_roles(user) if r is not Role.BASELINE_PARTICIPANT)
+    if other:
+        # App. J: participants took no part in construction and see none of its materials.
+        raise BaselineError(
+            f"The account {user.get_username()!r} holds other roles ({', '.join(other)}); "
+            "a participant must not be involved in building the benchmark. Sign out and "
+            "create a separate participant account."
+        )
+    user.groups.add(Group.objects.get(name=Role.BASELINE_PARTICIPANT.value))
+    participation, _ = Participation.objects.get_or_create(
+        study=study, user=user, defaults={"enrolled_via": via, "order_seed": _new_order_seed()}
+    )
+    return participation
+
+
+def _new_account(username: str, password: str):
+    User = get_user_model()
+    if not username.strip():
+        raise BaselineError("Choose a username.")
+    if User.objects.filter(username=username).exists():
+        raise BaselineError(f"The username {username!r} is taken; choose another.")
+    user = User(username=username)
+    try:
+        validate_password(password, user)
+    except ValidationError as error:
+        raise BaselineError(*error.messages) from None
+    user.set_password(password)
+    user.save()
+    return user
+
+
+@transaction.atomic
+def participant_account_create(*, study: BaselineStudy, username: str, password: str):
+    """An admin creates the participant's account and enrols it."""
+    user = _new_account(username, password)
+    return participant_enrol(study=study, user=user, via="admin")
+
+
+@transaction.atomic
+def invitation_signup(*, token, username: str, password: str) -> Participation:
+    study = BaselineStudy.objects.filter(invitation_token=token).first()
+    if study is None:
+        raise BaselineError("This invitation link is not valid.")
+    user = _new_account(username, password)
+    return participant_enrol(study=study, user=user, via="invitation")
+
+
+def _locked(participation: Participation) -> Participation:
+    return Participation.objects.select_for_update().get(pk=participation.pk)
+
+
+@transaction.atomic
+def consent_decide(*, participation: Participation, agree: bool, version: str) -> Participation:
+    p = _locked(participation)
+    if p.status != Participation.Status.INVITED:
+        raise BaselineError("Consent has already been recorded for this study.")
+    if version != p.study.consent_version:
+        raise BaselineError(
+            "The consent text changed while the page was open; read the current version."
+        )
+    p.consent_version = version
+    p.consent_decided_at = timezone.now()
+    p.status = Participation.Status.CONSENTED if agree else Participation.Status.DECLINED
+    p.save(update_fields=["consent_version", "consent_decided_at", "status"])
+    return p
+
+
+def _require_consent(p: Participation):
+    if p.status in (Participation.Status.INVITED, Participation.Status.DECLINED):
+        raise BaselineError("Informed consent is required before this step.")
+
+
+@transaction.atomic
+def briefing_complete(*, participation: Participation) -> Participation:
+    p = _locked(participation)
+    _require_consent(p)
+    if p.briefing_done_at is None:
+        p.briefing_done_at = timezone.now()
+        p.save(update_fields=["briefing_done_at"])
+    return p
+
+
+@transaction.atomic
+def practice_answer(*, participation: Participation, position: int, choice: str):
+    p = _locked(participation)
+    _require_consent(p)
+    if choice not in OPTION_LABELS:
+        raise BaselineError("Choose one of the options A, B, C or D.")
+    item = StudyItem.objects.get(study=p.study, is_practice=True, position=position)
+    answer, _ = PracticeAnswer.objects.update_or_create(
+        participation=p, study_item=item, defaults={"choice": choice}
+    )
+    return answer
+
+
+@transaction.atomic
+def baseline_session_start(*, participation: Participation) -> Participation:
+    """Fix the participant's item order (seeded permutation) and begin the study."""
+    p = _locked(participation)
+    _require_consent(p)
+    if p.status in (Participation.Status.STARTED, Participation.Status.FINALIZED):
+        return p
+    if p.briefing_done_at is None:
+        raise BaselineError("Read the briefing first.")
+    items = list(StudyItem.objects.filter(study=p.study, is_practice=False).order_by("position"))
+    order = participant_order(order_seed=p.order_seed, n_items=len(items))
+    ItemResponse.objects.bulk_create(
+        ItemResponse(participation=p, study_item=items[index], position=n)
+        for n, index in enumerate(order, start=1)
+    )
+    now = timezone.now()
+    p.practice_done_at = p.practice_done_at or now
+    p.started_at = now
+    p.status = Participation.Status.STARTED
+    p.save(update_fields=["practice_done_at", "started_at", "status"])
+    return p
+
+
+def participant_order(*, order_seed: int, n_items: int) -> list[int]:
+    """Indices into the study items by position, in the order this participant sees them."""
+    return [int(i) for i in np.random.default_rng(order_seed).permutation(n_items)]
+
+
+def _require_started(p: Participation):
+    if p.status == Participation.Status.FINALIZED:
+        raise BaselineError("You have finalized your answers; they can no longer change.")
+    if p.status != Participation.Status.STARTED:
+        raise BaselineError("The study has not started yet.")
+
+
+def _clamp(seconds) -> float:
+    try:
+        value = float(seconds or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    if value != value:  # NaN
+        return 0.0
+    return min(max(value, 0.0), MAX_SECONDS_PER_REPORT)
+
+
+def _add_time(response: ItemResponse, seconds, report_id: str = "") -> bool:
+    """Add a report of time on ``response``'s item, once per report name: the same
+    report sent again adds nothing. A report without a (valid) name is added as it is.
+    Caller must hold the participation's row lock."""
+    amount = _clamp(seconds)
+    report_id = (report_id or "").strip()
+    if REPORT_ID.fullmatch(report_id):
+        _, created = TimeReport.objects.get_or_create(
+            response=response, report_id=report_id, defaults={"seconds": amount}
+        )
+        if not created:
+            return False
+    if amount:
+        ItemResponse.objects.filter(pk=response.pk).update(seconds=F("seconds") + amount)
+    return True
+
+
+@transaction.atomic
+def answer_save(
+    *, participation: Participation, position: int, choice: str, seconds=0, report_id=""
+):
+    """Save the participant's answer; ``seconds`` is time on the item the page reports
+    with it, counted once per ``report_id`` (see :func:`time_record`)."""
+    p = _locked(participation)
+    _require_started(p)
+    if choice not in OPTION_LABELS:
+        raise BaselineError("Choose one of the options A, B, C or D.")
+    response = ItemResponse.objects.select_for_update().get(participation=p, position=position)
+    if response.choice and response.choice != choice:
+        response.revisions += 1
+    if response.choice != choice:
+        AnswerEvent.objects.create(response=response, choice=choice)
+    response.choice = choice
+    response.answered_at = timezone.now()
+    response.save(update_fields=["choice", "answered_at", "revisions"])
+    _add_time(response, seconds, report_id)
+    activity_touch(participation=p)
+    response.refresh_from_db(fields=["seconds"])
+    return response
+
+
+@transaction.atomic
+def time_record(*, participation: Participation, position: int, seconds, report_id="") -> bool:
+    """Add time the page reported for one item (sent once when the participant leaves
+    it). Idempotent per ``report_id``: a report received again changes nothing and
+    returns False. The participation's row lock orders two copies arriving together."""
+    p = _locked(participation)
+    if p.status != Participation.Status.STARTED:
+        return False
+    response = ItemResponse.objects.filter(participation=p, position=position).first()
+    if response is None:
+        return False
+    added = _add_time(response, seconds, report_id)
+    activity_touch(participation=p)
+    return added
+
+
+@transaction.atomic
+def activity_touch(*, participation: Participation, now=None) -> WorkSession:
+    """Extend the current work session, or start one after an idle gap.
+
+    Takes the participation's row lock first (held already when called from another
+    service), so that every write of a participant's time goes in one lock order:
+    participation, then response, then session."""
+    _locked(participation)
+    now = now or timezone.now()
+    session = (
+        WorkSession.objects.filter(participation=participation).order_by("-started_at").first()
+    )
+    if session is not None and now - session.last_activity_at <= SESSION_IDLE_LIMIT:
+        session.last_activity_at = max(now, session.last_activity_at)
+        session.save(update_fields=["last_activity_at"])
+        return session
+    return WorkSession.objects.create(
+        participation=participation, started_at=now, last_activity_at=now
+    )
+
+
+@transaction.atomic
+def baseline_finalize(*, participation: Participation) -> Participation:
+    p = _locked(participation)
+    _require_started(p)
+    missing = list(
+        ItemResponse.objects.filter(participation=p, choice="")
+        .order_by("position")
+        .values_list("position", flat=True)
+    )
+    if missing:
+        shown = ", ".join(str(m) for m in missing[:20]) + (" …" if len(missing) > 20 else "")
+        raise BaselineError(f"{len(missing)} item(s) have no answer yet: {shown}.")
+    p.status = Participation.Status.FINALIZED
+    p.finalized_at = timezone.now()
+    p.save(update_fields=["status", "finalized_at"])
+    activity_touch(participation=p)
+    return p
