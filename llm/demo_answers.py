@@ -223,10 +223,14 @@ def _rerank(p: Prompt) -> Any:
     return {"activated_memories": out}
 
 
-def _persona(p: Prompt) -> tuple[str, str]:
-    occupation = labelled_line(p.text, "Occupation:") or "someone"
-    name = labelled_line(p.text, "Name:")
-    return occupation, name
+def _persona(p: Prompt) -> str:
+    """Who answers, as the prompt's character block names them: the occupation where a
+    block gives one, else the character's label (App. B.2 gives a candidate response no
+    occupation)."""
+    occupation = labelled_line(p.text, "Occupation:")
+    if occupation:
+        return f"a {occupation.lower()}"
+    return labelled_line(p.text, "Name:") or "myself"
 
 
 def _scenario_words(p: Prompt) -> list[str]:
@@ -245,7 +249,7 @@ _WHEN = ("today", "right now", "before dinner", "without delay", "in person")
 
 
 def _candidate_response(p: Prompt) -> Any:
-    occupation, _name = _persona(p)
+    persona = _persona(p)
     sender = re.search(r"Trigger \(([^)]*)\)", p.text)
     who = sender.group(1) if sender else "them"
     words = _scenario_words(p)
@@ -257,9 +261,7 @@ def _candidate_response(p: Prompt) -> Any:
     )
     value: dict[str, Any] = {
         "inner_consciousness": {
-            "summary": labelled(
-                f"{p.rng.choice(OPENINGS)} As a {occupation.lower()}, I weigh {about}."
-            ),
+            "summary": labelled(f"{p.rng.choice(OPENINGS)} As {persona}, I weigh {about}."),
             "emotional_tone": labelled(p.rng.choice(TONES)),
             "core_reasoning": labelled(p.rng.choice(REASONS)),
         },
@@ -347,6 +349,26 @@ def _scenario_expansion(p: Prompt) -> Any:
                 "(voice dropping) Please do not make me ask twice."
             ),
             "action_required": labelled("Decide right now whether you agree, and tell them."),
+        },
+        **_trait_pressure(p),
+    }
+
+
+_TRAITS = ("Openness", "Conscientiousness", "Extraversion", "Agreeableness", "Neuroticism")
+
+
+def _trait_pressure(p: Prompt) -> dict:
+    """App. L.4's assessed trait pressure and its annotation archetype, when asked for."""
+    if "assessed_dimensions" not in (p.schema.get("properties") or {}):
+        return {}
+    trait = p.rng.choice(_TRAITS)
+    pole = p.rng.choice(("High", "Low"))
+    return {
+        "assessed_dimensions": {
+            "trait_pressures": {f"{trait.lower()}_pressure": "saying yes now vs holding back"}
+        },
+        "annotation_reference": {
+            "trait_archetypes": {f"{pole}_{trait}": labelled("Answers in the way this pole would.")}
         },
     }
 

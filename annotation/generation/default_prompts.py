@@ -1,11 +1,17 @@
-"""Version 1 of each generation prompt, written in the project's own words after seed 000
-App. L.5 (L.5.1 screening, L.5.2 re-ranking, L.5.3 response).
+"""The default versions of each generation prompt, written in the project's own words after
+seed 000 App. L.5 (L.5.1 screening, L.5.2 re-ranking, L.5.3 response) and App. D.1.
 
-The text exists once, here: migration ``annotation/0003_default_prompts`` imports it to
-write version 1 of each stage, and ``services.runs`` reads it to write version 1 again
-into a database that lost it (a flushed or transactional-test database). Version 1 is
-history: do not edit these texts (a migration already wrote them); a better prompt is
-the next version, saved from the prompt pages (``services.runs.prompt_version_create``).
+The text exists once, here: migrations ``annotation/0003_default_prompts`` (version 1) and
+``annotation/0011_default_prompts_v2`` (version 2) import it to write each stage's
+versions, and ``services.runs`` reads it to write them again into a database that lost
+them (a flushed or transactional-test database). A written version is history: do not
+edit these texts; a better prompt is the next version, saved from the prompt pages
+(``services.runs.prompt_version_create``) or added here with its own migration.
+
+Version 2 (issue 20): re-ranking keeps *at most* the target (App. D.1: "retains at most
+50"), never more, instead of exactly the target; every stage names the character block
+of App. B.2 (ID and label, Big Five vector, description, self-value logic; no
+occupation, which only memory generation receives).
 Plain strings, Django-free, so a migration can import this module. Placeholders in
 braces are filled by ``annotation.generation.prompts.render``; any other brace is left as
 written.
@@ -148,3 +154,83 @@ DEFAULTS = {
     "response": (RESPONSE_SYSTEM, RESPONSE_USER),
 }
 NOTE = "Default, after seed 000 App. L.5 (in the project's own words)."
+
+# --- Version 2 ----------------------------------------------------------------------------
+
+_CHARACTER_NOTE = """\
+The character is given as an ID and a descriptive label, a Big Five vector (five scores \
+between 0 and 1), a description and a self-value logic; that is who they are. Their \
+behavioural patterns show in the memories themselves.
+"""
+
+SCREENING_SYSTEM_V2 = SCREENING_SYSTEM.replace(
+    "Decide which of the listed memories this situation would bring back to mind.\n",
+    "Decide which of the listed memories this situation would bring back to mind.\n"
+    + _CHARACTER_NOTE,
+)
+
+RERANKING_SYSTEM_V2 = (
+    """\
+You are a research psychologist who studies autobiographical memory, personality \
+dynamics and decision making. A first pass found the candidate memories below, each \
+with the reason it was activated. Only a few of them will actually reach the \
+character's awareness and shape what they do. Keep at most {target} of them: the ones \
+that will.
+"""
+    + _CHARACTER_NOTE
+    + """
+Rank by these priorities:
+
+1. Memories that drive behaviour now: the behavior_policy answers "what do I do", a \
+response reinforced in similar situations, or pain or success that pushes toward or \
+away from an option.
+2. Memories that set the interpretive frame: where the character's reading of threat or \
+opportunity, malice or misunderstanding comes from; the origin of a core belief the \
+situation touches; expectations of the kind of people involved.
+3. Memories that supply the emotional undertone: the first deep experience of the \
+emotion the situation raises, unfinished business, strong bodily memories.
+
+When several memories carry the same psychological signal, keep the one with the most \
+formative power, usually the earliest or the most intense. Prefer a spread across life \
+stages. Deep links outweigh topical similarity.
+
+Give each selected memory a type code (BS behavioural script, AM attribution mode, CB \
+core belief, ER emotional resonance, DL deep linkage, NI narrative identity) and a \
+reason of 20 to 30 words. The order is the ranking: the first is the most influential. \
+Return at most {target} memories, never more than {target}; fill the budget with the \
+memories that really shape the choice, and use only ids from the candidate list.
+"""
+)
+
+RERANKING_USER_V2 = """\
+## The character
+{character}
+
+## The situation
+{scenario}
+
+## Candidate memories from the first pass ({count})
+{memories}
+
+## Instruction
+Choose and rank at most {target} memories that will enter the character's awareness.
+"""
+
+RESPONSE_SYSTEM_V2 = RESPONSE_SYSTEM.replace(
+    "You are given who you are (your personality and what you value)",
+    "You are given who you are (your ID and label, your Big Five scores from 0 to 1, a "
+    "description of you and the logic by which you value yourself)",
+)
+
+DEFAULTS_V2 = {
+    "screening": (SCREENING_SYSTEM_V2, SCREENING_USER),
+    "reranking": (RERANKING_SYSTEM_V2, RERANKING_USER_V2),
+    "response": (RESPONSE_SYSTEM_V2, RESPONSE_USER),
+}
+NOTE_V2 = (
+    "Default v2, after seed 000 App. L.5 and D.1 (in the project's own words): re-ranking "
+    "keeps at most the target; the character block of App. B.2."
+)
+
+# Number -> (texts per stage, note), oldest first; the last is what new runs use.
+DEFAULT_VERSIONS = {1: (DEFAULTS, NOTE), 2: (DEFAULTS_V2, NOTE_V2)}

@@ -21,6 +21,10 @@ SCREENING_BUFFER_FACTOR = 1.5
 SCREENING_BATCH_SIZE = 200
 # L.5.1: "up to two retries on JSON-parse failures" -> three structured-output rounds.
 STRUCTURED_OUTPUT_ROUNDS = 3
+# L.5.1-2: screening and re-ranking at temperature 0 where the endpoint supports it. The
+# paper states no temperature for the response (L.5.3): it runs at the configured one,
+# by default the endpoint's.
+ACTIVATION_TEMPERATURE = 0.0
 
 MEMORY_ID_PATTERN = r"^MEM_CHAR_\d{2}_\d{4,}$"
 
@@ -130,13 +134,14 @@ def _big_five_line(profile) -> str:
 
 
 def character_block(profile) -> str:
-    """The character specification a generation prompt receives (App. B.2: ID and
-    construction label; App. L.5.3: Big Five, description, self-value logic)."""
+    """The character specification every generation prompt receives, as App. B.2 gives it
+    to candidate-response generation: the ID and descriptive label, the Big Five vector,
+    the description and the self-value logic. The occupation and the eight behavioural
+    patterns go to memory generation only; here they act through the memories."""
     return "\n".join(
         [
             f"ID: {profile.character.key}",
             f"Name: {profile.construction_label}",
-            f"Occupation: {profile.occupation}",
             f"Big Five (0 to 1): {_big_five_line(profile)}",
             f"Description: {profile.description}",
             f"Self-value logic: {profile.self_value_logic}",

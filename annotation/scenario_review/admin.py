@@ -6,6 +6,7 @@ from django.contrib import admin
 from annotation.scenario_review.models import (
     DiamondsRating,
     FinalDiamondsRating,
+    ReassessmentProposal,
     ScenarioBlueprint,
     ScenarioReview,
     ScenarioVersion,
@@ -42,6 +43,11 @@ class DiamondsRatingAdmin(ReadOnlyAdmin):
     list_display = ("review", "reviewer", "submitted_at")
 
 
+@admin.register(ReassessmentProposal)
+class ReassessmentProposalAdmin(ReadOnlyAdmin):
+    list_display = ("review", "proposed_by", "values", "created_at")
+
+
 @admin.register(FinalDiamondsRating)
 class FinalDiamondsRatingAdmin(ReadOnlyAdmin):
-    list_display = ("review", "recorded_by", "recorded_at")
+    list_display = ("review", "recorded_by", "proposal", "recorded_at")

@@ -24,10 +24,9 @@ from heartbench_site.base.roles import HasRole, Role
 
 
 def _scores_field(**kwargs):
+    kwargs.setdefault("help_text", f"Keys: {', '.join(DIAMONDS_FIELDS)}.")
     return serializers.DictField(
-        child=serializers.IntegerField(min_value=DIAMONDS_MIN, max_value=DIAMONDS_MAX),
-        help_text=f"Keys: {', '.join(DIAMONDS_FIELDS)}.",
-        **kwargs,
+        child=serializers.IntegerField(min_value=DIAMONDS_MIN, max_value=DIAMONDS_MAX), **kwargs
     )
 
 
@@ -63,10 +62,27 @@ class ScenarioReviewPageSerializer(serializers.Serializer):
     screenings = ScreeningSerializer(many=True)
     ratings = RatingSerializer(source="visible_ratings", many=True)
     reassess = serializers.SerializerMethodField()
+    reassessment = serializers.SerializerMethodField()
     final = serializers.SerializerMethodField()
 
     def get_reassess(self, page) -> list[str]:
         return [c.field for c in page.comparison if c.reassess]
+
+    def get_reassessment(self, page) -> dict | None:
+        """The joint re-assessment: the proposal awaiting confirmation and whom it waits
+        for while it is open; who proposed and who confirmed once it is recorded."""
+        proposal = page.current_proposal or page.confirmed_proposal
+        if proposal is None:
+            return None
+        final = page.confirmed_proposal is not None
+        return {
+            "proposal": proposal.pk,
+            "proposed_by": proposal.proposed_by.get_username(),
+            "values": proposal.values,
+            "note": proposal.note,
+            "awaiting": "" if final else page.awaiting,
+            "confirmed_by": page.review.final.recorded_by.get_username() if final else "",
+        }
 
     def get_final(self, page) -> dict[str, int] | None:
         final = getattr(page.review, "final", None) if page.review else None
@@ -75,6 +91,17 @@ class ScenarioReviewPageSerializer(serializers.Serializer):
 
 class RatingInputSerializer(serializers.Serializer):
     scores = _scores_field()
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ReassessProposalInputSerializer(serializers.Serializer):
+    agreed = _scores_field(help_text="The split dimensions only.")
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ReassessConfirmInputSerializer(serializers.Serializer):
+    proposal = serializers.IntegerField(help_text="The id of the proposal being confirmed.")
+    agreed = _scores_field(help_text="The values read in that proposal.")
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -165,6 +192,60 @@ class ScenarioRatingApi(ScenarioReadApi):
                 scenario_id=scenario_id,
                 reviewer=request.user,
                 scores=data.validated_data["scores"],
+                note=data.validated_data["note"],
+            )
+        except ReviewError as error:
+            return error_response(error)
+        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
+
+
+class ScenarioReassessApi(ScenarioReadApi):
+    allowed_roles = (Role.SCENARIO_REVIEWER,)
+
+    @extend_schema(
+        summary="Propose (or counter-propose) the final values of the re-assessed dimensions",
+        description="Nothing is final until the other reviewer confirms the proposal.",
+        request=ReassessProposalInputSerializer,
+        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
+    )
+    def post(self, request, scenario_id):
+        data = ReassessProposalInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.scenario_reassess_propose(
+                scenario_id=scenario_id,
+                reviewer=request.user,
+                agreed=data.validated_data["agreed"],
+                note=data.validated_data["note"],
+            )
+        except ReviewError as error:
+            return error_response(error)
+        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
+
+
+class ScenarioReassessConfirmApi(ScenarioReadApi):
+    allowed_roles = (Role.SCENARIO_REVIEWER,)
+
+    @extend_schema(
+        summary="Confirm the other reviewer's current re-assessment proposal",
+        description=(
+            "Name the proposal and the values read in it; a proposal replaced since is "
+            "refused. The confirmation records the final ratings and completes the review."
+        ),
+        request=ReassessConfirmInputSerializer,
+        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
+    )
+    def post(self, request, scenario_id):
+        data = ReassessConfirmInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            services.scenario_reassess_confirm(
+                scenario_id=scenario_id,
+                reviewer=request.user,
+                proposal_id=data.validated_data["proposal"],
+                agreed=data.validated_data["agreed"],
                 note=data.validated_data["note"],
             )
         except ReviewError as error:

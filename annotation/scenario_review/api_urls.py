@@ -21,4 +21,14 @@ urlpatterns = [
         api.ScenarioRatingApi.as_view(),
         name="scenario-rate",
     ),
+    path(
+        "scenarios/<str:scenario_id>/reassessment/",
+        api.ScenarioReassessApi.as_view(),
+        name="scenario-reassess",
+    ),
+    path(
+        "scenarios/<str:scenario_id>/reassessment/confirm/",
+        api.ScenarioReassessConfirmApi.as_view(),
+        name="scenario-reassess-confirm",
+    ),
 ]

@@ -14,13 +14,19 @@ from django.utils import timezone
 from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.profile_review.models import ReviewError
 from annotation.profile_review.services import record_event, require_role
+from annotation.scenario_review.expansion_prompt import (
+    EXPANSION_PROMPT_VERSION,
+    EXPANSION_SYSTEM_PROMPT,
+    EXPANSION_USER_TEMPLATE,
+    expansion_schema_for_ages,
+)
 from annotation.scenario_review.models import (
     DIAMONDS_DIMENSION_CHOICES,
-    SCENARIO_INTENSITIES,
     ScenarioBlueprint,
     ScenarioVersion,
 )
 from annotation.scenario_review.services import clean_content, create_scenario
+from heartbench_site.base.providers import at_temperature, temperature_refused
 from heartbench_site.base.roles import Role
 from llm import ProviderConfig, make_client
 
@@ -64,72 +70,16 @@ def blueprint_retry(*, blueprint_id: int, user) -> ScenarioBlueprint:
     return blueprint
 
 
-# App. L.4, abridged: the scenario-facing fields and the character-agnostic principles.
-EXPANSION_SYSTEM_PROMPT = """You are a psychological-scenario design expert. Your task is to \
-expand a short scenario sketch into a complete, high-quality scenario JSON object.
-Fields: name (English scenario name); category (two short labels separated by " / "); \
-intensity (Low / Medium / High / Very High / Extreme); age (the age of the person facing the \
-scenario, inside the life-stage bin); description_for_agent (one sentence summarizing the \
-scenario without revealing concrete details); setting (location, time, and 2-3 atmosphere \
-adjectives); context_text (150-300 word background narrative in the second person "you"); \
-trigger_event (sender: a concrete role; message_content: 100-200 words of dialogue with \
-parenthetical action descriptions, colloquial and emotionally charged; action_required: 1-2 \
-sentences specifying the decision the character must make right now).
-Key principles: 1. Character-neutral: the scenario must not presuppose any personality. \
-2. No identity anchors for "you": never write "you are X years old", "you have worked as Y \
-for Z years", "you are a W", "you have an N-year-old child"; the scenario provides only the \
-objective situation and pressure. 3. Concrete, not abstract: specific places, times, named \
-secondary characters, sensory detail. 4. context_text uses second person "you". 5. The \
-trigger event must create urgency. 6. Tightly aligned with the DIAMONDS dimension. \
-7. Age-appropriate for the developmental stage."""
-
-EXPANSION_USER_TEMPLATE = """\
-Life-stage bin: {stage_label} ({age_range}; ages {first_age}-{last_age})
-Dominant DIAMONDS dimension: {dimension}
-Summary title: {title}
-Summary: {summary}
-
-Expand this summary into the full JSON object."""
+# App. L.4: temperature 0 where the endpoint supports it, and up to two retries (three
+# structured-output rounds, each invalid answer sent back naming what is wrong).
+EXPANSION_TEMPERATURE = 0.0
+EXPANSION_ROUNDS = 3
 
 
 def expansion_schema(stage_key: str) -> dict:
+    """The expansion's output schema, its age bounded to the life-stage bin."""
     stage = LIFE_STAGES[stage_key]
-    text = {"type": "string", "minLength": 1}
-    return {
-        "type": "object",
-        "required": [
-            "name",
-            "category",
-            "intensity",
-            "age",
-            "description_for_agent",
-            "setting",
-            "context_text",
-            "trigger_event",
-        ],
-        "properties": {
-            "name": text,
-            "category": text,
-            "intensity": {"type": "string", "enum": list(SCENARIO_INTENSITIES)},
-            "age": {"type": "integer", "minimum": stage.first_age, "maximum": stage.last_age},
-            "description_for_agent": text,
-            "setting": {
-                "type": "object",
-                "required": ["location", "time", "atmosphere"],
-                "properties": {"location": text, "time": text, "atmosphere": text},
-            },
-            "context_text": text,
-            "trigger_event": {
-                "type": "object",
-                "required": ["sender", "message_content", "action_required"],
-                "properties": {
-                    "sender": text,
-                    "message_content": text,
-                    "action_required": text,
-                },
-            },
-        },
-    }
+    return expansion_schema_for_ages(stage.first_age, stage.last_age)
 
 
 def expansion_provider_config():
@@ -142,6 +92,28 @@ def expansion_provider_config():
     if not any(os.environ.get(f"{prefix}_{n}") for n in ("KIND", "API_KEY", "BASE_URL")):
         return None
     return ProviderConfig.from_env(prefix, os.environ)
+
+
+def _expansion_call(config, *, user: str, schema: dict):
+    """One structured expansion call at temperature 0, asked again at the endpoint's
+    default temperature if the endpoint refuses the parameter."""
+    configs = [at_temperature(config, EXPANSION_TEMPERATURE)]
+    if configs[0].temperature != config.temperature:
+        configs.append(config)
+    for attempt in configs:
+        client = make_client(attempt)
+        try:
+            result = client.complete_json(
+                system=EXPANSION_SYSTEM_PROMPT,
+                user=user,
+                schema=schema,
+                max_attempts=EXPANSION_ROUNDS,
+            )
+        finally:
+            client.close()
+        if not temperature_refused(result):
+            break
+    return result
 
 
 def blueprint_expand(*, blueprint_id: int, config=None) -> ScenarioBlueprint:
@@ -171,24 +143,17 @@ def blueprint_expand(*, blueprint_id: int, config=None) -> ScenarioBlueprint:
         title=blueprint.title,
         summary=blueprint.summary,
     )
-    # App. L.4: up to two retries on failure.
-    client = make_client(config)
-    try:
-        result = client.complete_json(
-            system=EXPANSION_SYSTEM_PROMPT,
-            user=user,
-            schema=expansion_schema(blueprint.stage),
-            max_attempts=3,
-        )
-    finally:
-        client.close()
-    record = result.as_dict()
+    result = _expansion_call(config, user=user, schema=expansion_schema(blueprint.stage))
+    record = {**result.as_dict(), "prompt_version": EXPANSION_PROMPT_VERSION}
     if not result.ok:
-        return _blueprint_fail(
-            blueprint_id=blueprint_id,
-            error=f"The model call failed ({result.error_kind}): {result.error_message}",
-            record=record,
-        )
+        if result.error_kind in ("schema_invalid", "invalid_json", "output_truncated"):
+            error = (
+                f"The model's answer was still invalid after {result.rounds} attempts "
+                f"({result.error_kind}): {result.error_message}"
+            )
+        else:
+            error = f"The model call failed ({result.error_kind}): {result.error_message}"
+        return _blueprint_fail(blueprint_id=blueprint_id, error=error, record=record)
     return _blueprint_finish(blueprint_id=blueprint_id, parsed=result.parsed, record=record)
 
 

@@ -108,9 +108,12 @@ class DiamondsRatingForm(forms.Form):
 
 
 class ReassessmentForm(forms.Form):
+    """A proposal (or counter-proposal) of the final values of the split dimensions; the
+    other reviewer confirms it with ``ReassessmentConfirmForm``."""
+
     note = forms.CharField(label="How the reviewers agreed", widget=textarea(2), required=False)
 
-    def __init__(self, *args, scenario_id: str, dimensions: list[str], **kwargs):
+    def __init__(self, *args, scenario_id: str, dimensions: list[str], counter=False, **kwargs):
         super().__init__(*args, **kwargs)
         for f in dimensions:
             self.fields[f] = forms.IntegerField(
@@ -121,10 +124,36 @@ class ReassessmentForm(forms.Form):
             )
         self.order_fields([*dimensions, "note"])
         self.dimensions = dimensions
+        label = "Counter-propose these values" if counter else "Propose these final ratings"
         self.helper = form_helper(
             reverse("review:scenario-reassess", kwargs={"scenario_id": scenario_id}),
-            Submit("reassess", "Record the agreed ratings"),
+            Submit("reassess", label),
             form_id="reassessment-form",
+        )
+
+    def agreed(self) -> dict[str, int]:
+        return {f: self.cleaned_data[f] for f in self.dimensions}
+
+
+class ReassessmentConfirmForm(forms.Form):
+    """The other reviewer's confirmation of the current proposal: it carries the proposal
+    and the values the page showed, so a proposal replaced meanwhile is refused."""
+
+    proposal = forms.IntegerField(widget=forms.HiddenInput)
+
+    def __init__(self, *args, scenario_id: str, dimensions: list[str], proposal=None, **kwargs):
+        if proposal is not None:
+            kwargs.setdefault("initial", {"proposal": proposal.pk, **proposal.values})
+        super().__init__(*args, **kwargs)
+        for f in dimensions:
+            self.fields[f] = forms.IntegerField(
+                min_value=DIAMONDS_MIN, max_value=DIAMONDS_MAX, widget=forms.HiddenInput
+            )
+        self.dimensions = dimensions
+        self.helper = form_helper(
+            reverse("review:scenario-reassess-confirm", kwargs={"scenario_id": scenario_id}),
+            Submit("confirm", "Confirm these final ratings"),
+            form_id="confirm-form",
         )
 
     def agreed(self) -> dict[str, int]:

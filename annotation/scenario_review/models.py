@@ -4,7 +4,9 @@ A ``ScenarioBlueprint`` is expanded by an LLM into a first ``ScenarioVersion``; 
 scenario reviewers screen it jointly (pass 1, ``ScreeningDecision``; a flagged version
 is revised and both approve the revision), then rate it independently on the eight
 DIAMONDS dimensions (pass 2, ``DiamondsRating``); dimensions more than one point apart
-are jointly re-assessed and the agreed values recorded in ``FinalDiamondsRating``.
+are jointly re-assessed: one reviewer proposes their final values
+(``ReassessmentProposal``), the other confirms them or counter-proposes, and only a
+confirmation records ``FinalDiamondsRating``.
 Every transition is logged in profile review's ``ReviewEvent``.
 
 !!! BLINDING !!!  A scenario reviewer never receives the other reviewer's pass-2 rating
@@ -24,6 +26,7 @@ __all__ = [
     "DIAMONDS_DIMENSIONS",
     "DiamondsRating",
     "FinalDiamondsRating",
+    "ReassessmentProposal",
     "ScenarioBlueprint",
     "ScenarioReview",
     "ScenarioVersion",
@@ -230,15 +233,53 @@ class DiamondsRating(DiamondsScores):
     save = immutable_save
 
 
+class ReassessmentProposal(models.Model):
+    """One reviewer's proposal of the final values of the dimensions the two ratings put
+    more than one point apart (App. C.2 joint re-assessment). The latest proposal of a
+    review is the current one; the other reviewer confirms it, or counter-proposes and
+    waits for the first one's confirmation. Immutable: a change is a new proposal."""
+
+    review = models.ForeignKey(
+        ScenarioReview, on_delete=models.PROTECT, related_name="reassessment_proposals"
+    )
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    values = models.JSONField(help_text="{dimension: 1-7} for each re-assessed dimension.")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["review", "created_at", "pk"]
+
+    def __str__(self):
+        return f"re-assessment proposal {self.pk} for {self.review.scenario.scenario_id}"
+
+    save = immutable_save
+
+
 class FinalDiamondsRating(DiamondsScores):
     """The scenario's final rating: agreed values where the two differed by more than one
-    point (``reassessed``), the resolution rule elsewhere (``services.final_rating_rule``)."""
+    point (``reassessed``), the resolution rule elsewhere (``services.final_rating_rule``).
+    After a re-assessment, ``proposal`` holds the values one reviewer proposed and
+    ``recorded_by`` is the other reviewer, who confirmed them."""
 
     review = models.OneToOneField(ScenarioReview, on_delete=models.PROTECT, related_name="final")
     reassessed = models.JSONField(default=list, help_text="Dimensions jointly re-assessed.")
+    proposal = models.OneToOneField(
+        ReassessmentProposal,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="final",
+        help_text="The confirmed proposal of a joint re-assessment.",
+    )
     note = models.TextField(blank=True)
     recorded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The second rater; after a re-assessment, the reviewer who confirmed it.",
     )
     recorded_at = models.DateTimeField(auto_now_add=True)
 

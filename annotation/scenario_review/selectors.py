@@ -6,10 +6,10 @@ fixed number of queries whatever the number of rows.
 """
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.http import Http404
 from django.urls import reverse
 
@@ -22,6 +22,7 @@ from annotation.scenario_review.models import (
     DIAMONDS_FIELDS,
     DIAMONDS_SCALE,
     DiamondsRating,
+    ReassessmentProposal,
     ScenarioBlueprint,
     ScenarioReview,
     ScenarioVersion,
@@ -40,6 +41,7 @@ class ScenarioQueueRow:
     review: ScenarioReview | None
     you_screened: bool
     you_rated: bool
+    you_proposed: bool = False  # the caller made the re-assessment proposal now pending
 
     @property
     def needs_you(self) -> bool:
@@ -50,7 +52,7 @@ class ScenarioQueueRow:
             (stage == ScenarioReview.Stage.SCREENING and not self.you_screened)
             or stage == ScenarioReview.Stage.REVISION
             or (stage == ScenarioReview.Stage.RATING and not self.you_rated)
-            or stage == ScenarioReview.Stage.REASSESSMENT
+            or (stage == ScenarioReview.Stage.REASSESSMENT and not self.you_proposed)
         )
 
     @property
@@ -68,7 +70,22 @@ class ScenarioQueueRow:
                 if self.you_rated
                 else "Pass 2: rate it"
             )
+        if stage == ScenarioReview.Stage.REASSESSMENT:
+            return (
+                "Re-assessment: proposed, awaiting the other reviewer's confirmation"
+                if self.you_proposed
+                else "Re-assessment: propose or confirm the final ratings"
+            )
         return self.review.get_stage_display()
+
+
+def _last_proposer(review_ref: str = "pk"):
+    """The proposer of a review's current (latest) re-assessment proposal, as a subquery."""
+    return Subquery(
+        ReassessmentProposal.objects.filter(review=OuterRef(review_ref))
+        .order_by("-pk")
+        .values("proposed_by")[:1]
+    )
 
 
 def scenario_review_queue(*, user) -> list[ScenarioQueueRow]:
@@ -83,6 +100,7 @@ def scenario_review_queue(*, user) -> list[ScenarioQueueRow]:
                 )
             ),
             you_rated=Exists(DiamondsRating.objects.filter(review=OuterRef("pk"), reviewer=user)),
+            last_proposer=_last_proposer(),
         )
     }
     rows = []
@@ -94,6 +112,11 @@ def scenario_review_queue(*, user) -> list[ScenarioQueueRow]:
                 review=review,
                 you_screened=bool(review and review.you_screened),
                 you_rated=bool(review and review.you_rated),
+                you_proposed=bool(
+                    review
+                    and review.stage == ScenarioReview.Stage.REASSESSMENT
+                    and review.last_proposer == user.pk
+                ),
             )
         )
     return rows
@@ -123,6 +146,8 @@ class ScenarioReviewPage:
     anchors: list[tuple[str, str]]
     you_screened: bool
     is_reviewer: bool
+    user_id: int | None = None
+    proposals: list[ReassessmentProposal] = field(default_factory=list)
     blueprint: ScenarioBlueprint | None = None
 
     @property
@@ -137,11 +162,48 @@ class ScenarioReviewPage:
 
     @property
     def can_reassess(self) -> bool:
+        """The caller is one of the two raters and the joint re-assessment is open: they
+        may propose (or counter-propose) the final values."""
         return (
             self.is_reviewer
             and self.stage == ScenarioReview.Stage.REASSESSMENT
             and self.own_rating is not None
         )
+
+    @property
+    def current_proposal(self) -> ReassessmentProposal | None:
+        """The proposal awaiting confirmation (the latest), while the re-assessment is open."""
+        if self.stage != ScenarioReview.Stage.REASSESSMENT or not self.proposals:
+            return None
+        return self.proposals[-1]
+
+    @property
+    def awaiting(self) -> str:
+        """Who the joint re-assessment waits for: the rater who did not make the current
+        proposal; empty when nothing is proposed."""
+        proposal = self.current_proposal
+        if proposal is None:
+            return ""
+        return next(
+            (
+                r.reviewer.get_username()
+                for r in self.visible_ratings
+                if r.reviewer_id != proposal.proposed_by_id
+            ),
+            "",
+        )
+
+    @property
+    def can_confirm(self) -> bool:
+        proposal = self.current_proposal
+        return (
+            self.can_reassess and proposal is not None and proposal.proposed_by_id != self.user_id
+        )
+
+    @property
+    def confirmed_proposal(self) -> ReassessmentProposal | None:
+        final = getattr(self.review, "final", None) if self.review else None
+        return final.proposal if final is not None else None
 
 
 def scenario_review_page(*, scenario_id: str, user) -> ScenarioReviewPage:
@@ -151,7 +213,9 @@ def scenario_review_page(*, scenario_id: str, user) -> ScenarioReviewPage:
     if scenario is None:
         raise Http404(f"No scenario {scenario_id}.")
     review = (
-        ScenarioReview.objects.select_related("version", "final", "final__recorded_by")
+        ScenarioReview.objects.select_related(
+            "version", "final", "final__recorded_by", "final__proposal__proposed_by"
+        )
         .filter(scenario=scenario)
         .first()
     )
@@ -195,6 +259,16 @@ def scenario_review_page(*, scenario_id: str, user) -> ScenarioReviewPage:
                     getattr(final, f) if final else None,
                 )
             )
+    # Proposals exist only once both reviewers rated, so they reveal no rating early.
+    proposals = (
+        list(
+            ReassessmentProposal.objects.filter(review=review)
+            .select_related("proposed_by")
+            .order_by("pk")
+        )
+        if review and review.stage == ScenarioReview.Stage.REASSESSMENT
+        else []
+    )
     version = review.version if review else (versions[0] if versions else None)
     content_source = version or scenario
     blueprint = ScenarioBlueprint.objects.filter(scenario=scenario).first()
@@ -215,6 +289,8 @@ def scenario_review_page(*, scenario_id: str, user) -> ScenarioReviewPage:
             s.reviewer_id == user.pk and version and s.version_id == version.pk for s in screenings
         ),
         is_reviewer=is_reviewer,
+        user_id=user.pk,
+        proposals=proposals,
         blueprint=blueprint,
     )
 
@@ -391,13 +467,20 @@ def scenario_home_queues(*, user) -> dict:
     )
     rated = DiamondsRating.objects.filter(review__scenario=OuterRef("pk"), reviewer=user)
     count = (
-        Scenario.objects.alias(_screened=Exists(screened), _rated=Exists(rated))
+        Scenario.objects.alias(
+            _screened=Exists(screened),
+            _rated=Exists(rated),
+            _last_proposer=_last_proposer("review"),
+        )
         .filter(
             ~Exists(reviews)
             | Q(review__stage=ScenarioReview.Stage.SCREENING, _screened=False)
             | Q(review__stage=ScenarioReview.Stage.REVISION)
             | Q(review__stage=ScenarioReview.Stage.RATING, _rated=False)
-            | Q(review__stage=ScenarioReview.Stage.REASSESSMENT)
+            | (
+                Q(review__stage=ScenarioReview.Stage.REASSESSMENT)
+                & (Q(_last_proposer__isnull=True) | ~Q(_last_proposer=user.pk))
+            )
         )
         .count()
     )

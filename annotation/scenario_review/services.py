@@ -1,8 +1,9 @@
 """Writes of scenario review (seed 000 §2.3, App. C.2): pass-1 joint screening and
-consensus revision, pass-2 independent DIAMONDS ratings, joint re-assessment, and
-scenarios entered by hand. Every transition is one keyword-only, atomic function that
-checks the stage it starts from, raises a ``ReviewError`` whose message says what to do,
-and appends a ``ReviewEvent``. Blueprints and their LLM expansion: ``blueprints``.
+consensus revision, pass-2 independent DIAMONDS ratings, joint re-assessment (one
+reviewer proposes, the other confirms), and scenarios entered by hand. Every transition
+is one keyword-only, atomic function that checks the stage it starts from, raises a
+``ReviewError`` whose message says what to do, and appends a ``ReviewEvent``.
+Blueprints and their LLM expansion: ``blueprints``.
 """
 
 import re
@@ -22,6 +23,7 @@ from annotation.scenario_review.models import (
     DIAMONDS_MIN,
     DiamondsRating,
     FinalDiamondsRating,
+    ReassessmentProposal,
     ScenarioReview,
     ScenarioVersion,
     ScreeningDecision,
@@ -281,19 +283,22 @@ def scenario_rate(*, scenario_id: str, reviewer, scores: dict, note: str = "") -
     return rating
 
 
-@transaction.atomic
-def scenario_reassess(
-    *, scenario_id: str, reviewer, agreed: dict, note: str = ""
-) -> FinalDiamondsRating:
-    """Record the jointly agreed final ratings of the dimensions that were more than one
-    point apart; the other dimensions follow ``final_rating_rule``."""
+def _reassessment(*, scenario_id: str, reviewer, doing: str):
+    """The review under re-assessment (row-locked), its two ratings' scores and the
+    dimensions more than one point apart; only the two raters take part."""
     review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
-    _check_stage(review, ScenarioReview.Stage.REASSESSMENT, doing="be re-assessed")
-    ratings = list(review.ratings.order_by("pk"))
+    _check_stage(review, ScenarioReview.Stage.REASSESSMENT, doing=doing)
+    ratings = list(review.ratings.select_related("reviewer").order_by("pk"))
     if reviewer.pk not in {r.reviewer_id for r in ratings}:
-        raise ReviewError("Only the two reviewers who rated the scenario record the re-assessment.")
+        raise ReviewError(
+            "Only the two reviewers who rated the scenario take part in its joint re-assessment."
+        )
     first, second = ratings[0].scores(), ratings[1].scores()
-    split = disagreements(first, second)
+    other = next(r.reviewer for r in ratings if r.reviewer_id != reviewer.pk)
+    return review, first, second, disagreements(first, second), other
+
+
+def _check_agreed(agreed: dict, split: list[str]) -> dict[str, int]:
     extra = set(k for k, v in agreed.items() if v not in (None, "")) - set(split)
     if extra:
         raise ReviewError(
@@ -301,22 +306,103 @@ def scenario_reassess(
             + ", ".join(DIAMONDS_LABELS.get(f, f) for f in sorted(extra))
             + "."
         )
-    clean = _check_scores(agreed, split)
+    return _check_scores(agreed, split)
+
+
+def _describe(values: dict) -> str:
+    return ", ".join(f"{DIAMONDS_LABELS[f]} {v}" for f, v in values.items())
+
+
+def current_proposal(review: ScenarioReview) -> ReassessmentProposal | None:
+    """The latest proposal of a review's joint re-assessment: the one to confirm."""
+    return review.reassessment_proposals.select_related("proposed_by").order_by("-pk").first()
+
+
+@transaction.atomic
+def scenario_reassess_propose(
+    *, scenario_id: str, reviewer, agreed: dict, note: str = ""
+) -> ReassessmentProposal:
+    """Propose the final values of the dimensions more than one point apart (App. C.2
+    joint re-assessment). Nothing is recorded as final: the other reviewer confirms the
+    values (``scenario_reassess_confirm``) or counter-proposes, and a counter-proposal
+    waits for the first reviewer's confirmation. A new proposal replaces the current one,
+    whoever made it."""
+    review, _, _, split, other = _reassessment(
+        scenario_id=scenario_id, reviewer=reviewer, doing="be re-assessed"
+    )
+    clean = _check_agreed(agreed, split)
+    current = current_proposal(review)
+    if current is not None and current.values == clean:
+        if current.proposed_by_id == reviewer.pk:
+            raise ReviewError(
+                f"You already proposed {_describe(clean)}; it waits for "
+                f"{other.get_username()} to confirm."
+            )
+        raise ReviewError(
+            f"{current.proposed_by.get_username()} already proposed {_describe(clean)}: "
+            "confirm their proposal instead."
+        )
+    proposal = ReassessmentProposal.objects.create(
+        review=review, proposed_by=reviewer, values=clean, note=note.strip()
+    )
+    record_event(
+        actor=reviewer,
+        action="scenario_reassess_propose",
+        scenario=review.scenario,
+        proposal=proposal.pk,
+        values=clean,
+        replaces=current.pk if current else None,
+    )
+    return proposal
+
+
+@transaction.atomic
+def scenario_reassess_confirm(
+    *, scenario_id: str, reviewer, proposal_id: int, agreed: dict, note: str = ""
+) -> FinalDiamondsRating:
+    """Confirm the current proposal of the joint re-assessment: the reviewer who did not
+    propose it names the proposal and the values they read, and both must still be the
+    current ones (a proposal replaced meanwhile is refused). Records the final rating:
+    the confirmed values on the re-assessed dimensions, ``final_rating_rule`` elsewhere."""
+    review, first, second, split, other = _reassessment(
+        scenario_id=scenario_id, reviewer=reviewer, doing="be re-assessed"
+    )
+    current = current_proposal(review)
+    if current is None:
+        raise ReviewError("Nothing to confirm yet: propose the final ratings first.")
+    clean = _check_agreed(agreed, split)
+    if current.pk != proposal_id or current.values != clean:
+        raise ReviewError(
+            "The values you confirmed are no longer the current proposal: "
+            f"{current.proposed_by.get_username()} now proposes {_describe(current.values)}. "
+            "Read it, then confirm it or counter-propose."
+        )
+    if current.proposed_by_id == reviewer.pk:
+        raise ReviewError(
+            f"You proposed these values; {other.get_username()} confirms them "
+            "(or counter-proposes)."
+        )
     final = FinalDiamondsRating.objects.create(
         review=review,
         recorded_by=reviewer,
+        proposal=current,
         reassessed=split,
-        note=note.strip(),
-        **{f: clean.get(f) or final_rating_rule(first[f], second[f]) for f in DIAMONDS_FIELDS},
+        note="\n".join(n for n in (current.note, note.strip()) if n),
+        **{
+            f: current.values.get(f) or final_rating_rule(first[f], second[f])
+            for f in DIAMONDS_FIELDS
+        },
     )
     review.stage = ScenarioReview.Stage.COMPLETE
     review.completed_at = timezone.now()
     review.save(update_fields=["stage", "completed_at"])
     record_event(
         actor=reviewer,
-        action="scenario_reassess",
+        action="scenario_reassess_confirm",
         scenario=review.scenario,
-        agreed=clean,
+        proposal=current.pk,
+        proposed_by=current.proposed_by.get_username(),
+        agreed=current.values,
         before={f: [first[f], second[f]] for f in split},
     )
     return final

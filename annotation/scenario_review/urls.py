@@ -33,4 +33,9 @@ urlpatterns = [
     path(
         "scenarios/<str:scenario_id>/reassess/", views.scenario_reassess, name="scenario-reassess"
     ),
+    path(
+        "scenarios/<str:scenario_id>/reassess/confirm/",
+        views.scenario_reassess_confirm,
+        name="scenario-reassess-confirm",
+    ),
 ]

@@ -12,6 +12,7 @@ from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from annotation.scenario_review.forms import (
     BlueprintForm,
     DiamondsRatingForm,
+    ReassessmentConfirmForm,
     ReassessmentForm,
     ScenarioContentForm,
     ScreeningForm,
@@ -54,7 +55,10 @@ def _scenario_context(request, scenario_id, **forms):
     context["rating_form"] = forms.get("rating_form") or DiamondsRatingForm(scenario_id=scenario_id)
     split = [c.field for c in page.comparison if c.reassess]
     context["reassessment_form"] = forms.get("reassessment_form") or ReassessmentForm(
-        scenario_id=scenario_id, dimensions=split
+        scenario_id=scenario_id, dimensions=split, counter=page.can_confirm
+    )
+    context["confirm_form"] = forms.get("confirm_form") or ReassessmentConfirmForm(
+        scenario_id=scenario_id, dimensions=split, proposal=page.current_proposal
     )
     return context
 
@@ -140,15 +144,20 @@ def scenario_rate(request, scenario_id):
     )
 
 
+def _split(request, scenario_id) -> list[str]:
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    return [c.field for c in page.comparison if c.reassess]
+
+
 @scenario_reviewer_required
 @require_POST
 def scenario_reassess(request, scenario_id):
-    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-    split = [c.field for c in page.comparison if c.reassess]
-    form = ReassessmentForm(request.POST, scenario_id=scenario_id, dimensions=split)
+    form = ReassessmentForm(
+        request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
+    )
     if form.is_valid():
         try:
-            services.scenario_reassess(
+            services.scenario_reassess_propose(
                 scenario_id=scenario_id,
                 reviewer=request.user,
                 agreed=form.agreed(),
@@ -157,13 +166,40 @@ def scenario_reassess(request, scenario_id):
         except ReviewError as error:
             add_error_messages(form, error)
         else:
-            messages.success(request, "Joint re-assessment recorded; the scenario is reviewed.")
+            messages.success(
+                request, "Proposal recorded; the other reviewer confirms it or counter-proposes."
+            )
             return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
         request,
         "review/scenario_review.html",
         _scenario_context(request, scenario_id, reassessment_form=form),
     )
+
+
+@scenario_reviewer_required
+@require_POST
+def scenario_reassess_confirm(request, scenario_id):
+    form = ReassessmentConfirmForm(
+        request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
+    )
+    if form.is_valid():
+        try:
+            services.scenario_reassess_confirm(
+                scenario_id=scenario_id,
+                reviewer=request.user,
+                proposal_id=form.cleaned_data["proposal"],
+                agreed=form.agreed(),
+            )
+        except ReviewError as error:
+            # The page re-reads the current proposal; the error says what changed.
+            messages.error(request, " ".join(error.messages))
+        else:
+            messages.success(request, "Joint re-assessment confirmed; the scenario is reviewed.")
+            return redirect("review:scenario-review", scenario_id=scenario_id)
+    else:
+        messages.error(request, "The confirmation was incomplete; confirm the proposal shown.")
+    return render(request, "review/scenario_review.html", _scenario_context(request, scenario_id))
 
 
 @scenario_reviewer_required

@@ -51,3 +51,23 @@ def storable(value):
     if isinstance(value, dict):
         return {storable(k): storable(v) for k, v in value.items()}
     return value
+
+
+# --- Temperature 0 where the endpoint supports it (seed 000 App. L.4, L.5.1-2) -----------
+
+
+def at_temperature(config: ProviderConfig, temperature: float) -> ProviderConfig:
+    """``config`` at the protocol's temperature, unless it sets its own."""
+    return (
+        config if config.temperature is not None else config.with_options(temperature=temperature)
+    )
+
+
+def temperature_refused(result) -> bool:
+    """The endpoint refused the temperature parameter (some reasoning models accept only
+    their default): the caller asks again without it, i.e. at the endpoint default."""
+    return (
+        not result.ok
+        and result.error_kind == "client_error"
+        and "temperature" in (result.error_message or "").lower()
+    )

@@ -1,6 +1,6 @@
 """The two-pass scenario review walked in Chromium: a flag and a consensus revision both
 reviewers approve, blind independent ratings, a >1-point disagreement and its joint
-re-assessment, then the coverage table."""
+re-assessment (one reviewer proposes, the other confirms), then the coverage table."""
 
 import pytest
 from django.contrib.auth.models import Group
@@ -108,12 +108,28 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
     flagged = table.locator("tr[data-reassess]")
     assert flagged.count() == 1 and flagged.get_attribute("data-dimension") == "adversity"
 
-    # The joint re-assessment records the agreed value.
+    # The joint re-assessment: B proposes the agreed value, which waits for A's confirmation.
     reassess = page.locator("#reassessment-form")
     reassess.get_by_label("Agreed Adversity").fill("5")
     reassess.get_by_label("How the reviewers agreed").fill("Discussed: the loss is real but small.")
-    submit(page, reassess.get_by_role("button", name="Record the agreed ratings"))
+    submit(page, reassess.get_by_role("button", name="Propose these final ratings"))
+    state = page.get_by_test_id("reassessment-state")
+    assert "Proposed by reviewer-b" in state.inner_text()
+    assert "Waiting for reviewer-a to confirm" in state.inner_text()
+    assert page.get_by_test_id("final-recorded").count() == 0
+    assert ScenarioReview.objects.get().stage == "reassessment"
+
+    switch_to(page, live_server, "reviewer-a")
+    assert "Waiting for you to confirm" in page.get_by_test_id("reassessment-state").inner_text()
+    submit(
+        page,
+        page.locator("#confirm-form").get_by_role("button", name="Confirm these final ratings"),
+    )
     assert page.get_by_test_id("final-recorded").is_visible()
+    assert (
+        "proposed by reviewer-b, confirmed by reviewer-a"
+        in page.get_by_test_id("final-recorded").inner_text()
+    )
     row = page.locator('tr[data-dimension="adversity"] td').last
     assert row.inner_text() == "5"
     assert page.locator('tr[data-dimension="duty"] td').last.inner_text() == "4"

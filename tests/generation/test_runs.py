@@ -52,7 +52,7 @@ def test_a_run_creates_one_unit_per_pair_and_family_up_front(providers):
         for f in ("claude", "gemini")
     }
     assert all(u.profile_version.is_frozen for u in run.units.all())
-    assert [run.screening_prompt.number, run.response_prompt.number] == [1, 1]
+    assert [run.screening_prompt.number, run.response_prompt.number] == [2, 2]  # the latest
 
 
 def test_the_latest_frozen_profile_version_is_used_not_a_newer_draft(providers):
@@ -212,7 +212,7 @@ def test_progress_counts_units_per_family_status_and_stage(providers, script):
 def test_a_prompt_used_by_a_run_cannot_change_and_edits_make_the_next_version(providers):
     frozen_character(ages=[6])
     scenario()
-    screening = PromptVersion.objects.get(stage="screening", number=1)
+    screening = PromptVersion.objects.filter(stage="screening").latest("number")
     screening.note = "still unused, may change"
     screening.save()
     generation_run_create(user=UserFactory(), families=["claude"])
@@ -227,7 +227,7 @@ def test_a_prompt_used_by_a_run_cannot_change_and_edits_make_the_next_version(pr
         user_template=screening.user_template,
         note="shorter",
     )
-    assert edited.number == 2
+    assert edited.number == screening.number + 1
     run = generation_run_create(user=UserFactory(), families=["claude"])
     assert run.screening_prompt == edited
     with pytest.raises(GenerationError, match=r"Unknown placeholder \{target\}"):

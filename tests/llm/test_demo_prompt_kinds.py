@@ -335,7 +335,8 @@ def test_persona_scenario_and_seed_change_the_answer_and_the_same_seed_repeats_i
     other_scenario = decision(demo(seed=3), situation=WEDDING)
     assert other_persona != base and other_scenario != base
     # The persona and the scenario show in the text, not only in the randomness.
-    assert "retired airline pilot" in other_persona["inner_consciousness"]["summary"]
+    # (App. B.2 gives the response no occupation: the persona is the character's label.)
+    assert "As Label 2," in other_persona["inner_consciousness"]["summary"]
     banks = " ".join(OPENINGS + STANCES + TONES + REASONS)
     only_wedding = (
         set(content_words(generation.scenario_block(WEDDING), 1000))

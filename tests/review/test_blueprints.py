@@ -9,7 +9,7 @@ from annotation.scenario_review.blueprints import blueprint_create, blueprint_ex
 from annotation.scenario_review.models import ScenarioBlueprint, ScenarioReview
 from llm import ProviderConfig, reset_limiters
 from llm.testing.fake_server import FakeProviderServer
-from llm.testing.replies import json_reply, server_error
+from llm.testing.replies import http_error, json_reply, server_error
 
 from .conftest import login
 
@@ -25,6 +25,12 @@ EXPANSION = {
         "sender": "Classmate Jonah",
         "message_content": "(out of breath) Please, just let me photograph your notes...",
         "action_required": "Decide now whether to hand over your notes.",
+    },
+    "assessed_dimensions": {
+        "trait_pressures": {"agreeableness_pressure": "helping a peer vs fairness to the class"}
+    },
+    "annotation_reference": {
+        "trait_archetypes": {"High_Agreeableness": "Hands the notes over with a sigh."}
     },
 }
 
@@ -86,6 +92,75 @@ def test_the_expansion_becomes_a_draft_scenario_version(fake_provider, scenario_
     again = blueprint_expand(blueprint_id=blueprint.pk)
     assert again.scenario == scenario and Scenario.objects.count() == 1
     assert len(fake_provider.requests) == 1
+
+
+def test_the_expansion_request_carries_every_element_of_l4_at_temperature_0(
+    fake_provider, scenario_reviewers
+):
+    fake_provider.enqueue(json_reply(EXPANSION))
+    blueprint = blueprint_expand(blueprint_id=new_blueprint(scenario_reviewers[0]).pk)
+    assert blueprint.status == "expanded", blueprint.error
+    request = fake_provider.requests[0]
+    system = request.system
+    # A complete worked example of our own, every scenario-facing field in it.
+    assert '"name": "The Answer Key in the Group Chat"' in system
+    for field in ("description_for_agent", "context_text", "action_required", "setting"):
+        assert f'"{field}"' in system
+    # The assessed trait pressures and the annotation reference, one to one.
+    assert "trait_pressures" in system and '"conscientiousness_pressure"' in system
+    assert "annotation_reference" in system and "trait_archetypes" in system
+    assert "one to one" in system
+    # The Big Five vocabulary: the five labels, the _pressure keys and the High_/Low_ poles.
+    for label in ("Openness", "Conscientiousness", "Extraversion", "Agreeableness", "Neuroticism"):
+        assert label in system and f"{label.lower()}_pressure" in system
+    assert "High_Agreeableness" in system and "Low_Neuroticism" in system
+    # The id and stage conventions, and the character-agnostic rules.
+    assert "SCN_<STAGE>_<N>" in system and "EARLY_ADULT_TRANSITION" in system
+    assert "No identity anchors" in system and "150 to 300 words" in system
+    # App. L.4: temperature 0 where the endpoint supports it.
+    assert request.body["temperature"] == 0
+    assert blueprint.call_record["prompt_version"] == 2
+    # The trait pressures are kept with the expansion's record.
+    assert (
+        blueprint.call_record["parsed"]["assessed_dimensions"] == EXPANSION["assessed_dimensions"]
+    )
+
+
+def test_an_endpoint_that_refuses_temperature_gets_its_default(fake_provider, scenario_reviewers):
+    fake_provider.enqueue(
+        http_error(400, body='{"error": {"message": "Unsupported parameter: temperature"}}'),
+        json_reply(EXPANSION),
+    )
+    blueprint = blueprint_expand(blueprint_id=new_blueprint(scenario_reviewers[0]).pk)
+    assert blueprint.status == "expanded", blueprint.error
+    first, second = fake_provider.requests
+    assert first.body["temperature"] == 0 and "temperature" not in second.body
+
+
+def test_two_invalid_answers_then_a_valid_one_expand(fake_provider, scenario_reviewers):
+    no_pressures = {k: v for k, v in EXPANSION.items() if k != "assessed_dimensions"}
+    unmatched = dict(
+        EXPANSION,
+        annotation_reference={"trait_archetypes": {"Low_Neuroticism": "Stays calm."}},
+    )
+    fake_provider.enqueue(json_reply(no_pressures), json_reply(unmatched), json_reply(EXPANSION))
+    blueprint = blueprint_expand(blueprint_id=new_blueprint(scenario_reviewers[0]).pk)
+    assert blueprint.status == "expanded", blueprint.error
+    assert len(fake_provider.requests) == 3
+    # Each retry tells the model what was wrong.
+    assert "assessed_dimensions" in fake_provider.requests[1].turns()[-1][1]
+    assert "trait_archetypes" in fake_provider.requests[2].turns()[-1][1]
+
+
+def test_three_invalid_answers_fail_with_a_clear_message(fake_provider, scenario_reviewers):
+    no_pressures = {k: v for k, v in EXPANSION.items() if k != "assessed_dimensions"}
+    fake_provider.enqueue(*[json_reply(no_pressures)] * 3)
+    blueprint = blueprint_expand(blueprint_id=new_blueprint(scenario_reviewers[0]).pk)
+    assert blueprint.status == "failed"
+    assert len(fake_provider.requests) == 3
+    assert "still invalid after 3 attempts" in blueprint.error
+    assert "assessed_dimensions" in blueprint.error
+    assert not Scenario.objects.exists()
 
 
 def test_an_age_outside_the_bin_is_rejected_by_the_schema(fake_provider, scenario_reviewers):

@@ -8,7 +8,10 @@ import pytest
 from django.urls import reverse
 
 from annotation.scenario_review.selectors import scenario_coverage
-from annotation.scenario_review.services import scenario_reassess
+from annotation.scenario_review.services import (
+    scenario_reassess_confirm,
+    scenario_reassess_propose,
+)
 from heartbench_site.base.text_diff import identity_anchors
 from tests.factories import ScenarioFactory
 
@@ -48,7 +51,15 @@ def reviewed(scenario_reviewers):
         approve(sid, second)
         rate(sid, first, **dict(zip(FIELDS, a, strict=True)))
         rate(sid, second, **dict(zip(FIELDS, b, strict=True)))
-    scenario_reassess(scenario_id="SCN_ADOLESCENCE_1", reviewer=first, agreed={"adversity": 5})
+    proposal = scenario_reassess_propose(
+        scenario_id="SCN_ADOLESCENCE_1", reviewer=first, agreed={"adversity": 5}
+    )
+    scenario_reassess_confirm(
+        scenario_id="SCN_ADOLESCENCE_1",
+        reviewer=second,
+        proposal_id=proposal.pk,
+        agreed={"adversity": 5},
+    )
 
 
 def linear_weighted_kappa(pairs, k=7):

@@ -10,6 +10,7 @@ from annotation.corpus.models import ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReview
 from annotation.profile_review.selectors import profile_home_queues
 from annotation.scenario_review.selectors import scenario_home_queues
+from annotation.scenario_review.services import scenario_reassess_propose
 from heartbench_site.base.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
@@ -160,6 +161,8 @@ def test_scenario_pages_issue_a_constant_number_of_queries(scenario_reviewers):
             approve(sid, second)
             rate(sid, first)
             rate(sid, second, adversity=2)
+            # A pending re-assessment proposal on each (adversity 6 vs 2).
+            scenario_reassess_propose(scenario_id=sid, reviewer=second, agreed={"adversity": 4})
 
     grow(["SCN_SCHOOL_AGE_1"])
     client = login(first)

@@ -14,7 +14,12 @@ from django.utils import timezone
 import llm
 from annotation.generation import prompts
 from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
-from heartbench_site.base.providers import cached_client, storable
+from heartbench_site.base.providers import (
+    at_temperature,
+    cached_client,
+    storable,
+    temperature_refused,
+)
 
 MILLION = Decimal(1_000_000)
 NOT_CONFIGURED = "not_configured"
@@ -86,7 +91,27 @@ def recorded_call(
 ) -> llm.CallResult:
     """One structured call, recorded as an LlmCallRecord with the unit's token and cost
     totals updated in the same transaction, before the caller looks at the result."""
-    config, (price_in, price_out) = _family_setup(unit, role)
+    config, prices = _family_setup(unit, role)
+    if role == "activation":
+        config = at_temperature(config, prompts.ACTIVATION_TEMPERATURE)
+    result = _record(unit, stage, config, prices, system, user, schema, details)
+    if temperature_refused(result) and role == "activation":
+        # The endpoint takes no temperature: ask again at its default (L.5.1-2).
+        result = _record(
+            unit,
+            stage,
+            config.with_options(temperature=None),
+            prices,
+            system,
+            user,
+            schema,
+            details,
+        )
+    return result
+
+
+def _record(unit, stage, config, prices, system, user, schema, details) -> llm.CallResult:
+    price_in, price_out = prices
     result = cached_client(config).complete_json(
         system=system, user=user, schema=schema, max_attempts=prompts.STRUCTURED_OUTPUT_ROUNDS
     )

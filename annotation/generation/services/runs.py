@@ -15,7 +15,7 @@ from django.utils import timezone
 from annotation.corpus.models import Character, Scenario
 from annotation.generation import prompts
 from annotation.generation.celery_tasks import execute_generation_unit
-from annotation.generation.default_prompts import DEFAULTS, NOTE
+from annotation.generation.default_prompts import DEFAULT_VERSIONS
 from annotation.generation.gates import GATE_RULES, Gate, generation_gates
 from annotation.generation.models import (
     GenerationRun,
@@ -52,14 +52,16 @@ class GenerationBlocked(GenerationError):
 def _latest_prompt(stage: str) -> PromptVersion:
     prompt = PromptVersion.objects.filter(stage=stage).order_by("-number").first()
     if prompt is None:
-        # The data migration wrote version 1; a flushed database (``manage.py flush``,
-        # a transactional test) lost it. Write it again from the same text.
-        system, user = DEFAULTS[stage]
-        prompt, _ = PromptVersion.objects.get_or_create(
-            stage=stage,
-            number=1,
-            defaults={"system_template": system, "user_template": user, "note": NOTE},
-        )
+        # The data migrations wrote the default versions; a flushed database
+        # (``manage.py flush``, a transactional test) lost them. Write them again from
+        # the same text, under the same numbers.
+        for number, (texts, note) in DEFAULT_VERSIONS.items():
+            system, user = texts[stage]
+            prompt, _ = PromptVersion.objects.get_or_create(
+                stage=stage,
+                number=number,
+                defaults={"system_template": system, "user_template": user, "note": note},
+            )
     return prompt
 
 
