@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0010_scenario_reassessment_proposals'),
-        ('heartbench_site', '0006_history_memory_plans'),
+        ('heartbench_site', '0007_history_evaluation_run_retriever'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
