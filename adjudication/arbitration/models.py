@@ -52,7 +52,19 @@ class ReferenceResponse(models.Model):
     arbitrator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    word_edit_rate = models.FloatField(null=True, blank=True)
+    # App. D.2's word edit rate against the source candidate, two ways: over all text
+    # fields (summary, emotional tone, core reasoning, final decision, joined), and over
+    # the keyed text alone, the final decision the MCQ keys (the paper's "≈15%").
+    word_edit_rate = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Word edit rate over all text fields (rationale and final decision).",
+    )
+    keyed_word_edit_rate = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Word edit rate over the final decision alone: the keyed text of the MCQ.",
+    )
     superseded_at = models.DateTimeField(null=True, blank=True)
     supersedes = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+"

@@ -188,6 +188,12 @@ class Outcomes:
     unanimous: int
     unanimous_share: float | None
     references_by_family: dict
+    # App. D.2's word edit rate two ways (adjudication.arbitration.services.edit_rates):
+    # on the keyed final decision, the rate the paper's "≈15%" reports, and on all text
+    # fields (rationale and decision). Rewrites have no candidate and no rate.
+    keyed_edit_rates: list[float]
+    mean_keyed_edit_rate: float | None
+    keyed_edit_rate_bins: list[tuple[str, int]]
     edit_rates: list[float]
     mean_edit_rate: float | None
     edit_rate_bins: list[tuple[str, int]]
@@ -208,8 +214,15 @@ class Outcomes:
             ("adopted_unanimously", self.unanimous),
             ("adopted_unanimously_share", self.unanimous_share),
             *[(f"references_from_{k}", v) for k, v in self.references_by_family.items()],
-            ("mean_word_edit_rate", self.mean_edit_rate),
-            *[(f"edit_rate_bin_{label}", n) for label, n in self.edit_rate_bins],
+            ("mean_word_edit_rate_keyed_decision", self.mean_keyed_edit_rate),
+            ("word_edit_rate_keyed_decision_references", len(self.keyed_edit_rates)),
+            *[
+                (f"keyed_decision_edit_rate_bin_{label}", n)
+                for label, n in self.keyed_edit_rate_bins
+            ],
+            ("mean_word_edit_rate_all_fields", self.mean_edit_rate),
+            ("word_edit_rate_all_fields_references", len(self.edit_rates)),
+            *[(f"all_fields_edit_rate_bin_{label}", n) for label, n in self.edit_rate_bins],
             ("fleiss_kappa", self.kappa),
             ("fleiss_kappa_ci_low", self.kappa_ci[0] if self.kappa_ci else None),
             ("fleiss_kappa_ci_high", self.kappa_ci[1] if self.kappa_ci else None),
@@ -217,6 +230,19 @@ class Outcomes:
             *[(f"selected_letter_{k}", v) for k, v in self.position_counts.items()],
         ]
         return rows
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _edit_rate_bins(rates: list[float]) -> list[tuple[str, int]]:
+    bins = []
+    for lo, hi in zip(EDIT_RATE_BINS, EDIT_RATE_BINS[1:], strict=False):
+        last = hi == EDIT_RATE_BINS[-1]
+        n = sum(1 for r in rates if lo <= r < hi or (last and r >= hi))
+        bins.append((f"{lo:.0%}–{hi:.0%}" + ("+" if last else ""), n))
+    return bins
 
 
 def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
@@ -239,22 +265,19 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
     references = list(
         ReferenceResponse.objects.filter(superseded_at__isnull=True)
         .exclude(decision_type=ReferenceResponse.DecisionType.IMPORTED)
-        .values_list("source_family", "word_edit_rate", "decision_type")
+        .values_list("source_family", "word_edit_rate", "keyed_word_edit_rate", "decision_type")
     )
     by_family = {f.label: 0 for f in ModelFamily}
     by_family["(rewritten)"] = 0
     decision_types = {}
-    rates = []
-    for family, rate, kind in references:
+    rates, keyed_rates = [], []
+    for family, rate, keyed_rate, kind in references:
         by_family[ModelFamily(family).label if family else "(rewritten)"] += 1
         decision_types[kind] = decision_types.get(kind, 0) + 1
         if rate is not None:
             rates.append(rate)
-    bins = []
-    for lo, hi in zip(EDIT_RATE_BINS, EDIT_RATE_BINS[1:], strict=False):
-        last = hi == EDIT_RATE_BINS[-1]
-        n = sum(1 for r in rates if lo <= r < hi or (last and r >= hi))
-        bins.append((f"{lo:.0%}–{hi:.0%}" + ("+" if last else ""), n))
+        if keyed_rate is not None:
+            keyed_rates.append(keyed_rate)
     surviving = statuses["adopted"] + statuses["resolved"]
     judgments = list(
         ComparisonJudgment.objects.values_list(
@@ -299,9 +322,12 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
         unanimous=statuses["adopted"],
         unanimous_share=statuses["adopted"] / surviving if surviving else None,
         references_by_family=by_family,
+        keyed_edit_rates=keyed_rates,
+        mean_keyed_edit_rate=_mean(keyed_rates),
+        keyed_edit_rate_bins=_edit_rate_bins(keyed_rates),
         edit_rates=rates,
-        mean_edit_rate=sum(rates) / len(rates) if rates else None,
-        edit_rate_bins=bins,
+        mean_edit_rate=_mean(rates),
+        edit_rate_bins=_edit_rate_bins(rates),
         kappa=kappa,
         kappa_ci=ci,
         kappa_note=note,

@@ -33,6 +33,9 @@ from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.roles import Role, has_any_role
 
 REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_decision")
+# The text an MCQ keys: the reference's final decision becomes the correct option
+# (adjudication.mcq assembly, seed 000 §2.4 Stage 3).
+KEYED_TEXT_FIELD = "final_decision"
 
 
 class ArbitrationError(ValidationError):
@@ -44,13 +47,28 @@ def candidate_response_text(candidate: Candidate) -> str:
     return "\n".join(getattr(candidate, f) for f in REFERENCE_TEXT_FIELDS)
 
 
-def _edit_rate(candidate: Candidate, fields: dict) -> float | None:
+def _rate(before: str, after: str) -> float | None:
     try:
-        return word_edit_rate(
-            candidate_response_text(candidate), "\n".join(fields[f] for f in REFERENCE_TEXT_FIELDS)
-        ).rate
-    except UndefinedStatisticError:
+        return word_edit_rate(before, after).rate
+    except UndefinedStatisticError:  # a candidate without words
         return None
+
+
+def edit_rates(candidate: Candidate | None, fields: dict) -> dict:
+    """The reference's two word edit rates against its source candidate (App. D.2): over
+    all text fields (``word_edit_rate``) and over the keyed final decision alone
+    (``keyed_word_edit_rate``). None for a rewrite (no candidate)."""
+    if candidate is None:
+        return {"word_edit_rate": None, "keyed_word_edit_rate": None}
+    return {
+        "word_edit_rate": _rate(
+            candidate_response_text(candidate),
+            "\n".join(fields[f] for f in REFERENCE_TEXT_FIELDS),
+        ),
+        "keyed_word_edit_rate": _rate(
+            getattr(candidate, KEYED_TEXT_FIELD), fields[KEYED_TEXT_FIELD]
+        ),
+    }
 
 
 def _install_reference(
@@ -76,9 +94,9 @@ def _install_reference(
         source_candidate=candidate,
         source_family=candidate.family if candidate else "",
         arbitrator=arbitrator,
-        word_edit_rate=_edit_rate(candidate, fields) if candidate else None,
         supersedes=previous,
         source="consensus-then-arbitration",
+        **edit_rates(candidate, fields),
         **fields,
     )
 

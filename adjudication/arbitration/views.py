@@ -161,6 +161,9 @@ def comparison_outcomes(request):
             "family_bars": _bars(outcomes.references_by_family.items(), family_total)
             if families
             else [],
+            "keyed_edit_bars": _bars(
+                outcomes.keyed_edit_rate_bins, max(len(outcomes.keyed_edit_rates), 1)
+            ),
             "edit_bars": _bars(outcomes.edit_rate_bins, max(len(outcomes.edit_rates), 1)),
             "position_bars": _bars(outcomes.position_counts.items(), outcomes.position_total),
         },

@@ -25,7 +25,9 @@ def construction_reference(reference) -> dict | None:
         "source_candidate": reference.source_candidate_id,
         "source_family": reference.source_family,
         "arbitrator": _username(reference.arbitrator),
-        "word_edit_rate": reference.word_edit_rate,
+        # App. D.2: the keyed rate is the one the paper's "≈15%" reports.
+        "word_edit_rate_keyed_decision": reference.keyed_word_edit_rate,
+        "word_edit_rate_all_fields": reference.word_edit_rate,
         "supersedes": reference.supersedes_id,
         "superseded_at": iso(reference.superseded_at),
         "created_at": iso(reference.created_at),

@@ -16,6 +16,7 @@ from adjudication.mcq.models import (
     McqReviewDecision,
     McqScreening,
 )
+from adjudication.mcq.screening import REVIEW_RULES
 from heartbench_site.base.roles import Role, user_roles
 
 # Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without
@@ -24,14 +25,7 @@ from heartbench_site.base.roles import Role, user_roles
 ITEM_REVIEWER_ROLES = (Role.ARBITRATOR, Role.ADMIN)
 REVIEW_QUEUE_STATUSES = (McqItem.Status.FLAGGED, McqItem.Status.NEEDS_COMPLETION)
 
-RULE_LABELS = {
-    "R1": "Keyed response distinguishably better supported",
-    "R2": "Substantive distinctness",
-    "R3": "Scenario relevance and feasibility",
-    "R4": "Supported interpretation",
-    "R5": "Clear and comparable options",
-    "R6": "No unintended answer cues",
-}
+RULE_LABELS = {rule.rule_id: rule.title for rule in REVIEW_RULES}
 
 
 def _latest_screenings() -> Prefetch:

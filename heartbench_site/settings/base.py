@@ -256,6 +256,14 @@ HEARTBENCH_EMBEDDING_DIMENSIONS = env.int("HEARTBENCH_EMBEDDING_DIMENSIONS", def
 HEARTBENCH_EMBEDDING_BATCH_SIZE = env.int("HEARTBENCH_EMBEDDING_BATCH_SIZE", default=32)
 HEARTBENCH_EMBEDDING_TIMEOUT = env.float("HEARTBENCH_EMBEDDING_TIMEOUT", default=60.0)
 HEARTBENCH_EMBEDDING_MAX_RETRIES = env.int("HEARTBENCH_EMBEDDING_MAX_RETRIES", default=4)
+# MCQ screening (App. D.3.1): the supporting memories' narratives (content_full) reach the
+# judge within this many approximate tokens in all (adjudication/mcq/screening.py says how
+# they are counted and what is cut first). 48,000 lets all 50 activated narratives of up
+# to ~3,800 characters each through whole (a full-scale memory with its annotations is
+# ~3,300) and caps the outliers (B.6 flags narratives over 10,000 characters).
+HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET = env.int(
+    "HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET", default=48_000
+)
 # Generation tasks are acks_late: a task whose worker died (SIGKILL, a lost machine) is
 # handed to another worker once Redis has held it unacknowledged this long. A unit is
 # idempotent, so a redelivery while the first delivery still runs costs calls, not data.

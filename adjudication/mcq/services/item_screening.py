@@ -6,6 +6,7 @@ never answers validly within the retry bound is a technical failure (also review
 LLM call happens outside any transaction; the rows are locked only to record it.
 """
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -62,7 +63,10 @@ def _provenance(option: McqOption, item: McqItem) -> str:
 
 
 def screening_materials(item: McqItem) -> dict:
-    """The complete item and its construction materials (App. D.3.1, "INPUT")."""
+    """The complete item and its construction materials (App. D.3.1, "INPUT"): the
+    supporting memories carry their narratives (``content_full``), fitted into
+    ``HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET`` approximate tokens in activation order
+    (:func:`adjudication.mcq.screening.fit_narratives`), next to their annotations."""
     profile = _profile_for(item)
     scenario = item.scenario
     ids = _supporting_memory_ids(item)[:SCREENING_MEMORY_LIMIT]
@@ -70,6 +74,9 @@ def screening_materials(item: McqItem) -> dict:
         m.memory_id: m for m in Memory.objects.filter(character=item.character, memory_id__in=ids)
     }
     options = sorted(item.options.all(), key=lambda o: o.label)
+    memories = [by_id[i] for i in ids if i in by_id]
+    budget = settings.HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET
+    narratives = mcq_screening.fit_narratives([m.content_full for m in memories], budget)
     return {
         "item_id": item.question_id,
         "item_version": item.version,
@@ -98,13 +105,26 @@ def screening_materials(item: McqItem) -> dict:
             {
                 "memory_id": m.memory_id,
                 "event_age": m.event_age,
+                "content_full": narrative.text,
+                "content_full_truncated": narrative.truncated,
+                "content_full_tokens": narrative.tokens,
                 "summary": m.content_summary,
                 "belief": m.psych_conclusion,
                 "behavior_policy": m.behavior_policy,
                 "emotion": f"{m.emotion_primary} ({m.emotion_intensity:.2f})",
             }
-            for m in (by_id[i] for i in ids if i in by_id)
+            for m, narrative in zip(memories, narratives, strict=True)
         ],
+        "memory_narrative_budget": {
+            "token_budget": budget,
+            "token_count": "approximate: one token per CJK, kana or hangul character, one "
+            "per four other characters",
+            "narrative_tokens": sum(n.tokens for n in narratives),
+            "truncated_memory_ids": [
+                m.memory_id for m, n in zip(memories, narratives, strict=True) if n.truncated
+            ],
+            "note": mcq_screening.narrative_budget_note(narratives, budget),
+        },
         "reference_annotation": item.reference.inner_consciousness if item.reference else {},
         "options": [{"label": o.label, "text": o.content} for o in options],
         "answer_key": item.correct_answer,
