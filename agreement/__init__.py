@@ -53,9 +53,29 @@ from .nominal import (
     pairwise_agreement,
     rating_counts,
 )
+from .provenance import (
+    FamilyInteraction,
+    RankCorrelation,
+    SignFlipTest,
+    StratifiedClusterBootstrap,
+    difference_in_differences,
+    family_interactions,
+    spearman_between_strata,
+    stratified_cluster_bootstrap,
+    wild_sign_flip_test,
+)
 from .resampling import bootstrap_unit_indices, resample_counts, resampled_row_sums
 
 __all__ = [
+    "FamilyInteraction",
+    "RankCorrelation",
+    "SignFlipTest",
+    "StratifiedClusterBootstrap",
+    "difference_in_differences",
+    "family_interactions",
+    "spearman_between_strata",
+    "stratified_cluster_bootstrap",
+    "wild_sign_flip_test",
     "MISSING",
     "AgreementInputError",
     "BootstrapEstimate",

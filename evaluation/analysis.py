@@ -2,7 +2,8 @@
 
 Selectors turn rows into :class:`PredictionTable`; this module computes with
 ``agreement/`` (cluster bootstrap, paired cluster permutation, Holm, pairwise agreement)
-and numpy. Invalid responses, refusals and leak-blocked items are incorrect.
+and numpy. Invalid responses, refusals, leak-blocked items and failed calls that were not
+re-run are incorrect. The App. K.1, K.3 and K.4 tables are in :mod:`evaluation.analysis_k`.
 """
 
 from __future__ import annotations
@@ -27,14 +28,38 @@ HOLM_ALPHA = constants.HOLM_ALPHA
 HIDDEN, DISCLOSED, DISCLOSED_MEMORY = "naive_rag", "disclosed_profile", "disclosed_profile_memory"
 
 
+#: The source family of an item whose reference has none recorded (an imported release).
+SOURCE_NOT_RECORDED = "not recorded"
+#: App. K.1: the model families that produced candidates, hence references.
+SOURCE_FAMILIES = ("gemini", "claude", "gpt")
+#: A provider kind that fixes the family when the label names none.
+FAMILY_OF_PROVIDER_KIND = {"gemini": "gemini", "anthropic": "claude", "openai": "gpt"}
+
+
+def model_family(label: str, provider_kind: str = "") -> str:
+    """The source family a run's model belongs to (App. K.1), "" for none: the family
+    its label names ("gemini-3.1-pro", "Claude Sonnet", "gpt-5.4"), else its provider's
+    (Gemini, Anthropic, OpenAI; an OpenAI-compatible endpoint serves any model)."""
+    words = label.lower()
+    named = [f for f in SOURCE_FAMILIES if f in words]
+    if len(named) == 1:
+        return named[0]
+    return FAMILY_OF_PROVIDER_KIND.get(provider_kind, "") if not named else ""
+
+
 @dataclass(frozen=True)
 class Column:
-    """One run: its model label, setting and answer per item (None: no valid answer)."""
+    """One run: its model label, setting and answer per item (None: no valid answer).
+
+    ``failed`` lists the items whose call failed and was not re-run: their answer is
+    None. ``family`` is the model's source family ("" for none)."""
 
     run_id: int
     label: str
     setting: str
     answers: dict  # item pk -> "A".."D" or None
+    failed: frozenset = frozenset()
+    family: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +81,7 @@ class AccuracyRow:
     n_items: int
     n_correct: int
     n_invalid: int
+    n_failed: int
     accuracy: float
     ci_low: float | None
     ci_high: float | None
@@ -98,7 +124,8 @@ def accuracy_rows(
                 setting=col.setting,
                 n_items=len(items),
                 n_correct=int(correct.sum()),
-                n_invalid=sum(col.answers[i] is None for i in items),
+                n_invalid=sum(col.answers[i] is None and i not in col.failed for i in items),
+                n_failed=len(col.failed),
                 accuracy=estimate.estimate,
                 ci_low=estimate.ci_low,
                 ci_high=estimate.ci_high,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce, NullIf
 from django.urls import reverse
 
+from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem
 from heartbench_site.base.roles import Role, user_roles
 
@@ -23,6 +25,15 @@ RESULT_STATUSES = (
 )
 
 
+def _scored(queryset):
+    """Predictions that are scored: graded ones, and failed calls of a run that has
+    finished (an admin's resume re-runs those; until then they count as incorrect, as
+    the paper counts an invalid answer, §3.1)."""
+    return queryset.filter(
+        Q(status__in=GRADED) | Q(status=Status.FAILED, run__status__in=RESULT_STATUSES)
+    )
+
+
 def model_predictions(
     items, *, setting: str = Setting.NAIVE_RAG
 ) -> dict[str, dict[int, str | None]]:
@@ -30,16 +41,14 @@ def model_predictions(
     iterable of McqItem or pks) under ``setting`` (default: the main Naive-RAG setting,
     which the human baseline is compared with, App. J).
 
-    None means the model gave no valid answer (invalid, refused, or the leak check
-    refused the prompt): count it incorrect. An item the model was never graded on
-    (not in its runs, a failed call, still running) is absent. When several runs of a
-    model cover an item, the latest run's response wins.
+    None means the model gave no valid answer (invalid, refused, the leak check refused
+    the prompt, or the call failed in a finished run and was not re-run): count it
+    incorrect. An item the model was never asked (not in its runs, still running) is
+    absent. When several runs of a model cover an item, the latest run's response wins.
     """
     pks = [getattr(i, "pk", i) for i in items]
     rows = (
-        EvaluationPrediction.objects.filter(
-            item_id__in=pks, run__setting=setting, status__in=GRADED
-        )
+        _scored(EvaluationPrediction.objects.filter(item_id__in=pks, run__setting=setting))
         .order_by("run__created_at", "run_id")
         .values_list("run__label", "item_id", "choice")
     )
@@ -204,27 +213,52 @@ def analysis_runs(run_ids=None):
 
 
 def prediction_table(runs) -> analysis.PredictionTable:
-    """Rows → the arrays of :mod:`evaluation.analysis`: three queries."""
+    """Rows → the arrays of :mod:`evaluation.analysis`: two queries (the runs are given).
+
+    A failed call of a finished run is an answer of None (incorrect) and is listed in
+    the column's ``failed``."""
     run_ids = [r.pk for r in runs]
     answers = {r.pk: {} for r in runs}
-    for run_id, item_id, choice in EvaluationPrediction.objects.filter(
-        run_id__in=run_ids, status__in=GRADED
-    ).values_list("run_id", "item_id", "choice"):
+    failed = {r.pk: set() for r in runs}
+    for run_id, item_id, choice, status in _scored(
+        EvaluationPrediction.objects.filter(run_id__in=run_ids)
+    ).values_list("run_id", "item_id", "choice", "status"):
         answers[run_id][item_id] = choice or None
+        if status == Status.FAILED:
+            failed[run_id].add(item_id)
     item_ids = sorted({i for a in answers.values() for i in a})
-    items = McqItem.objects.filter(pk__in=item_ids).values_list(
-        "pk",
-        "correct_answer",
-        "scenario__scenario_id",
-        "character__key",
-        "stage",
-        "reference__source_family",
+    # An imported item may have no reference link: its key's source is then the current
+    # reference of its (character, scenario) pair.
+    pair_source = ReferenceResponse.objects.filter(
+        character=OuterRef("character"), scenario=OuterRef("scenario"), superseded_at__isnull=True
+    ).values("source_family")[:1]
+    items = (
+        McqItem.objects.filter(pk__in=item_ids)
+        .annotate(pair_source=Subquery(pair_source))
+        .values_list(
+            "pk",
+            "correct_answer",
+            "scenario__scenario_id",
+            "character__key",
+            "stage",
+            Coalesce(NullIf("reference__source_family", Value("")), "pair_source"),
+        )
     )
     key, scenario, character, stage, family = {}, {}, {}, {}, {}
     for pk, answer, scn, char, stg, fam in items:
         key[pk], scenario[pk], character[pk], stage[pk] = answer, scn, char, stg
-        family[pk] = fam or "not recorded"
-    columns = tuple(analysis.Column(r.pk, r.label, r.setting, answers[r.pk]) for r in runs)
+        family[pk] = fam or analysis.SOURCE_NOT_RECORDED
+    columns = tuple(
+        analysis.Column(
+            r.pk,
+            r.label,
+            r.setting,
+            answers[r.pk],
+            failed=frozenset(failed[r.pk]),
+            family=analysis.model_family(r.label, (r.provider or {}).get("kind", "")),
+        )
+        for r in runs
+    )
     return analysis.PredictionTable(
         tuple(item_ids), key, scenario, character, stage, family, columns
     )

@@ -296,7 +296,8 @@ def test_a_failed_call_is_retryable_and_resuming_asks_only_the_unanswered(
     assert run.status == "finished_with_failures"
     failed = run.predictions.get(item=target)
     assert failed.status == "failed" and failed.error_kind == "server_error"
-    assert target.pk not in model_predictions(items, setting=Setting.NO_RETRIEVAL)["fake-eval"]
+    # Until it is re-run, the failed call is scored as no valid answer (incorrect).
+    assert model_predictions(items, setting=Setting.NO_RETRIEVAL)["fake-eval"][target.pk] is None
 
     fake_model.responder = lambda req: {"decision_choice": "B"}
     before = len(fake_model.requests)

@@ -173,3 +173,20 @@ def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
     planted = MemoryVersion.objects.filter(origin="demo_defect")
     assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
     assert all(PLANTED in " ".join(v.fields.values()) for v in planted)
+
+
+def test_the_demo_analysis_page_shows_the_reference_source_tables(demo):
+    """`make demo` shows App. K.1: simulated runs of the three families over items whose
+    stand-in source families the baseline demo assigned."""
+    from django.contrib.auth import get_user_model
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin"))
+    html = client.get("/evaluation/analysis/").content.decode()
+    for testid in ("source-table", "own-source-table", "spearman-table", "interaction-table"):
+        assert f'data-testid="{testid}"' in html, testid
+    assert html.count('data-testid="did"') == 3
+    families = ReferenceResponse.objects.filter(superseded_at__isnull=True).exclude(
+        source_family=""
+    )
+    assert set(families.values_list("source_family", flat=True)) == {"gemini", "claude", "gpt"}

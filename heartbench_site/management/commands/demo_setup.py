@@ -29,6 +29,7 @@ from heartbench_site.base.release import find_release_dir
 from heartbench_site.base.roles import ROLE_LABELS, Role
 from heartbench_site.demo import ARCHETYPES, standin_characters
 from humanbaseline.demo import seed_baseline_demo
+from humanbaseline.models import ItemSourceFamily
 
 RELEASE_FILES = (
     "scenarios.json",
@@ -100,7 +101,10 @@ class Command(BaseCommand):
         seed_mcq_demo(users=users)
         accounts += seed_label_audit_demo(users=users)
         study = seed_baseline_demo(users=users)
-        evaluation_runs = seed_evaluation_demo(user=users[Role.ADMIN.value])
+        evaluation_runs = seed_evaluation_demo(
+            user=users[Role.ADMIN.value],
+            source_families=dict(ItemSourceFamily.objects.values_list("item_id", "family")),
+        )
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
