@@ -242,6 +242,9 @@ def _generation_families(environ) -> dict:
 HEARTBENCH_GENERATION_FAMILIES = _generation_families(os.environ)
 # Character drafting: model calls per draft before it is reported failed (App. L.2).
 HEARTBENCH_DRAFTING_MAX_ATTEMPTS = env.int("HEARTBENCH_DRAFTING_MAX_ATTEMPTS", default=3)
+# Memory audit: distinct memory reviewers who must agree to a false-positive override
+# (App. B.6: the three reviewers judged them unanimously).
+HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM = env.int("HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM", default=3)
 # Generation tasks are acks_late: a task whose worker died (SIGKILL, a lost machine) is
 # handed to another worker once Redis has held it unacknowledged this long. A unit is
 # idempotent, so a redelivery while the first delivery still runs costs calls, not data.
