@@ -1,6 +1,9 @@
 """The memory quality audit (seed 000 §2.2 Stage 3, App. B.6): criteria 1-6 over every
-memory, up to three automated repairs each re-audited, manual review of what is still
-flagged, then a deduplicated, ordered and sanitized timeline per character.
+memory (pattern checks, and the LLM classifier where configured), up to three targeted
+automated repairs per defect under the character's full specification, each re-checked by
+the same checks, manual review of what is still flagged (a false positive needs the
+reviewing team's agreement; the senior's edit is re-audited), then a deduplicated,
+ordered and sanitized timeline per character.
 
 Modules: criteria (pure core, the six criteria), repair (pure, repair and classifier
 prompts), models, services/ (configuration, runs, repair_loop, review, finalize,

@@ -11,7 +11,9 @@ from audit.memory_quality.models import (
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
+    OverrideAgreement,
     RepairAttempt,
+    RepairDefect,
     TimelineEntry,
 )
 from heartbench_site.base.admin import ReadOnlyAdmin
@@ -36,7 +38,7 @@ class MemoryCaseAdmin(ReadOnlyAdmin):
 
 @admin.register(RepairAttempt)
 class RepairAttemptAdmin(ReadOnlyAdmin):
-    list_display = ("case", "number", "passed", "created_at")
+    list_display = ("case", "number", "defect", "defect_attempt", "passed", "created_at")
     list_select_related = ("case__memory",)
 
 
@@ -52,5 +54,5 @@ class AuditEventAdmin(ReadOnlyAdmin):
 
 
 # The rest of the memory audit: written only through its services, browsed here.
-for _model in (MemoryFlag, ClassifierResult, TimelineEntry):
+for _model in (MemoryFlag, ClassifierResult, TimelineEntry, RepairDefect, OverrideAgreement):
     admin.site.register(_model, ReadOnlyAdmin)

@@ -178,6 +178,12 @@ class Finding:
     spans: tuple[Span, ...] = ()
     related: str = ""  # criterion 4: the earlier memory this one duplicates
     score: float | None = None
+    source: str = "pattern"  # "pattern" (the checks here) or "classifier" (the LLM's)
+
+    @property
+    def defect(self) -> tuple[int, str]:
+        """What a repair targets: the criterion and the field it failed on."""
+        return (self.criterion, self.field)
 
     def as_dict(self) -> dict:
         return {
@@ -190,6 +196,7 @@ class Finding:
             ],
             "related": self.related,
             "score": self.score,
+            "source": self.source,
         }
 
 

@@ -4,12 +4,13 @@ The demo's stand-in memories are clean, so three of them get a planted defect, e
 kept as a labelled memory version ("Demo: planted defect") and marked in the text.
 The automated audit then runs, with the offline demo provider as the repair model:
 
-- the field-length inversion (context) is rewritten and passes: "passed after
-  automated rewriting";
+- the field-length inversion (context) is rewritten under the character's profile and
+  passes: "passed after automated rewriting", its one defect showing 1 of 3 attempts;
 - the two narrative defects are sent to the manual queue without automated rewriting
   (the offline provider's rewrite would pass, and the demo wants the reviewers' steps to
   try); the demo memory reviewer confirms one, which then awaits the senior expert's
-  edit, and leaves the other for the reviewer to try.
+  edit, and leaves the other for the reviewer to try (a false positive there takes effect
+  once the reviewing team, three reviewers by default, has agreed).
 
 The stand-ins share one template per character, so TF-IDF would call them all
 duplicates of each other; the demo's settings version turns criterion 4 off and says so.

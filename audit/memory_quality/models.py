@@ -231,11 +231,52 @@ class ClassifierResult(models.Model):
         return f"classifier on criterion {self.criterion}: {self.verdict}"
 
 
+class RepairDefect(models.Model):
+    """One defect of a flagged memory: a criterion failed on a field, by the pattern
+    checks or the LLM classifier. App. B.6 allows up to three targeted repair attempts
+    per defect (the settings version's ``max_repair_attempts``), counted here."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        REPAIRED = "repaired", "Repaired"
+        EXHAUSTED = "exhausted", "Still flagged after its attempts"
+
+    case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="defects")
+    criterion = models.PositiveSmallIntegerField(choices=CRITERION_CHOICES)
+    field = models.CharField(max_length=32)
+    source = models.CharField(
+        max_length=16, choices=MemoryFlag.Source.choices, default=MemoryFlag.Source.PATTERN
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    attempts_used = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "criterion", "field"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "criterion", "field"], name="audit_repair_defect_unique"
+            )
+        ]
+
+    def __str__(self):
+        return f"criterion {self.criterion} on {self.field} ({self.status})"
+
+
 class RepairAttempt(models.Model):
-    """One automated rewrite of a flagged memory's defective fields (App. B.6)."""
+    """One automated rewrite of a flagged memory's defective fields (App. B.6), targeted
+    at one defect; ``number`` counts the case's attempts, ``defect_attempt`` the
+    defect's."""
 
     case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="attempts")
     number = models.PositiveSmallIntegerField()
+    defect = models.ForeignKey(
+        RepairDefect, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
+    defect_attempt = models.PositiveSmallIntegerField(default=0)
+    checks = models.JSONField(
+        default=list, blank=True, help_text='The re-check\'s checks: ["pattern", "classifier"].'
+    )
     criteria = models.JSONField(help_text="The criteria the attempt was asked to repair.")
     fields = models.JSONField(help_text="The fields regenerated.")
     system_prompt = models.TextField()
@@ -282,6 +323,11 @@ class MemoryVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     note = models.TextField(blank=True)
+    reaudit = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='The re-audit of a repair or an edit: {"checks", "findings", "passed"}.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -292,6 +338,28 @@ class MemoryVersion(models.Model):
 
     def __str__(self):
         return f"{self.memory.memory_id} v{self.number}"
+
+
+class OverrideAgreement(models.Model):
+    """One memory reviewer's agreement that a case's flags are false positives. The
+    override takes effect once the reviewing team (``HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM``
+    distinct reviewers, three in App. B.6) has agreed."""
+
+    case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="agreements")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "reviewer"], name="audit_override_once")
+        ]
+
+    def __str__(self):
+        return f"{self.reviewer} agrees {self.case} is a false positive"
 
 
 class TimelineEntry(models.Model):

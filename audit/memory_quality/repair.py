@@ -15,16 +15,59 @@ from audit.memory_quality import criteria
 GENERATION_CONSTRAINTS = (
     "You are a psychology narrative expert revising an episodic memory of a virtual "
     "character in a Big Five personality research project (the memory generation prompt "
-    "of seed 000 App. L.3).\n"
-    '- content_full is a first-person ("I") narrative of about 2000-4500 characters that '
-    "interweaves sensory detail, reconstructed dialogue, inner monologue, somatic response "
+    "of seed 000 App. B.5, L.3). The memory was generated under the constraints below; "
+    "the rewrite keeps every one of them.\n"
+    '- The character is the fixed specification given under "Character constraints": '
+    "the episode's in-the-moment appraisals, choices and coping follow its Big Five "
+    "vector, self-value logic and core behavioral patterns, without naming a trait or "
+    "a score.\n"
+    '- content_full is a first-person ("I") narrative of about 2000-4500 characters '
+    "(never over 10,000) that weaves in, without section labels, five facets of the "
+    "episode: sensory detail, reconstructed dialogue, inner monologue, somatic response, "
     "and aftermath (limited to 24 hours - 1 week after the event).\n"
     "- Present-moment perspective: the narrator's temporal position is the age at the "
     "event; nothing known later, no jump to any future time point.\n"
     '- No character name inside the memory; others address the narrator as "you".\n'
     "- context is a 15-30 word scene description; content_summary a 20-40 word event "
-    "summary; narrative detail belongs in content_full only."
+    "summary; narrative detail belongs in content_full only.\n"
+    '- The episode belongs to the age window and life-stage bin given under "Age-bin '
+    'context" (the life span 6-50 is cut into one-year segments; a batch covers a '
+    "2-5-year window of one bin) and stays distinct from the character's other episodes "
+    "of that window."
 )
+
+
+def character_block(profile: dict | None) -> str:
+    """The character's full specification (App. B.1: label, Big Five vector,
+    occupation, description, self-value logic, all eight core patterns)."""
+    if profile is None:
+        return "## Character constraints\n(No profile version is stored for this character.)"
+    big_five = ", ".join(f"{k} {v:.2f}" for k, v in profile["big_five"].items())
+    patterns = "\n".join(f"  {i}. {p}" for i, p in enumerate(profile["core_patterns"], 1))
+    state = "frozen" if profile["frozen"] else "not frozen yet"
+    return (
+        f"## Character constraints ({profile['character']}, profile version "
+        f"{profile['version']}, {state})\n"
+        f"- Character label: {profile['construction_label']}\n"
+        f"- Big Five vector: {big_five}\n"
+        f"- Occupation: {profile['occupation']}\n"
+        f"- Description: {profile['description']}\n"
+        f"- Self-value logic: {profile['self_value_logic']}\n"
+        f"- Core behavioral patterns:\n{patterns}"
+    )
+
+
+def age_block(constraints: dict) -> str:
+    """The memory's own generation constraints (App. B.4, B.5 layer 2)."""
+    lines = [
+        "## Age-bin context",
+        f"- Target age: {constraints['event_age']} ({constraints['timeline']})",
+        f"- Life-stage bin: {constraints['life_stage']} (ages {constraints['life_stage_ages']})",
+    ]
+    if constraints.get("source"):
+        lines.append(f"- Generated as: {constraints['source']}")
+    return "\n".join(lines)
+
 
 ISSUE_INSTRUCTIONS = {
     criteria.OMNISCIENT: (
@@ -75,6 +118,14 @@ FIELD_SCHEMAS = {
 }
 
 
+def defect_fields(criterion: int, field: str) -> list[str]:
+    """The field(s) a repair of one defect regenerates: where the evidence is, and
+    content_full for criteria that judge the narrative as a whole (4, 5)."""
+    if criterion in (criteria.SEMANTIC_DUPLICATION, criteria.LENGTH_VIOLATION):
+        return ["content_full"]
+    return [field if field in criteria.NARRATIVE_FIELDS else "content_full"]
+
+
 def fields_to_regenerate(findings: Iterable[dict]) -> list[str]:
     """The defective fields: where the evidence is, and content_full for criteria that
     judge the narrative as a whole (4, 5)."""
@@ -96,32 +147,40 @@ def repair_schema(fields: Sequence[str]) -> dict:
     }
 
 
+def _finding_line(f: dict) -> str:
+    source = " (LLM classifier)" if f.get("source") == "classifier" else ""
+    return f"- criterion {f['criterion']} on {f['field']}{source}: {f['detail']}"
+
+
 def repair_prompt(
     *,
     memory: dict,
+    target: dict,
     findings: Sequence[dict],
     fields: Sequence[str],
+    profile: dict | None,
+    constraints: dict,
     previous_findings: Sequence[dict] = (),
 ) -> tuple[str, str]:
-    """``(system, user)`` for one attempt. ``memory`` holds the memory's fields;
-    ``previous_findings`` are what the re-audit of the last failed attempt still found."""
-    instructions = []
-    for number in sorted({f["criterion"] for f in findings}):
-        matched = sorted(
-            {s["text"] for f in findings if f["criterion"] == number for s in f["spans"]}
-        )
-        examples = ", ".join(f"“{m}”" for m in matched[:5]) or "the flagged phrases"
-        instructions.append(
-            ISSUE_INSTRUCTIONS[number].format(
-                examples=examples,
-                fields=" and ".join(f for f in fields if any(x["field"] == f for x in findings))
-                or "the flagged field",
-            )
-        )
+    """``(system, user)`` for one attempt at the defect ``target`` (a finding).
+    ``findings`` are all the memory's current findings; ``previous_findings`` what the
+    re-check of this defect's last failed attempt found. The system prompt is the
+    generation prompt's constraints (the character's full ``profile``, the memory's
+    age-bin ``constraints``) with the defect's instruction appended."""
+    number = target["criterion"]
+    matched = sorted({s["text"] for s in target["spans"]})
+    examples = ", ".join(f"“{m}”" for m in matched[:5]) or "the flagged phrases"
+    instruction = ISSUE_INSTRUCTIONS[number].format(
+        examples=examples, fields=" and ".join(fields) or "the flagged field"
+    )
     system = (
         GENERATION_CONSTRAINTS
+        + "\n\n"
+        + character_block(profile)
+        + "\n\n"
+        + age_block(constraints)
         + "\n\n## Repair instruction\n"
-        + "\n".join(f"- {line}" for line in instructions)
+        + f"- {instruction}"
         + f"\n\nReturn only the regenerated field(s): {', '.join(fields)}."
     )
     shown = {
@@ -138,13 +197,14 @@ def repair_prompt(
         },
     }
     user = "## The memory\n" + json.dumps(shown, ensure_ascii=False, indent=1)
-    user += "\n\n## Audit findings\n" + "\n".join(
-        f"- criterion {f['criterion']} on {f['field']}: {f['detail']}" for f in findings
-    )
+    user += "\n\n## The defect to repair\n" + _finding_line(target)
+    others = [f for f in findings if (f["criterion"], f["field"]) != (number, target["field"])]
+    if others:
+        user += "\n\n## Other findings on this memory (repaired separately; add none)\n"
+        user += "\n".join(_finding_line(f) for f in others)
     if previous_findings:
-        user += "\n\n## Your previous rewrite still failed the audit\n" + "\n".join(
-            f"- criterion {f['criterion']} on {f['field']}: {f['detail']}"
-            for f in previous_findings
+        user += "\n\n## Your previous rewrite still failed the re-check\n" + "\n".join(
+            _finding_line(f) for f in previous_findings
         )
     user += f"\n\nRewrite only: {', '.join(fields)}."
     return system, user

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q
 from django.urls import reverse
 
-from annotation.corpus.models import Character, Memory
+from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality import criteria
 from audit.memory_quality.models import (
     MEMORY_TEXT_FIELDS,
@@ -16,7 +16,9 @@ from audit.memory_quality.models import (
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
+    OverrideAgreement,
     RepairAttempt,
+    RepairDefect,
 )
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
@@ -49,6 +51,30 @@ def window_texts(*, memory: Memory, config: criteria.AuditConfig) -> list[criter
     else:
         qs = qs.filter(event_age__gte=window.first_age, event_age__lte=window.last_age)
     return memory_texts(qs)
+
+
+def repair_profile(*, character_id: int) -> dict | None:
+    """The character's full specification for a repair (App. B.1, B.5 layer 1): its
+    newest frozen profile version (the one memory generation uses), else its newest
+    version, marked not frozen; None when it has no version."""
+    versions = ProfileVersion.objects.filter(character_id=character_id).select_related("character")
+    version = (
+        versions.filter(frozen_at__isnull=False).order_by("-number").first()
+        or versions.order_by("-number").first()
+    )
+    if version is None:
+        return None
+    return {
+        "character": version.character.key,
+        "version": version.number,
+        "frozen": version.is_frozen,
+        "construction_label": version.construction_label,
+        "big_five": version.big_five,
+        "occupation": version.occupation,
+        "description": version.description,
+        "self_value_logic": version.self_value_logic,
+        "core_patterns": list(version.core_patterns),
+    }
 
 
 def audit_settings_latest() -> AuditSettings | None:
@@ -163,14 +189,32 @@ class CasePage:
     versions: list[MemoryVersion]
     flag_history: list[MemoryFlag]
     last_edit_diff: list[dict] = field(default_factory=list)
+    # Each defect with its own attempts (App. B.6: up to three per defect).
+    defects: list[RepairDefect] = field(default_factory=list)
+    attempt_limit: int = 0
+    # The false-positive override: who agreed, the team's size, how many more must agree.
+    agreements: list[OverrideAgreement] = field(default_factory=list)
+    team_size: int = 0
+    agreements_needed: int = 0
+    # The re-audits of the senior expert's edits, newest last.
+    edit_reaudits: list[MemoryVersion] = field(default_factory=list)
 
 
-def case_page(*, case_id: int) -> CasePage | None:
+def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
     case = (
-        MemoryCase.objects.select_related("memory", "character", "run", "reviewer")
+        MemoryCase.objects.select_related(
+            "memory", "character", "run__settings_version", "reviewer"
+        )
         .prefetch_related(
             Prefetch("flags", queryset=MemoryFlag.objects.order_by("pk"), to_attr="all_flags"),
             Prefetch("attempts", queryset=RepairAttempt.objects.order_by("number")),
+            Prefetch("defects", queryset=RepairDefect.objects.order_by("criterion", "field")),
+            Prefetch(
+                "agreements",
+                queryset=OverrideAgreement.objects.select_related("reviewer").order_by(
+                    "created_at", "pk"
+                ),
+            ),
         )
         .filter(pk=case_id)
         .first()
@@ -203,15 +247,30 @@ def case_page(*, case_id: int) -> CasePage | None:
     if last_edit is not None:
         before = next(v for v in versions if v.number == last_edit.number - 1)
         diff = version_diff(before.fields, last_edit.fields)
+    attempts = list(case.attempts.all())
+    defects = list(case.defects.all())
+    for defect in defects:
+        defect.attempt_list = [a for a in attempts if a.defect_id == defect.pk]
+    agreements = list(case.agreements.all())
     return CasePage(
         case=case,
         memory=memory,
         current_flags=current,
         fields=fields,
-        attempts=list(case.attempts.all()),
+        attempts=attempts,
         versions=versions,
         flag_history=case.all_flags,
         last_edit_diff=diff,
+        defects=defects,
+        attempt_limit=case.run.settings_version.max_repair_attempts,
+        agreements=agreements,
+        team_size=team_size,
+        agreements_needed=max(team_size - len(agreements), 0),
+        edit_reaudits=[
+            v
+            for v in versions
+            if v.origin == MemoryVersion.Origin.SENIOR_EDIT and v.case_id == case.pk
+        ],
     )
 
 

@@ -48,7 +48,7 @@ def queue(request):
 
 
 def _case_context(request, case_id, *, decision_form=None, edit_form=None, preview=None):
-    page = selectors.case_page(case_id=case_id)
+    page = selectors.case_page(case_id=case_id, team_size=configuration.override_team_size())
     if page is None:
         raise Http404("No such audit case.")
     held = user_roles(request.user)
@@ -75,7 +75,7 @@ def case_decide(request, case_id):
     form = ReviewDecisionForm(request.POST, case_id=case_id)
     if form.is_valid():
         try:
-            review.case_review_decide(
+            case = review.case_review_decide(
                 case_id=case_id,
                 reviewer=request.user,
                 decision=form.cleaned_data["decision"],
@@ -84,7 +84,16 @@ def case_decide(request, case_id):
         except AuditError as error:
             add_error_messages(form, error)
         else:
-            messages.success(request, "Decision recorded.")
+            if case.status == MemoryCase.Status.REVIEW:
+                team = configuration.override_team_size()
+                needed = team - case.agreements.count()
+                messages.success(
+                    request,
+                    f"Your agreement is recorded; {needed} more reviewer(s) of the team of "
+                    f"{team} must agree before the override takes effect.",
+                )
+            else:
+                messages.success(request, "Decision recorded.")
             return redirect("audit:case-detail", case_id=case_id)
     return render(
         request,
@@ -136,7 +145,8 @@ def case_edit(request, case_id):
         )
     if findings:
         messages.warning(
-            request, f"Saved; the re-audit still flags {len(findings)} defect(s). Edit again."
+            request,
+            f"Saved, not accepted: the re-audit still flags {len(findings)} defect(s). Edit again.",
         )
     else:
         messages.success(request, "Saved; the edited memory passed the re-audit.")

@@ -264,6 +264,9 @@ HEARTBENCH_EMBEDDING_MAX_RETRIES = env.int("HEARTBENCH_EMBEDDING_MAX_RETRIES", d
 HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET = env.int(
     "HEARTBENCH_SCREENING_MEMORY_TOKEN_BUDGET", default=48_000
 )
+# Memory audit: distinct memory reviewers who must agree to a false-positive override
+# (App. B.6: the three reviewers judged them unanimously).
+HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM = env.int("HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM", default=3)
 # Generation tasks are acks_late: a task whose worker died (SIGKILL, a lost machine) is
 # handed to another worker once Redis has held it unacknowledged this long. A unit is
 # idempotent, so a redelivery while the first delivery still runs costs calls, not data.

@@ -1,11 +1,14 @@
 """The memory audit's manual review queue walked in Chromium: a memory reviewer confirms
-one flagged memory and overrides another as a false positive (reason required); the
-senior expert edits the confirmed one with a diff preview, and the re-audit passes."""
+one flagged memory and agrees that another is a false positive (reason required), which
+takes effect once the team of three has agreed; the senior expert edits the confirmed
+one with a diff preview, and the re-audit passes."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from audit.memory_quality.models import MemoryCase
+from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from heartbench_site.base.roles import Role
 from tests.browser.actions import submit
@@ -15,6 +18,7 @@ from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 from .test_login import log_in
 
 pytestmark = pytest.mark.browser
+User = get_user_model()
 
 
 @pytest.fixture
@@ -22,7 +26,8 @@ def flagged(transactional_db):
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     admin = UserFactory(username="audit-admin", roles=[Role.ADMIN])
-    UserFactory(username="memory-reviewer", roles=[Role.MEMORY_REVIEWER])
+    for name in ("memory-reviewer", "memory-reviewer-2", "memory-reviewer-3"):
+        UserFactory(username=name, roles=[Role.MEMORY_REVIEWER])
     UserFactory(username="senior", roles=[Role.ARBITRATOR])
     char = CharacterFactory(key="CHAR_01")
     confirm = hand_written(char, sequence=1, event_age=20, content_full=DRIFT)
@@ -66,7 +71,20 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     assert "Say why the flag is a false positive" in page.content()
     page.get_by_label("Reason").fill("The marker is a line read aloud from a novel.")
     submit(page, page.get_by_role("button", name="Record my decision"))
+    # The override takes effect once the team of three has agreed, each on their own.
+    assert page.get_by_test_id("case-status").inner_text() == "Awaiting memory reviewer"
+    assert page.get_by_test_id("agreements-needed").inner_text() == "2 more"
+    assert "memory-reviewer" in page.get_by_test_id("agreement").first.inner_text()
+    for name in ("memory-reviewer-2", "memory-reviewer-3"):
+        case_review_decide(
+            case_id=MemoryCase.objects.get(memory=override).pk,
+            reviewer=User.objects.get(username=name),
+            decision="false_positive",
+            reason="A quoted line, not the narrator's later knowledge.",
+        )
+    page.reload()
     assert page.get_by_test_id("case-status").inner_text() == "Accepted as false positive"
+    assert page.get_by_test_id("agreement").count() == 3
     log_out(page)
 
     # The senior expert edits the confirmed memory, previews the diff, saves.

@@ -240,7 +240,21 @@ def test_memory_repair_passes_the_re_audit(client):
     findings = [{"criterion": criteria.OMNISCIENT, "field": "content_full", "detail": "x"}]
     findings[0]["spans"] = [{"text": "Years later I learned"}]
     fields = ["context", "content_summary", "content_full"]
-    system, user = repair.repair_prompt(memory=MEMORY, findings=findings, fields=fields)
+    constraints = {
+        "event_age": 9,
+        "timeline": "childhood (age 9)",
+        "life_stage": "School age",
+        "life_stage_ages": "6-11",
+        "source": "",
+    }
+    system, user = repair.repair_prompt(
+        memory=MEMORY,
+        target=findings[0],
+        findings=findings,
+        fields=fields,
+        profile=None,
+        constraints=constraints,
+    )
     schema = repair.repair_schema(fields)
     assert prompt_kind(schema) == "memory_repair"
     answer = ask(client, system, user, schema)

@@ -187,6 +187,7 @@ def test_three_failed_repairs_send_the_memory_to_the_manual_queue(
     case = MemoryCase.objects.get(run=run)
     assert case.status == MemoryCase.Status.REVIEW and case.escalated
     assert "3 automated repair attempt" in case.repair_note
+    assert [a.defect_attempt for a in case.attempts.order_by("number")] == [1, 2, 3]
     attempts = list(case.attempts.order_by("number"))
     assert [a.passed for a in attempts] == [False, False, False]
     assert len(repair_model.requests) == 3
@@ -259,7 +260,8 @@ def test_confirm_then_senior_edit_then_re_audit_passes(escalated_case, person):
     assert audit_outcomes(run=case.run).total["revised_by_senior"] == 1
 
 
-def test_a_false_positive_needs_a_reason(escalated_case, person):
+def test_a_false_positive_needs_a_reason(escalated_case, person, settings):
+    settings.HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM = 1  # a team of one: the reason alone
     reviewer = person(Role.MEMORY_REVIEWER)
     with pytest.raises(AuditError, match="reason"):
         case_review_decide(
@@ -295,8 +297,9 @@ def test_the_senior_cannot_edit_before_a_reviewer_confirms(escalated_case, perso
 
 
 def test_finalize_deduplicates_orders_and_sanitizes(
-    admin_user, person, eager_celery, django_capture_on_commit_callbacks
+    admin_user, person, eager_celery, django_capture_on_commit_callbacks, settings
 ):
+    settings.HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM = 1
     char = CharacterFactory(key="CHAR_01")
     audit_settings_create(
         created_by=admin_user, note="names", character_names={"CHAR_01": ["Robin"]}

@@ -212,7 +212,8 @@ def review_profiles(lab: Lab) -> None:
 
 def audit_memories(lab: Lab, worker) -> int:
     """App. B.6: the admin runs the automated audit (the worker checks every memory and
-    asks the repair model to fix what it flags); a memory reviewer decides what is left;
+    asks the repair model to fix each defect it flags, re-checked by the patterns and
+    the classifier); the three memory reviewers agree on the false positives left;
     the admin finalizes: accepted memories deduplicated, chronological, sanitized."""
     admin = lab["admin"]
     answer = admin.fill("/audit/runs/", {"note": "rehearsal"}, id="run-form")
@@ -225,13 +226,18 @@ def audit_memories(lab: Lab, worker) -> int:
         worker,
     )
     wait_json(admin, "/api/audit/cases/?status=repairing", lambda b: not b, "the repairs", worker)
+    # A false-positive override takes effect once the team of three reviewers agreed.
     reviewer = lab["memrev-1"]
     for case in reviewer.get("/api/audit/cases/?status=review").json():
-        answer = reviewer.fill(
-            f"/audit/cases/{case['id']}/",
-            {"decision": "false_positive", "reason": "Within the guided range for this age."},
-            action=f"/audit/cases/{case['id']}/decide/",
-        )
+        for name in ("memrev-1", "memrev-2", "memrev-3"):
+            answer = lab[name].fill(
+                f"/audit/cases/{case['id']}/",
+                {"decision": "false_positive", "reason": "Within the guided range for this age."},
+                action=f"/audit/cases/{case['id']}/decide/",
+            )
+            assert "Your agreement is recorded" in answer.text or (
+                "Decision recorded" in answer.text
+            ), answer.text[-2000:]
     assert not reviewer.get("/api/audit/cases/?status=review").json()
     answer = admin.fill(f"/audit/runs/{run_id}/", action=f"/audit/runs/{run_id}/finalize/")
     assert "finalized" in answer.text.lower(), answer.text[-2000:]

@@ -170,6 +170,9 @@ def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
     }
     # The narrative defects went to manual review without automated rewriting.
     assert all(case.attempts.count() == 0 for case in run.cases.exclude(status="repaired"))
+    # The repaired one shows its defect with the attempts it took (App. B.6: per defect).
+    [defect] = run.cases.get(status="repaired").defects.all()
+    assert (defect.criterion, defect.status, defect.attempts_used) == (3, "repaired", 1)
     planted = MemoryVersion.objects.filter(origin="demo_defect")
     assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
     assert all(PLANTED in " ".join(v.fields.values()) for v in planted)

@@ -1,27 +1,27 @@
 """The optional LLM classifier: one verdict per memory and criterion, recorded apart from
-the pattern result; a defect the patterns missed sends the memory to manual review."""
+the pattern result; a defect the patterns missed goes through the repair loop like a
+pattern flag (App. B.6: flagged records enter the targeted repair loop)."""
 
 from django.db import transaction
 
 from annotation.corpus.models import Memory
-from audit.memory_quality import criteria, repair
+from audit.memory_quality import criteria
 from audit.memory_quality.models import (
-    MEMORY_TEXT_FIELDS,
     AuditError,
     AuditRun,
     ClassifierResult,
     MemoryCase,
     MemoryFlag,
 )
-from audit.memory_quality.services.configuration import REPAIR_ROUNDS, classifier_provider
+from audit.memory_quality.services import checks
+from audit.memory_quality.services.configuration import classifier_provider, repair_provider
 from audit.memory_quality.services.records import (
+    case_flags,
     ensure_original_versions,
     log_event,
     require_role,
 )
-from audit.memory_quality.services.repair_loop import memory_dict
 from heartbench_site.base.roles import Role
-from llm import make_client
 
 
 @transaction.atomic
@@ -51,23 +51,20 @@ def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
 
 def classifier_check(*, run_id: int, memory_pk: int, criterion: int, provider=None):
     """One classifier verdict, recorded apart from the pattern result. A defect the
-    patterns missed adds a flag (source "classifier") and sends the memory to manual
-    review; a verdict on a pattern flag confirms or rejects it without changing it.
-    Idempotent: a memory classified on the criterion already is left alone."""
+    patterns missed adds a flag (source "classifier") that goes through the repair loop
+    like a pattern flag; a verdict on a pattern flag confirms or rejects it without
+    changing it. Idempotent: a memory classified on the criterion already is left alone."""
     existing = ClassifierResult.objects.filter(
         run_id=run_id, memory_id=memory_pk, criterion=criterion
     ).first()
     if existing is not None:
         return existing
     memory = Memory.objects.get(pk=memory_pk)
-    system, user = repair.classifier_prompt(memory=memory_dict(memory), criterion=criterion)
-    client = make_client(provider or classifier_provider())
-    try:
-        result = client.complete_json(
-            system=system, user=user, schema=repair.CLASSIFIER_SCHEMA, max_attempts=REPAIR_ROUNDS
-        )
-    finally:
-        client.close()
+    result = checks.classify(
+        memory=checks.memory_dict(memory),
+        criterion=criterion,
+        provider=provider or classifier_provider(),
+    )
     return _classifier_record(run_id=run_id, memory=memory, criterion=criterion, result=result)
 
 
@@ -77,7 +74,7 @@ def _classifier_record(*, run_id, memory, criterion, result):
     existing = ClassifierResult.objects.filter(run=run, memory=memory, criterion=criterion).first()
     if existing is not None:
         return existing
-    case = MemoryCase.objects.filter(run=run, memory=memory).first()
+    case = MemoryCase.objects.select_for_update().filter(run=run, memory=memory).first()
     pattern_flagged = bool(
         case and case.flags.filter(current=True, criterion=criterion, source="pattern").exists()
     )
@@ -102,33 +99,44 @@ def _classifier_record(*, run_id, memory, criterion, result):
         call=result.as_dict(),
     )
     if verdict == ClassifierResult.Verdict.ADDS:
-        evidence = (result.parsed.get("evidence") or "").strip()
-        spans = []
-        for name in MEMORY_TEXT_FIELDS:
-            start = getattr(memory, name).find(evidence) if evidence else -1
-            if start >= 0:
-                spans = [
-                    {"field": name, "start": start, "end": start + len(evidence), "text": evidence}
-                ]
-                break
-        if case is None:
-            ensure_original_versions([memory])
-            case = MemoryCase.objects.create(
-                run=run,
-                memory=memory,
-                character_id=memory.character_id,
-                status=MemoryCase.Status.REVIEW,
-                escalated=True,
-                repair_note="Flag added by the LLM classifier: a person decides.",
-            )
-        MemoryFlag.objects.create(
-            case=case,
-            criterion=criterion,
-            field=spans[0]["field"] if spans else "content_full",
-            detail=f"LLM classifier: {rationale}"[:500],
-            spans=spans,
-            audit_pass="classifier",
-            source=MemoryFlag.Source.CLASSIFIER,
+        finding = checks.classifier_finding(
+            memory=checks.memory_dict(memory), criterion=criterion, parsed=result.parsed
         )
+        _add_flag(run=run, memory=memory, case=case, finding=finding)
     log_event(actor=None, action="classified", run=run, criterion=criterion, verdict=verdict)
     return record
+
+
+def _add_flag(*, run, memory, case, finding) -> None:
+    """The classifier's flag on its memory's case. A memory with no case, or whose
+    repair had passed, goes (back) to the repair loop; a case under repair takes the
+    flag at its next attempt; a case with people (or closed by them) keeps its step."""
+    version = run.settings_version
+    repairable = repair_provider() is not None and version.max_repair_attempts > 0
+    reopen = case is None or case.status == MemoryCase.Status.REPAIRED
+    if case is None:
+        ensure_original_versions([memory])
+        case = MemoryCase.objects.create(
+            run=run,
+            memory=memory,
+            character_id=memory.character_id,
+            initial_criteria=[finding.criterion],
+        )
+    MemoryFlag.objects.bulk_create(case_flags(case, [finding], "classifier"))
+    if not reopen:
+        return
+    if repairable:
+        case.status = MemoryCase.Status.REPAIRING
+        case.save(update_fields=["status", "updated_at"])
+        # The tasks module imports this one: the dispatcher is looked up at call time.
+        from audit.memory_quality.celery_tasks import dispatch_repair_attempts
+
+        dispatch_repair_attempts([case.pk])
+    else:
+        case.status = MemoryCase.Status.REVIEW
+        case.escalated = True
+        case.repair_note = (
+            "Flag added by the LLM classifier; no repair model is configured "
+            "(HEARTBENCH_AUDIT_REPAIR_*) or automated repair is off: a person decides."
+        )
+        case.save(update_fields=["status", "escalated", "repair_note", "updated_at"])

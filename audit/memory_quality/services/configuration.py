@@ -1,6 +1,7 @@
 """The memory audit's settings versions (App. B.6, L.3 defaults) and the models it may call:
 the repair model and the optional LLM classifier."""
 
+from django.conf import settings
 from django.db import transaction
 
 from audit.memory_quality import criteria, selectors
@@ -15,6 +16,9 @@ CLASSIFIER_PROVIDER_PREFIX = "HEARTBENCH_AUDIT_CLASSIFIER"
 # Structured-output rounds per repair attempt (a reply that fails the schema is sent
 # back once with the problem named); the protocol's three attempts count separately.
 REPAIR_ROUNDS = 2
+# App. B.6: the reviewers judged the false positives unanimously; the paper's team is
+# three (the three researchers of §2.2).
+DEFAULT_OVERRIDE_TEAM = 3
 
 
 def audit_settings_defaults() -> dict:
@@ -90,3 +94,18 @@ def repair_provider() -> ProviderConfig | None:
 def classifier_provider() -> ProviderConfig | None:
     """The optional LLM classifier: ``HEARTBENCH_AUDIT_CLASSIFIER_PROVIDER`` / ``_*``."""
     return configured_provider(CLASSIFIER_PROVIDER_PREFIX)
+
+
+def override_team_size() -> int:
+    """How many distinct memory reviewers must agree before a false-positive override
+    takes effect: ``HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM`` (default 3, at least 1)."""
+    value = getattr(settings, "HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM", DEFAULT_OVERRIDE_TEAM)
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        raise AuditError(
+            f"HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM must be a whole number, not {value!r}."
+        ) from None
+    if value < 1:
+        raise AuditError("HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM must be at least 1.")
+    return value

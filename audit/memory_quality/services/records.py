@@ -45,7 +45,15 @@ def ensure_original_versions(memories) -> None:
 
 
 def memory_change(
-    *, memory: Memory, changes: dict, origin: str, author=None, case=None, attempt=None, note=""
+    *,
+    memory: Memory,
+    changes: dict,
+    origin: str,
+    author=None,
+    case=None,
+    attempt=None,
+    note="",
+    reaudit=None,
 ) -> MemoryVersion:
     """Write ``changes`` to the Memory row and keep the result as its next version.
     Caller holds the memory's row lock."""
@@ -65,6 +73,7 @@ def memory_change(
         case=case,
         repair_attempt=attempt,
         note=note,
+        reaudit=reaudit or {},
     )
 
 
@@ -98,6 +107,7 @@ def case_flags(case: MemoryCase, findings, audit_pass: str) -> list[MemoryFlag]:
             related_memory_id=f.related,
             score=f.score,
             audit_pass=audit_pass,
+            source=f.source,
         )
         for f in findings
     ]

@@ -1,74 +1,78 @@
-"""The automated repair loop (App. B.6): up to three attempts per flagged memory, each an
-LLM rewrite of the flagged fields re-audited at once; a memory still flagged after the
-last attempt goes to manual review.
+"""The automated repair loop (App. B.6): each defect of a flagged memory (one criterion
+failed on one field, by the pattern checks or the LLM classifier) gets up to three
+targeted attempts (the settings version's ``max_repair_attempts``), counted per defect.
+An attempt regenerates the defect's field(s) under the memory's generation constraints
+(the character's full specification and its age-bin context) with the defect's
+instruction appended, and is re-checked at once by the same checks that screen the
+memories (services.checks). A rewrite that clears its defect is kept; one that does not
+is kept on the attempt only. A memory with a defect still flagged after its attempts
+goes to manual review.
 
-The LLM call of an attempt happens outside any transaction (no row lock is held over the
-network); the attempt is recorded afterwards under the case's row lock, once."""
+The LLM calls of an attempt (the rewrite and the classifier's re-check) happen outside
+any transaction (no row lock is held over the network); the attempt is recorded
+afterwards under the case's row lock, once."""
 
 from django.db import transaction
 
 from annotation.corpus.models import Memory
-from audit.memory_quality import criteria, repair, selectors
+from audit.memory_quality import repair, selectors
 from audit.memory_quality.models import (
-    MEMORY_TEXT_FIELDS,
     AuditError,
     MemoryCase,
+    MemoryFlag,
     MemoryVersion,
     RepairAttempt,
+    RepairDefect,
 )
+from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
-from audit.memory_quality.services.records import log_event, memory_change
+from audit.memory_quality.services.records import case_flags, log_event, memory_change
 from llm import ProviderConfig, make_client
+
+# Kept for the callers that re-audit a text (review, classifier).
+memory_dict = checks.memory_dict
 
 
 def _findings_dicts(flags) -> list[dict]:
     return [
-        {"criterion": f.criterion, "field": f.field, "detail": f.detail, "spans": f.spans}
+        {
+            "criterion": f.criterion,
+            "field": f.field,
+            "detail": f.detail,
+            "spans": f.spans,
+            "source": f.source,
+        }
         for f in flags
     ]
 
 
-def memory_dict(memory: Memory) -> dict:
-    return {
-        name: getattr(memory, name)
-        for name in (
-            "memory_id",
-            "timeline",
-            "event_age",
-            *MEMORY_TEXT_FIELDS,
-            "emotion_primary",
-            "emotion_secondary",
-            "emotion_intensity",
-        )
-    }
+def sync_defects(case: MemoryCase, flags) -> dict[tuple[int, str], RepairDefect]:
+    """A defect row for each (criterion, field) the current flags name; a repaired
+    defect flagged again is open again, with the attempts it has left."""
+    defects = {(d.criterion, d.field): d for d in case.defects.all()}
+    for flag in flags:
+        key = (flag.criterion, flag.field)
+        defect = defects.get(key)
+        if defect is None:
+            defects[key] = RepairDefect.objects.create(
+                case=case, criterion=flag.criterion, field=flag.field, source=flag.source
+            )
+        elif defect.status == RepairDefect.Status.REPAIRED:
+            defect.status = RepairDefect.Status.OPEN
+            defect.save(update_fields=["status"])
+    return defects
 
 
-def reaudit_memory(*, memory: Memory, config: criteria.AuditConfig, changes: dict) -> list:
-    """Criteria 1-6 on the memory with ``changes`` applied, against the other memories of
-    its character's age window (criterion 4)."""
-    texts = selectors.window_texts(memory=memory, config=config)
-    texts = [
-        criteria.MemoryText(
-            t.key,
-            t.character,
-            t.event_age,
-            changes.get("context", t.context),
-            changes.get("content_summary", t.content_summary),
-            changes.get("content_full", t.content_full),
-            t.emotion_intensity,
-        )
-        if t.key == memory.memory_id
-        else t
-        for t in texts
-    ]
-    result = criteria.audit_memories(texts, config, only={memory.memory_id})
-    return result.findings.get(memory.memory_id, [])
-
-
-def repair_attempt_run(*, case_id: int, provider: ProviderConfig | None = None, dispatch=True):
-    """One automated repair attempt of a flagged memory. Returns the attempt, or None
-    when the case needs none (resolved already, or a redelivered task). Three failures
-    (the settings version's ``max_repair_attempts``) send the case to manual review."""
+def repair_attempt_run(
+    *,
+    case_id: int,
+    provider: ProviderConfig | None = None,
+    classifier: ProviderConfig | None = None,
+    dispatch=True,
+):
+    """One targeted repair attempt at the next open defect of a flagged memory. Returns
+    the attempt, or None when the case needs none (resolved already, or a redelivered
+    task). A defect still flagged after its attempts sends the case to manual review."""
     with transaction.atomic():
         case = (
             MemoryCase.objects.select_for_update()
@@ -78,19 +82,35 @@ def repair_attempt_run(*, case_id: int, provider: ProviderConfig | None = None, 
         if case.status != MemoryCase.Status.REPAIRING:
             return None
         limit = case.run.settings_version.max_repair_attempts
-        number = case.attempts.count() + 1
-        if number > limit:
-            _escalate(case, note=f"Still flagged after {limit} automated repair attempt(s).")
-            return None
         flags = list(case.flags.filter(current=True))
+        if not flags:
+            case.status = MemoryCase.Status.REPAIRED
+            case.save(update_fields=["status", "updated_at"])
+            return None
+        defects = sync_defects(case, flags)
+        current = sorted({(f.criterion, f.field) for f in flags})
+        spent = [defects[k] for k in current if defects[k].attempts_used >= limit]
+        if spent:
+            _exhaust(case, spent, limit=limit)
+            return None
+        target = defects[current[0]]
         findings = _findings_dicts(flags)
-        previous = case.attempts.order_by("-number").first()
-        fields = repair.fields_to_regenerate(findings)
-        memory_data = memory_dict(case.memory)
+        target_finding = next(f for f in findings if (f["criterion"], f["field"]) == current[0])
+        number = case.attempts.count() + 1
+        previous = target.attempts.order_by("-defect_attempt").first()
+        memory = case.memory
+        memory_data = checks.memory_dict(memory)
+        profile = selectors.repair_profile(character_id=case.character_id)
+        constraints = checks.generation_constraints(memory)
+        config = case.run.settings_version.as_config()
+    fields = repair.defect_fields(target.criterion, target.field)
     system, user = repair.repair_prompt(
         memory=memory_data,
+        target=target_finding,
         findings=findings,
         fields=fields,
+        profile=profile,
+        constraints=constraints,
         previous_findings=previous.audit_findings if previous else (),
     )
     schema = repair.repair_schema(fields)
@@ -104,21 +124,29 @@ def repair_attempt_run(*, case_id: int, provider: ProviderConfig | None = None, 
         )
     finally:
         client.close()
+    changes, recheck = {}, ([], [], False)
+    if result.ok:
+        changes = {f: result.parsed[f] for f in fields}
+        recheck = checks.classifier_findings(
+            memory=memory_data | changes, config=config, provider=classifier
+        )
     return _repair_attempt_record(
         case_id=case_id,
         number=number,
-        criteria_list=sorted({f["criterion"] for f in findings}),
+        defect_id=target.pk,
         fields=fields,
         system=system,
         user=user,
         result=result,
+        changes=changes,
+        recheck=recheck,
         dispatch=dispatch,
     )
 
 
 @transaction.atomic
 def _repair_attempt_record(
-    *, case_id, number, criteria_list, fields, system, user, result, dispatch
+    *, case_id, number, defect_id, fields, system, user, result, changes, recheck, dispatch
 ):
     case = (
         MemoryCase.objects.select_for_update()
@@ -127,21 +155,32 @@ def _repair_attempt_record(
     )
     if case.status != MemoryCase.Status.REPAIRING or case.attempts.filter(number=number).exists():
         return None  # a redelivered task: this attempt is recorded already
+    defect = RepairDefect.objects.select_for_update().get(pk=defect_id)
     memory = Memory.objects.select_for_update().get(pk=case.memory_id)
     config = case.run.settings_version.as_config()
+    classifier_found, classifier_errors, classifier_used = recheck
+    used = [checks.PATTERN] + ([checks.CLASSIFIER] if classifier_used else [])
     findings, passed, error = [], False, ""
-    changes = {}
     if result.ok:
-        changes = {f: result.parsed[f] for f in fields}
-        findings = reaudit_memory(memory=memory, config=config, changes=changes)
-        passed = not findings
+        findings = checks.merge(
+            checks.pattern_findings(memory=memory, config=config, changes=changes),
+            classifier_found,
+        )
+        if classifier_errors:
+            error = "The LLM classifier's re-check failed: " + "; ".join(classifier_errors)
+        else:
+            passed = all(f.defect != (defect.criterion, defect.field) for f in findings)
     else:
         error = f"{result.error_kind}: {result.error_message}"
+    defect.attempts_used += 1
     attempt = RepairAttempt.objects.create(
         case=case,
         number=number,
-        criteria=criteria_list,
+        defect=defect,
+        defect_attempt=defect.attempts_used,
+        criteria=[defect.criterion],
         fields=fields,
+        checks=used,
         system_prompt=system,
         user_prompt=user,
         output=result.parsed if result.ok else None,
@@ -150,24 +189,48 @@ def _repair_attempt_record(
         audit_findings=[f.as_dict() for f in findings],
         passed=passed,
     )
-    log_event(actor=None, action="repair_attempt", case=case, number=number, passed=passed)
+    log_event(
+        actor=None,
+        action="repair_attempt",
+        case=case,
+        number=number,
+        criterion=defect.criterion,
+        field=defect.field,
+        defect_attempt=defect.attempts_used,
+        passed=passed,
+    )
+    limit = case.run.settings_version.max_repair_attempts
     if passed:
+        defect.status = RepairDefect.Status.REPAIRED
+        defect.save(update_fields=["status", "attempts_used"])
         memory_change(
             memory=memory,
             changes=changes,
             origin=MemoryVersion.Origin.REPAIR,
             case=case,
             attempt=attempt,
-            note=f"Repair attempt {number} passed the re-audit.",
+            note=(
+                f"Repair attempt {number} cleared criterion {defect.criterion} on "
+                f"{defect.field} (attempt {defect.attempts_used} at this defect)."
+            ),
+            reaudit={
+                "checks": used,
+                "findings": [f.as_dict() for f in findings],
+                "passed": not findings,
+            },
         )
         case.flags.filter(current=True).update(current=False)
-        case.status = MemoryCase.Status.REPAIRED
-        case.save(update_fields=["status", "updated_at"])
-        return attempt
-    limit = case.run.settings_version.max_repair_attempts
-    if number >= limit:
-        _escalate(case, note=f"Still flagged after {limit} automated repair attempt(s).")
-    elif dispatch:
+        MemoryFlag.objects.bulk_create(case_flags(case, findings, f"repair {number}"))
+        if not findings:
+            case.status = MemoryCase.Status.REPAIRED
+            case.save(update_fields=["status", "updated_at"])
+            return attempt
+    else:
+        defect.save(update_fields=["attempts_used"])
+        if defect.attempts_used >= limit:
+            _exhaust(case, [defect], limit=limit)
+            return attempt
+    if dispatch:
         # The tasks module imports this one: the dispatcher is looked up at call time.
         from audit.memory_quality.celery_tasks import dispatch_repair_attempts
 
@@ -175,9 +238,17 @@ def _repair_attempt_record(
     return attempt
 
 
+def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int) -> None:
+    for defect in spent:
+        defect.status = RepairDefect.Status.EXHAUSTED
+        defect.save(update_fields=["status"])
+    names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
+    _escalate(case, note=f"Still flagged after {limit} automated repair attempt(s): {names}.")
+
+
 def _escalate(case: MemoryCase, *, note: str) -> None:
     case.status = MemoryCase.Status.REVIEW
     case.escalated = True
-    case.repair_note = note
+    case.repair_note = note[:300]
     case.save(update_fields=["status", "escalated", "repair_note", "updated_at"])
     log_event(actor=None, action="escalated", case=case, note=note)

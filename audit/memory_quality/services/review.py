@@ -1,56 +1,96 @@
-"""Manual review of the memories the repair loop could not fix (App. B.6): the memory
-reviewer confirms a defect or marks a false positive; the senior expert edits a confirmed
-defect, re-audited at once."""
+"""Manual review of the memories the repair loop could not fix (App. B.6): a memory
+reviewer confirms a defect; a false-positive override takes effect once the reviewing
+team (``HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM`` distinct reviewers) has agreed; the
+senior expert edits a confirmed defect, re-audited at once by the same checks that
+screen the memories (services.checks) before the case is closed."""
 
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.corpus.models import Memory
-from audit.memory_quality.models import AuditError, MemoryCase, MemoryFlag, MemoryVersion
+from audit.memory_quality.models import (
+    AuditError,
+    MemoryCase,
+    MemoryFlag,
+    MemoryVersion,
+    OverrideAgreement,
+)
+from audit.memory_quality.services import checks
+from audit.memory_quality.services.configuration import override_team_size
 from audit.memory_quality.services.records import (
     case_flags,
     log_event,
     memory_change,
     require_role,
 )
-from audit.memory_quality.services.repair_loop import reaudit_memory
 from heartbench_site.base.roles import Role
 
 
-@transaction.atomic
-def case_review_decide(*, case_id: int, reviewer, decision: str, reason: str) -> MemoryCase:
-    require_role(reviewer, Role.MEMORY_REVIEWER, "confirm or override audit flags")
+def _case_for_review(case_id: int) -> MemoryCase:
     case = MemoryCase.objects.select_for_update().filter(pk=case_id).first()
     if case is None:
         raise AuditError(f"There is no audit case {case_id}.")
     if case.status != MemoryCase.Status.REVIEW:
         raise AuditError(f"This memory is at “{case.get_status_display()}”, not awaiting review.")
+    return case
+
+
+@transaction.atomic
+def case_review_decide(*, case_id: int, reviewer, decision: str, reason: str) -> MemoryCase:
+    """A memory reviewer's decision. Confirming the defect sends the memory to the senior
+    expert. Marking a false positive records this reviewer's agreement; the override
+    takes effect when the team's number of distinct reviewers has agreed."""
+    require_role(reviewer, Role.MEMORY_REVIEWER, "confirm or override audit flags")
+    case = _case_for_review(case_id)
     reason = (reason or "").strip()
     if decision not in MemoryCase.Decision.values:
         raise AuditError("Choose: confirm the defect, or mark the flag a false positive.")
-    if decision == MemoryCase.Decision.FALSE_POSITIVE and not reason:
-        raise AuditError("Say why the flag is a false positive: a reason is required.")
+    if decision == MemoryCase.Decision.FALSE_POSITIVE:
+        return _agree_false_positive(case, reviewer=reviewer, reason=reason)
     case.decision = decision
     case.decision_reason = reason
     case.reviewer = reviewer
     case.decided_at = timezone.now()
-    case.status = (
-        MemoryCase.Status.SENIOR
-        if decision == MemoryCase.Decision.CONFIRMED
-        else MemoryCase.Status.FALSE_POSITIVE
-    )
+    case.status = MemoryCase.Status.SENIOR
     case.save()
     log_event(actor=reviewer, action=f"review_{decision}", case=case, reason=reason)
     return case
 
 
-@transaction.atomic
-def case_senior_edit(
-    *, case_id: int, editor, context: str, content_summary: str, content_full: str, note=""
-) -> tuple[MemoryCase, list]:
-    """The senior expert's edit of a confirmed defect, re-audited at once. Returns the
-    case and the re-audit's findings (empty: the memory passed and the case is closed)."""
-    require_role(editor, Role.ARBITRATOR, "edit a memory after the audit")
+def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryCase:
+    if not reason:
+        raise AuditError("Say why the flag is a false positive: a reason is required.")
+    team = override_team_size()
+    agreed = list(case.agreements.select_related("reviewer"))
+    if any(a.reviewer_id == reviewer.pk for a in agreed):
+        raise AuditError(
+            f"You have already agreed that this flag is a false positive; "
+            f"{max(team - len(agreed), 0)} more reviewer(s) must agree."
+        )
+    OverrideAgreement.objects.create(case=case, reviewer=reviewer, reason=reason)
+    count = len(agreed) + 1
+    log_event(
+        actor=reviewer,
+        action="review_false_positive_agreed",
+        case=case,
+        reason=reason,
+        agreed=count,
+        team=team,
+    )
+    if count < team:
+        return case
+    case.decision = MemoryCase.Decision.FALSE_POSITIVE
+    case.decision_reason = reason
+    case.reviewer = reviewer
+    case.decided_at = timezone.now()
+    case.status = MemoryCase.Status.FALSE_POSITIVE
+    case.save()
+    names = [a.reviewer.get_username() for a in agreed] + [reviewer.get_username()]
+    log_event(actor=reviewer, action="review_false_positive", case=case, agreed_by=names)
+    return case
+
+
+def _case_for_edit(case_id: int) -> MemoryCase:
     case = (
         MemoryCase.objects.select_for_update()
         .select_related("run__settings_version")
@@ -63,36 +103,85 @@ def case_senior_edit(
         raise AuditError(
             f"This memory is at “{case.get_status_display()}”; only confirmed defects are edited."
         )
-    memory = Memory.objects.select_for_update().get(pk=case.memory_id)
-    new = {"context": context, "content_summary": content_summary, "content_full": content_full}
+    return case
+
+
+def _edit_changes(memory: Memory, new: dict) -> dict:
     new = {k: v.replace("\r\n", "\n").strip() for k, v in new.items()}
     if any(not v for v in new.values()):
         raise AuditError("Context, summary and narrative must all be non-empty.")
     changes = {k: v for k, v in new.items() if getattr(memory, k) != v}
     if not changes:
         raise AuditError("Nothing changed: edit the flagged text before saving.")
-    edits = case.versions.filter(origin=MemoryVersion.Origin.SENIOR_EDIT).count() + 1
-    memory_change(
-        memory=memory,
-        changes=changes,
-        origin=MemoryVersion.Origin.SENIOR_EDIT,
-        author=editor,
-        case=case,
-        note=note,
+    return changes
+
+
+def case_senior_edit(
+    *,
+    case_id: int,
+    editor,
+    context: str,
+    content_summary: str,
+    content_full: str,
+    note="",
+    classifier=None,
+) -> tuple[MemoryCase, list]:
+    """The senior expert's edit of a confirmed defect, re-audited before it is accepted
+    by the pattern checks and, where a classifier model is configured, the LLM
+    classifier (its calls made outside the transaction). The edit is kept as a memory
+    version with the re-audit's outcome; the case closes only when nothing is flagged.
+    Returns the case and the re-audit's findings."""
+    require_role(editor, Role.ARBITRATOR, "edit a memory after the audit")
+    new = {"context": context, "content_summary": content_summary, "content_full": content_full}
+    with transaction.atomic():
+        case = _case_for_edit(case_id)
+        memory = Memory.objects.get(pk=case.memory_id)
+        changes = _edit_changes(memory, new)
+        config = case.run.settings_version.as_config()
+        before = checks.memory_dict(memory)
+    found, errors, used = checks.classifier_findings(
+        memory=before | changes, config=config, provider=classifier
     )
-    findings = reaudit_memory(
-        memory=memory, config=case.run.settings_version.as_config(), changes={}
-    )
-    case.flags.filter(current=True).update(current=False)
-    MemoryFlag.objects.bulk_create(case_flags(case, findings, f"senior edit {edits}"))
-    if not findings:
-        case.status = MemoryCase.Status.REVISED
-        case.save(update_fields=["status", "updated_at"])
-    log_event(
-        actor=editor,
-        action="senior_edit",
-        case=case,
-        fields=sorted(changes),
-        passed=not findings,
-    )
+    if errors:
+        raise AuditError(
+            "The edit was not saved: the LLM classifier's re-audit failed ("
+            + "; ".join(errors)
+            + "). Try again."
+        )
+    with transaction.atomic():
+        case = _case_for_edit(case_id)
+        memory = Memory.objects.select_for_update().get(pk=case.memory_id)
+        if checks.memory_dict(memory) != before:
+            raise AuditError("The memory changed while the edit was re-audited; edit it again.")
+        findings = checks.merge(
+            checks.pattern_findings(memory=memory, config=config, changes=changes), found
+        )
+        edits = case.versions.filter(origin=MemoryVersion.Origin.SENIOR_EDIT).count() + 1
+        used_checks = [checks.PATTERN] + ([checks.CLASSIFIER] if used else [])
+        memory_change(
+            memory=memory,
+            changes=changes,
+            origin=MemoryVersion.Origin.SENIOR_EDIT,
+            author=editor,
+            case=case,
+            note=note,
+            reaudit={
+                "checks": used_checks,
+                "findings": [f.as_dict() for f in findings],
+                "passed": not findings,
+            },
+        )
+        case.flags.filter(current=True).update(current=False)
+        MemoryFlag.objects.bulk_create(case_flags(case, findings, f"senior edit {edits}"))
+        if not findings:
+            case.status = MemoryCase.Status.REVISED
+            case.save(update_fields=["status", "updated_at"])
+        log_event(
+            actor=editor,
+            action="senior_edit",
+            case=case,
+            fields=sorted(changes),
+            checks=used_checks,
+            passed=not findings,
+        )
     return case, findings
