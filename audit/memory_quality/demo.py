@@ -20,6 +20,7 @@ Idempotent: a second call finds the demo run and returns it.
 from django.db import transaction
 
 from annotation.corpus.models import Memory
+from annotation.profile_review.demo import demo_accounts
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, records, repair_loop, review, runs
 from heartbench_site.base.roles import Role
@@ -112,3 +113,10 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
         )
     run.refresh_from_db()
     return run
+
+
+def demo_memory_reviewers() -> list[tuple[str, Role, str]]:
+    """The two other memory reviewers of the demo: a false-positive override takes effect
+    only when the reviewing team agrees (App. B.6; three by default), so a new user can
+    complete one by logging in as ``memory``, ``memory2`` and ``memory3`` in turn."""
+    return demo_accounts((("memory2", Role.MEMORY_REVIEWER), ("memory3", Role.MEMORY_REVIEWER)))

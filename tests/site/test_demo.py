@@ -176,6 +176,17 @@ def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
     planted = MemoryVersion.objects.filter(origin="demo_defect")
     assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
     assert all(PLANTED in " ".join(v.fields.values()) for v in planted)
+    # The override needs the whole reviewing team (three by default): the demo has three
+    # memory reviewers a new user can log in as.
+    from django.contrib.auth import get_user_model
+
+    reviewers = get_user_model().objects.filter(groups__name=Role.MEMORY_REVIEWER.value)
+    assert sorted(reviewers.values_list("username", flat=True)) == [
+        "memory",
+        "memory2",
+        "memory3",
+    ]
+    assert get_user_model().objects.get(username="memory3").check_password("memory3-demo-pass")
 
 
 def test_the_demo_analysis_page_shows_the_reference_source_tables(demo):

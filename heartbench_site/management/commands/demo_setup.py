@@ -22,7 +22,7 @@ from annotation.generation.demo import demo_generation
 from annotation.memory_generation.demo import demo_memory_generation
 from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
-from audit.memory_quality.demo import demo_memory_audit
+from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
 from audit.reference_labels.demo import seed_label_audit_demo
 from evaluation.demo import seed_evaluation_demo
 from heartbench_site.base.release import find_release_dir
@@ -91,6 +91,7 @@ class Command(BaseCommand):
         accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
         demo_memory_audit(users=users)
+        accounts += demo_memory_reviewers()
         # Corpus construction on the platform: a finished drafting job (two drafted
         # stand-ins in profile review) and a generated stand-in whose memories wait for
         # the next audit run.
