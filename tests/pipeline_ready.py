@@ -7,6 +7,7 @@ runs the real memory audit (start, execute, review, finalize) over a character w
 duplicated memory, so the finalized timeline leaves the copy out.
 """
 
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
@@ -75,13 +76,18 @@ def audit_leaving_out_a_copy(character, *, original):
         content_summary=original.content_summary,
     )
     admin = _user("audit-admin", Role.ADMIN)
-    reviewer = _user("audit-memory-reviewer", Role.MEMORY_REVIEWER)
+    # A false positive takes the reviewing team's agreement (App. B.6).
+    team = [
+        _user(f"audit-memory-reviewer-{n}", Role.MEMORY_REVIEWER)
+        for n in range(1, settings.HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM + 1)
+    ]
     run = audit_run_start(created_by=admin, character_keys=[character.key])
     audit_run_execute(run_id=run.pk, dispatch_repairs=False)
     for case in run.cases.filter(status=MemoryCase.Status.REVIEW):
-        case_review_decide(
-            case_id=case.pk, reviewer=reviewer, decision="false_positive", reason="kept as is"
-        )
+        for reviewer in team:
+            case_review_decide(
+                case_id=case.pk, reviewer=reviewer, decision="false_positive", reason="kept as is"
+            )
     run = audit_run_finalize(run_id=run.pk, actor=admin)
     assert copy.memory_id in run.summary["deduplicated"], run.summary
     return copy
