@@ -39,6 +39,7 @@ def corpus(transactional_db):
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     import_module("annotation.migrations.0003_default_prompts").create_defaults(apps, None)
+    import_module("annotation.migrations.0011_default_prompts_v2").create_v2(apps, None)
     return {
         "admin": UserFactory(username="admin-generation", roles=[Role.ADMIN]).username,
         "characters": [frozen_character(), frozen_character(), frozen_character()],

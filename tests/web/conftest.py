@@ -160,13 +160,14 @@ def offline_generation(settings):
 
 @pytest.fixture
 def default_prompts(db):
-    """Version 1 of each stage's prompt, as the data migration creates it (a
-    transactional test elsewhere may have flushed it)."""
+    """Versions 1 and 2 of each stage's prompt, as the data migrations create them (a
+    transactional test elsewhere may have flushed them); v2 is current."""
     from importlib import import_module
 
     from django.apps import apps
 
     import_module("annotation.migrations.0003_default_prompts").create_defaults(apps, None)
+    import_module("annotation.migrations.0011_default_prompts_v2").create_v2(apps, None)
 
 
 def frozen_character(memories=3):

@@ -199,7 +199,7 @@ def test_the_whole_page_shows_the_runs_settings(admin, generation_corpus, make_r
     body = text(admin.get(reverse("corpus:generation-detail", args=[run.pk])))
     assert "<html" in body and 'id="run-progress"' in body
     assert SECRET_MODEL_NAMES["claude"] in body  # the admin sees provenance
-    assert "screening v1 · re-ranking v1 · response v1" in body
+    assert "screening v2 · re-ranking v2 · response v2" in body
 
 
 @pytest.mark.parametrize(
@@ -360,30 +360,30 @@ def test_the_prompt_page_shows_each_stages_current_version(admin, default_prompt
     body = text(admin.get(reverse("corpus:prompt-list")))
     for stage in ("screening", "reranking", "response"):
         section = body[body.index(f'data-stage="{stage}"') :]
-        assert "Current: v1" in section[:2000]
+        assert "Current: v2" in section[:2000]
         assert f'href="{reverse("corpus:prompt-new", args=[stage])}"' in section
 
 
 def test_a_new_prompt_version_is_prefilled_and_saved_as_the_next_number(admin, default_prompts):
-    v1 = PromptVersion.objects.get(stage="response", number=1)
+    current = PromptVersion.objects.get(stage="response", number=2)
     url = reverse("corpus:prompt-new", args=["response"])
     form = text(admin.get(url))
-    assert "Saving creates v2" in form
-    assert v1.user_template.splitlines()[0].replace("'", "&#x27;") in form
+    assert "Saving creates v3" in form
+    assert current.user_template.splitlines()[0].replace("'", "&#x27;") in form
     response = admin.post(
         url,
         {
-            "system_template": v1.system_template + "\nAlways answer in English.",
-            "user_template": v1.user_template,
+            "system_template": current.system_template + "\nAlways answer in English.",
+            "user_template": current.user_template,
             "note": "English only",
         },
     )
     assert response.status_code == 302 and response["Location"] == reverse("corpus:prompt-list")
-    v2 = PromptVersion.objects.get(stage="response", number=2)
-    assert v2.system_template.endswith("Always answer in English.")
-    assert v2.note == "English only"
-    assert PromptVersion.objects.get(pk=v1.pk).system_template == v1.system_template
-    assert "Current: v2" in text(admin.get(reverse("corpus:prompt-list")))
+    v3 = PromptVersion.objects.get(stage="response", number=3)
+    assert v3.system_template.endswith("Always answer in English.")
+    assert v3.note == "English only"
+    assert PromptVersion.objects.get(pk=current.pk).system_template == current.system_template
+    assert "Current: v3" in text(admin.get(reverse("corpus:prompt-list")))
 
 
 def test_a_prompt_with_an_unknown_placeholder_is_refused(admin, default_prompts):
@@ -391,7 +391,7 @@ def test_a_prompt_with_an_unknown_placeholder_is_refused(admin, default_prompts)
     response = admin.post(url, {"system_template": "Screen.", "user_template": "{nonsense}"})
     assert response.status_code == 200
     assert "Unknown placeholder {nonsense}" in text(response)
-    assert PromptVersion.objects.filter(stage="screening").count() == 1
+    assert PromptVersion.objects.filter(stage="screening").count() == 2
 
 
 def test_an_unknown_stage_is_404(admin, default_prompts):
