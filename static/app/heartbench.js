@@ -43,6 +43,59 @@
     input.addEventListener("change", () => listFiles(input, list));
   }
 
+  // Confirmation before anything final. A form (or its submit button) carrying
+  // data-confirm="what happens; what cannot be undone" opens the page's <dialog
+  // id="hb-confirm"> instead of submitting: the confirm button has the focus, so Enter
+  // confirms and Escape cancels. htmx requests with hx-confirm use the same dialog.
+  // data-confirm-label names the confirm button ("Finalize", "Adopt", ...).
+  function askToConfirm(message, label, proceed, opener) {
+    const dialog = document.getElementById("hb-confirm");
+    if (!dialog || typeof dialog.showModal !== "function") {
+      if (window.confirm(message)) proceed();
+      return;
+    }
+    dialog.querySelector("[data-confirm-message]").textContent = message;
+    const yes = dialog.querySelector("[data-confirm-yes]");
+    yes.textContent = label || "Confirm";
+    dialog.returnValue = "";
+    dialog.onclose = () => {
+      if (dialog.returnValue === "yes") proceed();
+      else if (opener && typeof opener.focus === "function") opener.focus();
+    };
+    dialog.showModal();
+    yes.focus();
+  }
+
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (form.method === "dialog") {
+      event.stopImmediatePropagation(); // the dialog's own buttons: no page script reacts
+      return;
+    }
+    const submitter = event.submitter || null;
+    const source = submitter && submitter.dataset.confirm ? submitter : form;
+    const message = source.dataset && source.dataset.confirm;
+    if (!message || form.dataset.confirmed === "yes") {
+      delete form.dataset.confirmed;
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    askToConfirm(message, source.dataset.confirmLabel, () => {
+      form.dataset.confirmed = "yes";
+      if (submitter) form.requestSubmit(submitter);
+      else form.requestSubmit();
+    }, submitter || form);
+  }, true);
+
+  document.addEventListener("htmx:confirm", (event) => {
+    const question = event.detail.question;
+    if (!question) return;
+    event.preventDefault();
+    const elt = event.detail.elt;
+    askToConfirm(question, elt.dataset.confirmLabel, () => event.detail.issueRequest(true), elt);
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll("[data-drop-zone]").forEach(initDropZone);
   });
