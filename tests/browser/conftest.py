@@ -27,8 +27,9 @@ def browser():
 
 @pytest.fixture
 def page(browser, request):
-    """A fresh browser context per test; a screenshot is kept under test-output/ on failure."""
-    context = browser.new_context()
+    """A fresh browser context per test, at a 1280 × 800 laptop screen; a screenshot is
+    kept under test-output/ on failure."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
     pg = context.new_page()
     pg.set_default_timeout(15_000)
     yield pg
