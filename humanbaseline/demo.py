@@ -25,19 +25,23 @@ from heartbench_site.base.roles import Role
 from . import services
 from .models import BaselineStudy, ItemResponse, ItemSourceFamily
 
-DEMO_STUDY_NAME = "Matched-information baseline (demo)"
+# What the demo participant reads: plain words and nothing about the benchmark, as a real
+# study's texts would be (the issue-21 walk-through found "(demo)" and "benchmark" here).
+# An earlier demo named its study differently; a database seeded then is found by that name.
+DEMO_STUDY_NAME = "Everyday decisions study"
+EARLIER_DEMO_STUDY_NAMES = ("Matched-information baseline (demo)",)
 DEMO_FAMILY_ORIGIN = "demo stand-in: the release has no answer-key provenance"
 DEMO_CONSENT = (
-    "[Demo stand-in consent text] You are invited to answer 150 multiple-choice items about "
-    "synthetic characters. Taking part is voluntary; you may stop at any time without giving "
-    "a reason. Your answers and the time you spend are stored under your account name and "
-    "used only for the benchmark's human baseline. Payment is by the hour."
+    "You are invited to answer 150 multiple-choice items about fictional people. Taking part "
+    "is voluntary; you may stop at any time without giving a reason. Your answers and the "
+    "time you spend are stored under your account name and used only for this research. "
+    "Payment is by the hour."
 )
 DEMO_BRIEFING = (
-    "Each item shows a synthetic person's basic information, up to 30 memories retrieved for "
-    "the situation, the situation itself and four responses. Choose the response this person "
-    "would most likely give. Reading all memories is encouraged but not required. There is "
-    "no time limit, and you can change any answer until you finalize."
+    "Each item shows a fictional person's basic information, up to 30 of their memories, a "
+    "situation they are in and four possible responses. Choose the response this person "
+    "would most likely give. Reading all the memories is encouraged but not required. There "
+    "is no time limit, and you can change any answer until you finalize."
 )
 SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
 # Stand-in models: a seeded draw at these accuracies, not a model's answers.
@@ -74,7 +78,9 @@ def standin_families(items) -> dict[int, str]:
 @transaction.atomic
 def seed_baseline_demo(*, users) -> BaselineStudy | None:
     """``users`` is demo_setup's {role value: user}; uses ``admin`` and ``participant``."""
-    existing = BaselineStudy.objects.filter(name=DEMO_STUDY_NAME).first()
+    existing = BaselineStudy.objects.filter(
+        name__in=(DEMO_STUDY_NAME, *EARLIER_DEMO_STUDY_NAMES)
+    ).first()
     if existing is not None:
         return existing
     admin = users[Role.ADMIN.value]
@@ -97,7 +103,7 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         user=admin,
         name=DEMO_STUDY_NAME,
         selection=selection,
-        consent_version="demo-v1",
+        consent_version="v1",
         consent_text=DEMO_CONSENT,
         briefing=DEMO_BRIEFING,
         practice_count=DEMO_PRACTICE_ITEMS,

@@ -7,10 +7,12 @@ never reads the key, a family, a profile beyond the occupation, or a prediction.
 """
 
 import dataclasses
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, Sum
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
@@ -20,7 +22,6 @@ from annotation.corpus.models import ProfileVersion
 from evaluation import analysis as evaluation_analysis
 from evaluation import selectors as evaluation_selectors
 from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting
-from evaluation.retrieval import format_entry
 from evaluation.selectors import model_predictions as evaluation_predictions
 from heartbench_site.base.roles import Role, user_roles
 
@@ -132,7 +133,7 @@ def participant_studies(*, user):
 class ItemMaterials:
     character_id: str
     occupation: str
-    memories: list  # [(prefix "[ID][timeline]", the exact entry string)]
+    memories: list  # [(timeline, narrative)] in rank order
     scenario_name: str
     setting: str
     background: str
@@ -141,6 +142,16 @@ class ItemMaterials:
     action_required: str
     options: list  # [(label, content)] in the evaluated order
     instruction: str = INSTRUCTION
+
+
+# The demo's stand-in memories carry labels for the people building the corpus ("[Demo
+# stand-in, ...]", a planted audit defect's "(planted demo defect)"); a participant reads
+# the narrative without them. Real memories carry neither, so they pass unchanged.
+DEMO_LABELS = re.compile(r"\[Demo stand-in[^\]]*\]\s*|\s*\(planted demo defect\)")
+
+
+def _participant_text(narrative: str) -> str:
+    return DEMO_LABELS.sub("", narrative).strip()
 
 
 def _occupation(character_id) -> str:
@@ -161,19 +172,15 @@ def item_materials(study_item: StudyItem) -> ItemMaterials:
     entries = (
         RetrievedMemory.objects.filter(retrieval_set_id=study_item.retrieval_set_id)
         .order_by("rank")
-        .only("anonymized_id", "timeline", "content_full")
+        .only("timeline", "content_full")
     )
     options = McqOption.objects.filter(item=item).order_by("label").only("label", "content")
     return ItemMaterials(
         character_id=item.character.key,
         occupation=_occupation(item.character_id),
-        memories=[
-            (
-                f"[{e.anonymized_id}][{e.timeline}]",
-                format_entry(e.anonymized_id, e.timeline, e.content_full),
-            )
-            for e in entries
-        ],
+        # Models read "- [ID][timeline] narrative"; a person reads the same timeline and
+        # narrative, once each: the anonymized id tells a reader nothing.
+        memories=[(e.timeline, _participant_text(e.content_full)) for e in entries],
         scenario_name=scenario.name,
         setting=" | ".join(
             [scenario.setting_location, scenario.setting_time, scenario.setting_atmosphere]
@@ -477,13 +484,13 @@ def baseline_home_queues(*, user) -> dict:
         cards["baseline_study"] = {
             "count": count,
             "url": reverse("baseline:home"),
-            "label": f"{count} study(ies) to take or continue",
+            "label": f"{count} stud{pluralize(count, 'y,ies')} to take or continue",
         }
     if Role.ADMIN in held:
         count = BaselineStudy.objects.filter(status=BaselineStudy.Status.OPEN).count()
         cards["baseline_admin"] = {
             "count": count,
             "url": reverse("baseline:admin"),
-            "label": f"{count} open human-baseline study(ies)",
+            "label": f"{count} open human-baseline stud{pluralize(count, 'y,ies')}",
         }
     return cards

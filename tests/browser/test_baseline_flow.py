@@ -47,12 +47,12 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     page.wait_for_url("**/briefing/")
     page.get_by_role("button", name="Continue to the practice items").click()
     page.wait_for_url("**/practice/1/")
-    page.get_by_text("not part of the study").wait_for()
+    page.get_by_text("practice only, not counted").wait_for()
     page.locator('#practice-form label[for="choice-B"]').click()
     page.get_by_role("button", name="Check my answer").click()
     feedback = page.get_by_test_id("practice-feedback")
     feedback.wait_for()
-    assert "You chose B. The keyed answer is" in feedback.inner_text()
+    assert "You chose B. The expected answer is" in feedback.inner_text()
 
     # Time-on-task reports as the server received them, per item: each names itself, so
     # a page that sent one twice on leaving would show two. (A beacon sent while a page
@@ -69,7 +69,7 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
 
     page.get_by_role("button", name="Start the study").click()
     page.wait_for_url("**/items/1/")
-    assert page.get_by_test_id("progress-bar").inner_text().strip() == "0 / 3"
+    assert page.get_by_test_id("progress-text").inner_text() == "0 of 3 answered"
     # The memories: search narrows them and says how many match.
     page.get_by_label("Search the memories").fill("Narrative 2")
     assert "1 of 4 memories" in page.locator("[data-memory-count]").inner_text()
@@ -79,7 +79,8 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     assert page.locator("[data-memory] details[open]").count() == 4
 
     choose(page, "A")
-    assert page.get_by_test_id("progress-bar").inner_text().strip() == "1 / 3"
+    assert page.get_by_test_id("progress-text").inner_text() == "1 of 3 answered"
+    assert page.get_by_test_id("progress-bar").get_attribute("aria-valuenow") == "1"
     assert ItemResponse.objects.get(participation=p, position=1).choice == "A"
     page.locator('[data-nav="next"]').click()
     page.wait_for_url("**/items/2/")
@@ -90,7 +91,7 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     assert reports(1, 2) == 2
 
     # Revise item 1 through the navigator.
-    page.locator("summary", has_text="All items").click()
+    page.locator("summary", has_text="Go to another item").click()
     page.locator('#baseline-navigator [data-nav-position="1"]').click()
     page.wait_for_url("**/items/1/")
     assert page.locator("#choice-A").is_checked()
@@ -103,7 +104,7 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
         "D",
     ]
 
-    page.locator("summary", has_text="All items").click()
+    page.locator("summary", has_text="Go to another item").click()
     page.locator('#baseline-navigator [data-nav-position="3"]').click()
     page.wait_for_url("**/items/3/")
     assert reports(1, 4) == 4  # the second visit: the save of D, then the leave
@@ -132,6 +133,7 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     assert ItemResponse.objects.get(participation=p, position=3).choice == "B"
     page.get_by_role("link", name="Review and finalize").click()
     page.get_by_role("button", name="Finalize my answers").click()
+    page.get_by_test_id("confirm-yes").click()  # the confirmation; test_study_comfort has more
     assert "You finalized your answers" in page.get_by_test_id("finalized").inner_text()
     p.refresh_from_db()
     assert p.status == "finalized"

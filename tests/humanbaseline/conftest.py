@@ -161,7 +161,7 @@ def make_study(*, n_items: int, n_practice: int = 1, n_characters: int = 5):
     selection = direct_selection(subset, user=admin)
     study = services.study_create(
         user=admin,
-        name="Matched-information baseline",
+        name="Everyday decisions study",
         selection=selection,
         consent_version="v1",
         consent_text="You may stop at any time. Your answers are stored without your name.",

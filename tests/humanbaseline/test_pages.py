@@ -156,13 +156,14 @@ def test_home_cards_count_per_role(small_study):
         "baseline_study": {
             "count": 1,
             "url": reverse("baseline:home"),
-            "label": "1 study(ies) to take or continue",
+            "label": "1 study to take or continue",
         }
     }
     admin = UserFactory(roles=[Role.ADMIN])
     assert baseline_home_queues(user=admin)["baseline_admin"]["count"] == 1
     services.study_set_status(study=study, status="closed")
-    assert baseline_home_queues(user=p.user)["baseline_study"]["count"] == 0
+    closed = baseline_home_queues(user=p.user)["baseline_study"]
+    assert (closed["count"], closed["label"]) == (0, "0 studies to take or continue")
 
 
 def test_participants_cannot_open_admin_pages(small_study, client):

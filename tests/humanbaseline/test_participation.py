@@ -101,7 +101,7 @@ def test_practice_items_give_feedback_and_study_items_never_do(small_study, clie
     url = reverse("baseline:practice", args=[study.pk, 1])
     client.post(url, {"choice": "A"})
     body = client.get(url).content.decode()
-    assert f"The keyed answer is {practice[0].correct_answer}" in body
+    assert f"The expected answer is {practice[0].correct_answer}" in body
     services.baseline_session_start(participation=p)
     response = ItemResponse.objects.filter(participation=p).order_by("position").first()
     key = response.study_item.item.correct_answer
@@ -109,7 +109,7 @@ def test_practice_items_give_feedback_and_study_items_never_do(small_study, clie
     fragment = client.post(item_url, {"choice": key}, HTTP_HX_REQUEST="true").content.decode()
     page = client.get(item_url).content.decode()
     for body in (fragment, page):
-        assert "keyed answer" not in body and "correct" not in body.lower()
+        assert "expected answer" not in body and "correct" not in body.lower()
 
 
 def test_practice_items_must_not_be_in_the_subset(small_study, admin_user):
@@ -204,7 +204,10 @@ def test_a_time_report_received_twice_is_counted_once(small_study, client):
     assert ItemResponse.objects.get(participation=p, position=3).seconds == 5
 
 
-def test_an_imported_retrieval_set_is_shown_verbatim_in_its_order(role_groups, client):
+DEMO_LABEL = "[Demo stand-in, not from the HEART-Bench release]"
+
+
+def test_an_imported_retrieval_set_is_shown_in_its_order_each_memory_once(role_groups, client):
     from tests.factories import UserFactory
 
     from .conftest import build_items, direct_selection
@@ -222,7 +225,10 @@ def test_an_imported_retrieval_set_is_shown_verbatim_in_its_order(role_groups, c
         eligible_count=2,
     )
     for rank, (anon, text) in enumerate(
-        [("MEM_CHAR_01_0009", "Imported narrative two."), ("MEM_CHAR_01_0003", "Imported one.")],
+        [
+            ("MEM_CHAR_01_0009", "Imported narrative two."),
+            ("MEM_CHAR_01_0003", f"{DEMO_LABEL} Imported one (planted demo defect)."),
+        ],
         start=1,
     ):
         RetrievedMemory.objects.create(
@@ -253,9 +259,16 @@ def test_an_imported_retrieval_set_is_shown_verbatim_in_its_order(role_groups, c
     entries = memory_block_entries(imported)
     assert entries == [
         "- [MEM_CHAR_01_0009][childhood (age 7)] Imported narrative two.",
-        "- [MEM_CHAR_01_0003][childhood (age 7)] Imported one.",
+        f"- [MEM_CHAR_01_0003][childhood (age 7)] {DEMO_LABEL} Imported one (planted demo defect).",
     ]
-    assert body.index(entries[0]) < body.index(entries[1])
+    # The participant reads what the models read, minus the anonymized ids: each memory
+    # once, under its timeline, in the set's order.
+    assert body.index("Imported narrative two.") < body.index("Imported one.")
+    # A demo stand-in's labels are for the people building the corpus, not for participants.
+    assert "Demo stand-in" not in body and "planted" not in body
+    assert body.count("Imported narrative two.") == 1
+    assert "Memory 1 · childhood (age 7)" in body and "Memory 2 · childhood (age 7)" in body
+    assert "MEM_CHAR_01_0009" not in body and "MEM_CHAR_01_0003" not in body
 
 
 def test_the_item_page_runs_a_constant_number_of_queries(

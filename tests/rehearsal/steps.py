@@ -611,7 +611,7 @@ def run_baseline_study(lab: Lab, selection_id: int) -> int:
     assert "/practice/1/" in answer.url, answer.url
     practice_form = student.form(answer, id="practice-form")
     checked = student.submit(practice_form, {"choice": "B"}, page_url=answer.url)
-    assert "The keyed answer is" in checked.text
+    assert "The expected answer is" in checked.text
     start = [f for f in parse_forms(checked.text) if f.action.endswith("/start/")][0]
     item = student.submit(start, page_url=checked.url)
     position = 1
