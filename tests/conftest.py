@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -153,21 +154,57 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"rep_{rep.when}", rep)
 
 
-@pytest.fixture
-def demo_providers(settings, monkeypatch):
+@contextmanager
+def offline_demo_providers():
     """Every generation family (and memory generation) on the offline demo provider,
     Celery eager: the demo's setup."""
+    from django.test import override_settings
+
     from heartbench_site.celery import app
     from llm import ProviderConfig
 
     # Named per family as settings/base.py names them, so the families answer differently.
     families = ("claude", "gpt", "gemini")
     demo = {f: ProviderConfig(kind="offline_demo", model=f"offline-demo-{f}") for f in families}
-    settings.HEARTBENCH_GENERATION_FAMILIES = {
-        f: {"response": demo[f], "activation": demo[f]} for f in families
-    }
-    monkeypatch.setenv("HEARTBENCH_MEMORY_KIND", "offline_demo")
+    families_setting = {f: {"response": demo[f], "activation": demo[f]} for f in families}
     previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
+    with (
+        override_settings(HEARTBENCH_GENERATION_FAMILIES=families_setting),
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setenv("HEARTBENCH_MEMORY_KIND", "offline_demo")
+        app.conf.task_always_eager = True
+        try:
+            yield
+        finally:
+            app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def demo_providers():
+    with offline_demo_providers():
+        yield
+
+
+@pytest.fixture(scope="module")
+def demo_built(django_db_setup, django_db_blocker, release_dir):
+    """The demo, built once for a test module and rolled back after it, as Django's
+    TestCase.setUpTestData does: the module's tests (marked django_db, not transactional)
+    each run in a savepoint inside the transaction that holds it. Building it per test
+    cost about a minute each."""
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.test import TestCase
+
+    outer = transaction.atomic()
+    outer._from_testcase = True  # durable blocks inside behave as under TestCase
+    with django_db_blocker.unblock():
+        outer.__enter__()
+        with offline_demo_providers(), TestCase.captureOnCommitCallbacks(execute=True):
+            call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+    try:
+        yield
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)

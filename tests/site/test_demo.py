@@ -16,9 +16,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo(release_dir, demo_providers, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+def demo(demo_built, db):
+    """The demo, built once for this module (tests/conftest.py)."""
 
 
 def counts():
@@ -82,7 +81,7 @@ def test_demo_memories_respect_the_scenario_age_eligibility(demo):
 
 
 def test_running_the_demo_twice_changes_nothing(
-    demo, release_dir, django_capture_on_commit_callbacks
+    demo, release_dir, demo_providers, django_capture_on_commit_callbacks
 ):
     before = counts()
     with django_capture_on_commit_callbacks(execute=True):

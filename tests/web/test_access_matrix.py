@@ -19,7 +19,6 @@ import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -326,9 +325,8 @@ KEY_FIELDS = (
 
 
 @pytest.fixture
-def populated(release_dir, demo_providers, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+def populated(demo_built, db):
+    """The demo, built once for this module (tests/conftest.py)."""
     users = get_user_model().objects
     return {role: users.get(username=name) for name, role, _ in DEMO_ACCOUNTS}
 
