@@ -7,12 +7,15 @@ template (tables, and SVG geometry for the plots: no JavaScript, no CDN).
 """
 
 from django.shortcuts import render
+from django.urls import reverse
 
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
+from heartbench_site.base import display
+from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import csv_download
 
-from . import analysis, analysis_k, selectors
+from . import analysis, analysis_k, analysis_plots, selectors
 from .models import Setting
 
 admin_required = role_required(Role.ADMIN)
@@ -42,7 +45,7 @@ def analysis_page(request):
     accuracy = analysis.accuracy_rows(table)
     comparisons = analysis.paired_comparisons(table)
     breakdowns = [
-        (title, *analysis.breakdown(table, by))
+        (title, *_labelled(by, *analysis.breakdown(table, by)))
         for title, by in (
             ("Character", "character"),
             ("Life-stage bin", "stage"),
@@ -52,14 +55,37 @@ def analysis_page(request):
     stages = analysis_k.group_accuracy(table, "stage", order=LIFE_STAGE_KEYS)
     characters = analysis_k.group_accuracy(table, "character")
     stage_names = dict(LIFE_STAGE_CHOICES)
+    query = request.GET.urlencode()
     context = {
+        "csv_url": reverse("evaluation:analysis-csv") + (f"?{query}" if query else ""),
+        "small_n": display.SMALL_N,
         "runs": runs,
         "accuracy": accuracy,
-        "plot": _accuracy_plot(accuracy),
+        "plots": _page_plots(
+            request,
+            {
+                "accuracy": analysis_plots.accuracy_plot(accuracy, settings),
+                "life-stages": analysis_plots.stage_plot(stages),
+                "characters": analysis_plots.character_plot(characters),
+            },
+        ),
         "comparisons": comparisons,
         "breakdowns": breakdowns,
         "diagnostics": analysis.disclosure_diagnostics(table),
-        "matrices": [_matrix_view(m) for m in analysis.agreement_matrices(table)],
+        "matrices": [
+            {
+                "m": m,
+                "plot": _page_plots(
+                    request,
+                    {
+                        f"agreement-{m.setting}".replace("_", "-"): analysis_plots.agreement_plot(
+                            m, settings
+                        )
+                    },
+                ).popitem()[1],
+            }
+            for m in analysis.agreement_matrices(table)
+        ],
         "settings": settings,
         "n_boot": analysis.N_BOOTSTRAP,
         "n_permutations": analysis.N_PERMUTATIONS,
@@ -73,16 +99,21 @@ def analysis_page(request):
         "own_source": analysis_k.own_source_no_retrieval(table),
         "provenance": analysis_k.provenance_analysis(table),
         "stages": [(stage_names.get(g.group, g.group), g) for g in stages],
-        "stage_plot": _bar_plot(
-            [(stage_names.get(g.group, g.group), g.accuracy, f"{g.correct}/{g.n}") for g in stages]
-        ),
         "characters": [(g.group, g, analysis_k.setting_mean(g)) for g in characters],
-        "character_plot": _bar_plot(
-            [(g.group, analysis_k.setting_mean(g), f"{g.n} predictions") for g in characters]
-        ),
         "model_labels": [m.label for m in analysis_k.memory_averages(table)],
     }
     return render(request, "evaluation/analysis.html", context)
+
+
+def _labelled(by, groups, rows):
+    """Breakdown groups as (key, label): life stages by name, families in their order."""
+    if by == "stage":
+        names = dict(LIFE_STAGE_CHOICES)
+        return [(g, names.get(g, display.human_label(g))) for g in groups], rows
+    if by == "source_family":
+        ordered = display.sort_families(groups)
+        return [(g, display.family_label(g)) for g in ordered], rows
+    return [(g, display.human_label(g)) for g in groups], rows
 
 
 def _source_table_view(source_table, settings):
@@ -101,6 +132,30 @@ def _source_table_view(source_table, settings):
         for row in source_table.rows
     ]
     return {"table": source_table, "columns": columns, "rows": rows}
+
+
+def _page_plots(request, scenes: dict) -> dict:
+    """Template name → PagePlot; the downloads keep the page's choice of runs."""
+    query = request.GET.urlencode()
+    return {
+        name.replace("-", "_"): page_plot(
+            scene,
+            name=name,
+            url_name="evaluation:analysis-plot",
+            testid=analysis_plots.TESTIDS.get(
+                name.split("-")[0] if name.startswith("agreement-") else name, ""
+            ),
+            query=query,
+        )
+        for name, scene in scenes.items()
+    }
+
+
+@admin_required
+def analysis_plot(request, plot, fmt):
+    runs, table = _analysis(request)
+    build = analysis_plots.analysis_plots(table, _settings()).get(plot)
+    return plot_download(build() if build else None, filename=f"evaluation-{plot}", fmt=fmt)
 
 
 @admin_required
@@ -288,101 +343,3 @@ def _k_csv_rows(writer, table, settings):
         ):
             value = g.accuracy if by == "stage" else analysis_k.setting_mean(g)
             row(section, "", "", g.group, g.n, g.correct, value)
-
-
-# --- inline SVG geometry (the templates draw it) ------------------------------------------
-
-PLOT_ROW = 22
-PLOT_LEFT = 260
-PLOT_WIDTH = 420
-
-
-def _accuracy_plot(rows):
-    """Bars with CI whiskers, in SVG user units; a dashed line at the 25% chance level."""
-    out = []
-    for n, row in enumerate(rows):
-        y = 10 + n * PLOT_ROW
-        out.append(
-            {
-                "row": row,
-                "y": y,
-                "text_y": y + 13,
-                "width": round(row.accuracy * PLOT_WIDTH, 2),
-                "ci_x1": round(PLOT_LEFT + (row.ci_low or row.accuracy) * PLOT_WIDTH, 2),
-                "ci_x2": round(PLOT_LEFT + (row.ci_high or row.accuracy) * PLOT_WIDTH, 2),
-                "mid": y + 8,
-                "label_x": round(PLOT_LEFT + row.accuracy * PLOT_WIDTH + 6, 2),
-            }
-        )
-    return {
-        "bars": out,
-        "height": 20 + len(rows) * PLOT_ROW,
-        "left": PLOT_LEFT,
-        "width": PLOT_LEFT + PLOT_WIDTH + 60,
-        "chance_x": PLOT_LEFT + PLOT_WIDTH * 0.25,
-        "full_x": PLOT_LEFT + PLOT_WIDTH,
-    }
-
-
-def _matrix_view(matrix):
-    size = 34
-    n = len(matrix.labels)
-    cells = []
-    for i in range(n):
-        for j in range(n):
-            rate = float(matrix.rate[i, j])
-            cells.append(
-                {
-                    "x": 140 + j * size,
-                    "y": 10 + i * size,
-                    "rate": rate,
-                    "pct": round(100 * rate),
-                    "opacity": round(0.15 + 0.85 * rate, 3),
-                    "agree": int(matrix.agree[i, j]),
-                    "valid": int(matrix.jointly_valid[i, j]),
-                    "a": matrix.labels[i],
-                    "b": matrix.labels[j],
-                }
-            )
-    rows = [
-        {
-            "label": label,
-            "y": 10 + i * size + size // 2 + 4,
-            "cells": [c for c in cells if c["a"] == label],
-        }
-        for i, label in enumerate(matrix.labels)
-    ]
-    return {
-        "m": matrix,
-        "cells": cells,
-        "rows": rows,
-        "size": size,
-        "width": 150 + n * size,
-        "height": 20 + n * size,
-    }
-
-
-def _bar_plot(bars):
-    """Horizontal bars for (label, proportion, tooltip) rows; dashed 25% chance line."""
-    out = []
-    for n, (label, value, title) in enumerate(bars):
-        y = 10 + n * PLOT_ROW
-        out.append(
-            {
-                "label": label,
-                "value": value,
-                "title": title,
-                "y": y,
-                "text_y": y + 13,
-                "width": round(value * PLOT_WIDTH, 2),
-                "label_x": round(PLOT_LEFT + value * PLOT_WIDTH + 6, 2),
-            }
-        )
-    return {
-        "bars": out,
-        "height": 20 + len(bars) * PLOT_ROW,
-        "left": PLOT_LEFT,
-        "width": PLOT_LEFT + PLOT_WIDTH + 60,
-        "chance_x": PLOT_LEFT + PLOT_WIDTH * 0.25,
-        "full_x": PLOT_LEFT + PLOT_WIDTH,
-    }

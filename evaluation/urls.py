@@ -18,4 +18,5 @@ urlpatterns = [
     path("import/", views.prediction_import, name="import"),
     path("analysis/", views.analysis_page, name="analysis"),
     path("analysis.csv", views.analysis_csv, name="analysis-csv"),
+    path("analysis/plots/<slug:plot>.<slug:fmt>", views.analysis_plot, name="analysis-plot"),
 ]

@@ -11,7 +11,7 @@ from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import add_error_messages, csv_download
 
 from . import embeddings, selectors, services
-from .analysis_views import analysis_csv, analysis_page  # noqa: F401 (urls)
+from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)
 from .forms import EvaluationRunForm, PredictionImportForm
 from .models import EvaluationError, EvaluationPrediction
 from .prediction_import import evaluation_run_import

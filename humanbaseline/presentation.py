@@ -1,5 +1,8 @@
-"""What the admin pages show of a selection's record and of a report: tables and chart
-geometry built from stored JSON, no query."""
+"""What the admin pages show of a selection's record and of a report: tables and plots
+built from stored JSON, no query."""
+
+from heartbench_site.base import display, plots
+from heartbench_site.base.protocol import CHANCE_LEVEL
 
 from .report import report_rows, source_order
 from .subset import BALANCE_GROUPS, GROUP_LABELS
@@ -65,41 +68,49 @@ def table19_rows(results: dict) -> list[dict]:
     ]
 
 
-def charts(results: dict) -> list[dict]:
-    """Bars (percent) with optional CI whiskers for the report's inline SVG plots."""
+def report_plots(results: dict) -> dict[str, plots.Scene]:
+    """The report's plots by name: accuracy of humans (with the 95% interval of the mean),
+    of each participant and of each model; human accuracy by answer-key source."""
 
-    def bar(label, value, low=None, high=None):
-        return {
-            "label": label,
-            "value": round(100 * value, 1),
-            "low": None if low is None else round(100 * low, 1),
-            "high": None if high is None else round(100 * high, 1),
-        }
+    def bar(label, value, low=None, high=None, colour=""):
+        return plots.Bar(label, value, low, high, display.format_percent(value), colour=colour)
 
+    people, models = plots.PALETTE[0], plots.PALETTE[1]
     m = results["mean_accuracy"]
-    accuracy = [bar("Humans (mean)", m["estimate"], m["ci_low"], m["ci_high"])]
-    accuracy += [bar(f"Annotator {name}", v) for name, v in results["per_annotator"].items()]
-    accuracy += [bar(label, model["accuracy"]) for label, model in results["models"].items()]
-    sources = [bar(f"{s}-origin", v) for s, v in results["per_source"].items()]
-    return [
-        {"title": title, "bars": _layout(bars), "height": 16 + 26 * len(bars)}
-        for title, bars in (
-            ("Accuracy on the subset (%)", accuracy),
-            ("Human accuracy by answer-key source (%)", sources),
-        )
+    accuracy = [bar("Humans (mean)", m["estimate"], m["ci_low"], m["ci_high"], people)]
+    accuracy += [
+        bar(f"Participant {name}", v, colour=people) for name, v in results["per_annotator"].items()
     ]
-
-
-def _layout(bars: list[dict]) -> list[dict]:
-    """Pixel geometry of horizontal bars on a 0–100 axis, 400 px wide."""
-    for n, b in enumerate(bars):
-        b["y"] = 8 + 26 * n
-        b["width"] = round(4 * b["value"], 1)
-        b["label_x"] = b["width"] + 204
-        if b["low"] is not None:
-            b["x_low"], b["x_high"] = round(4 * b["low"], 1), round(4 * b["high"], 1)
-            b["label_x"] = max(b["width"], b["x_high"]) + 204
-    return bars
+    accuracy += [
+        bar(label, model["accuracy"], colour=models) for label, model in results["models"].items()
+    ]
+    chance = [plots.Reference(CHANCE_LEVEL, "Chance level (25%, one of four options)")]
+    sources = display.sort_families(list(results["per_source"].items()), key=lambda kv: kv[0])
+    return {
+        "accuracy": plots.hbar_chart(
+            accuracy,
+            title="Accuracy on the subset: humans, each participant and each model",
+            x_label="Accuracy on the subset",
+            y_label="Who answered",
+            tick_format=plots.percent_ticks,
+            x_range=(0.0, 1.0),
+            references=chance,
+            categories=[(people, "Humans"), (models, "Models")]
+            if results["models"]
+            else [(people, "Humans")],
+            interval_label="95% CI of the mean (item × participant bootstrap)",
+        ),
+        "sources": plots.hbar_chart(
+            [bar(f"{display.family_label(s)}-origin items", v) for s, v in sources],
+            title="Human accuracy by answer-key source",
+            x_label="Human accuracy",
+            y_label="Answer-key source",
+            tick_format=plots.percent_ticks,
+            x_range=(0.0, 1.0),
+            references=chance,
+            series_label="Human accuracy",
+        ),
+    }
 
 
 def best_model_view(results: dict) -> dict | None:

@@ -33,4 +33,9 @@ urlpatterns = [
     path("admin/studies/<int:study_id>/time.csv", views.time_csv, name="time-csv"),
     path("admin/studies/<int:study_id>/report/", views.report, name="report"),
     path("admin/studies/<int:study_id>/report.csv", views.report_csv, name="report-csv"),
+    path(
+        "admin/studies/<int:study_id>/report/plots/<slug:plot>.<slug:fmt>",
+        views.report_plot,
+        name="report-plot",
+    ),
 ]

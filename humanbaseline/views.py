@@ -11,6 +11,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from heartbench_site.base import display
+from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -28,9 +30,9 @@ from .forms import (
 from .models import BaselineError, BaselineStudy, Participation, SubsetSelection
 from .presentation import (
     best_model_view,
-    charts,
     display_rows,
     range_rows,
+    report_plots,
     reweighting_view,
     table19_rows,
 )
@@ -530,13 +532,33 @@ def report(request, study_id):
     }
     if latest is not None and latest.status == "done":
         context["rows"] = display_rows(latest.results)
-        context["charts"] = charts(latest.results)
+        context["plots"] = [
+            page_plot(
+                scene,
+                name=name,
+                url_name="baseline:report-plot",
+                testid="report-plot",
+                study_id=study_id,
+            )
+            for name, scene in report_plots(latest.results).items()
+        ]
+        context["kappa_note"] = display.small_n_note(latest.results.get("n_items"), "item")
         context["table19"] = table19_rows(latest.results)
         context["best"] = best_model_view(latest.results)
         context["weights"] = reweighting_view(latest.results)
     if request.htmx:
         return render(request, "humanbaseline/report.html#result", context)
     return render(request, "humanbaseline/report.html", context)
+
+
+@admin_required
+def report_plot(request, study_id, plot, fmt):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    latest = selectors.latest_report(study=study_obj)
+    scene = None
+    if latest is not None and latest.status == "done":
+        scene = report_plots(latest.results).get(plot)
+    return plot_download(scene, filename=f"baseline-{study_obj.pk}-report-{plot}", fmt=fmt)
 
 
 @admin_required

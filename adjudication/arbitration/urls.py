@@ -2,14 +2,19 @@
 
 from django.urls import path
 
-from adjudication.arbitration import views
+from adjudication.arbitration import outcome_views, views
 
 app_name = "adjudication"
 urlpatterns = [
     path("", views.arbitration_queue, name="queue"),
     path("decided/", views.arbitration_decided, name="decided"),
-    path("outcomes/", views.comparison_outcomes, name="outcomes"),
-    path("outcomes.csv", views.comparison_outcomes_csv, name="outcomes-csv"),
+    path("outcomes/", outcome_views.comparison_outcomes, name="outcomes"),
+    path("outcomes.csv", outcome_views.comparison_outcomes_csv, name="outcomes-csv"),
+    path(
+        "outcomes/plots/<slug:plot>.<slug:fmt>",
+        outcome_views.comparison_outcomes_plot,
+        name="outcomes-plot",
+    ),
     path("pairs/<int:pair_id>/", views.arbitration_pair, name="pair"),
     path("pairs/<int:pair_id>/reopen/", views.arbitration_reopen, name="reopen"),
 ]

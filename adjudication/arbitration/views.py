@@ -8,9 +8,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.arbitration import selectors, services
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
-from adjudication.arbitration.models import AdjudicationSettings
 from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.web import add_error_messages
 
 arbitrator_required = role_required(Role.ARBITRATOR)
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
@@ -134,50 +133,3 @@ def arbitration_reopen(request, pair_id):
     else:
         messages.error(request, "Give the reason for reopening the decision.")
     return redirect("adjudication:pair", pair_id=pair_id)
-
-
-def _families_visible(user) -> bool:
-    return (
-        Role.ADMIN in user_roles(user) or AdjudicationSettings.current().show_family_to_arbitrator
-    )
-
-
-def _bars(items, total):
-    """(label, value, width %) for the inline SVG bar charts."""
-    return [(label, n, (100 * n / total) if total else 0) for label, n in items]
-
-
-@arbitration_readers
-def comparison_outcomes(request):
-    outcomes = selectors.comparison_outcomes()
-    families = _families_visible(request.user)
-    family_total = sum(outcomes.references_by_family.values())
-    return render(
-        request,
-        "adjudication/outcomes.html",
-        {
-            "o": outcomes,
-            "families": families,
-            "family_bars": _bars(outcomes.references_by_family.items(), family_total)
-            if families
-            else [],
-            "keyed_edit_bars": _bars(
-                outcomes.keyed_edit_rate_bins, max(len(outcomes.keyed_edit_rates), 1)
-            ),
-            "edit_bars": _bars(outcomes.edit_rate_bins, max(len(outcomes.edit_rates), 1)),
-            "position_bars": _bars(outcomes.position_counts.items(), outcomes.position_total),
-        },
-    )
-
-
-@arbitration_readers
-def comparison_outcomes_csv(request):
-    outcomes = selectors.comparison_outcomes()
-    families = _families_visible(request.user)
-    response, writer = csv_download("comparison-outcomes.csv")
-    writer.writerow(["statistic", "value"])
-    for name, value in outcomes.csv_rows():
-        if not families and name.startswith("references_from_"):
-            continue
-        writer.writerow([name, "" if value is None else value])
-    return response

@@ -29,7 +29,6 @@ from annotation.scenario_review.models import (
     ScreeningDecision,
 )
 from annotation.scenario_review.services import disagreements
-from heartbench_site.base import charts as review_charts
 from heartbench_site.base.protocol import SCENARIOS_PER_LIFE_STAGE
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import identity_anchors
@@ -378,11 +377,8 @@ class Coverage:
     distribution: list[DistributionRow]
     stages: list[StageRow]
     agreement: list[AgreementRow]
-    distribution_chart: review_charts.Chart
-    stage_chart: review_charts.Chart
     per_stage_target: int = SCENARIOS_PER_LIFE_STAGE
     scale: tuple[int, ...] = DIAMONDS_SCALE
-    colours: tuple[str, ...] = review_charts.RATING_COLOURS
 
 
 def scenario_coverage() -> Coverage:
@@ -439,12 +435,6 @@ def scenario_coverage() -> Coverage:
         distribution=distribution,
         stages=stages,
         agreement=agreement,
-        distribution_chart=review_charts.stacked_rows(
-            [(r.label, r.counts) for r in distribution], total=len(finals)
-        ),
-        stage_chart=review_charts.bars(
-            [(s.label, s.total) for s in stages], target=SCENARIOS_PER_LIFE_STAGE
-        ),
     )
 
 

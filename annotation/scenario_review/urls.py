@@ -11,6 +11,11 @@ urlpatterns = [
     path("scenarios/new/", views.scenario_new, name="scenario-new"),
     path("scenario-coverage/", views.scenario_coverage, name="scenario-coverage"),
     path(
+        "scenario-coverage/plots/<slug:plot>.<slug:fmt>",
+        views.coverage_plot,
+        name="coverage-plot",
+    ),
+    path(
         "scenario-coverage/diamonds.csv", views.coverage_diamonds_csv, name="coverage-diamonds-csv"
     ),
     path(

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation.profile_review.models import ReviewError
 from annotation.scenario_review import blueprints, selectors, services
 from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
+from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
     BlueprintForm,
     DiamondsRatingForm,
@@ -18,6 +19,8 @@ from annotation.scenario_review.forms import (
     ScreeningForm,
 )
 from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
+from heartbench_site.base import display
+from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -269,11 +272,32 @@ def blueprint_queue(request, id):
     return redirect("review:blueprint-detail", id=id)
 
 
+COVERAGE_TESTIDS = {"diamonds": "diamonds-chart", "life-stages": "stage-chart"}
+
+
 @scenario_readers_required
 def scenario_coverage(request):
-    return render(
-        request, "review/scenario_coverage.html", {"coverage": selectors.scenario_coverage()}
-    )
+    coverage = selectors.scenario_coverage()
+    charts = {
+        name.replace("-", "_"): page_plot(
+            scene, name=name, url_name="review:coverage-plot", testid=COVERAGE_TESTIDS[name]
+        )
+        for name, scene in coverage_plots(coverage).items()
+    }
+    paired = coverage.agreement[0].n_units if coverage.agreement else 0
+    context = {
+        "coverage": coverage,
+        "plots": charts,
+        "agreement_note": display.small_n_note(paired, "scenario") if paired else "",
+        "small_n": display.SMALL_N,
+    }
+    return render(request, "review/scenario_coverage.html", context)
+
+
+@scenario_readers_required
+def coverage_plot(request, plot, fmt):
+    scene = coverage_plots(selectors.scenario_coverage()).get(plot)
+    return plot_download(scene, filename=f"scenario-coverage-{plot}", fmt=fmt)
 
 
 @scenario_readers_required

@@ -13,6 +13,7 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
+from heartbench_site.base import display, plots
 from heartbench_site.base.protocol import AUDIT_EXPERTS
 
 OUTCOME_ROWS = (
@@ -141,16 +142,37 @@ def label_audit_outcomes(*, audit: LabelAudit, n_boot: int = constants.N_BOOTSTR
     return result
 
 
-def outcome_bars(outcomes: LabelOutcomes) -> list[tuple[str, int, float]]:
-    """(label, n, percent) for the inline SVG bars of the outcome page."""
+def outcome_plots(outcomes: LabelOutcomes) -> dict:
+    """The outcome page's plots by name: the items by agreement with the key and by
+    adjudication outcome, as a share of the sample."""
     short = {
-        "agree_3": "3/3 on key",
-        "agree_2": "2/3 on key",
-        "agree_1": "1/3 on key",
-        "agree_0": "0/3 on key",
-        "usable_as_is": "usable as-is",
-        "edited": "edited",
-        "key_changed": "key changed",
-        "removed": "removed",
+        "agree_3": "3 of 3 experts on the key",
+        "agree_2": "2 of 3 experts on the key",
+        "agree_1": "1 of 3 experts on the key",
+        "agree_0": "0 of 3 experts on the key",
+        "usable_as_is": "Usable as-is",
+        "edited": "Edited",
+        "key_changed": "Key changed",
+        "removed": "Removed",
     }
-    return [(short[r["key"]], r["n"], r["percent"]) for r in outcomes.rows if r["key"] in short]
+    bars = [
+        plots.Bar(
+            short[r["key"]],
+            r["percent"] / 100,
+            value_text=f"{display.format_count(r['n'])} "
+            f"({display.format_percent(r['percent'] / 100)})",
+        )
+        for r in outcomes.rows
+        if r["key"] in short
+    ]
+    return {
+        "outcomes": plots.hbar_chart(
+            bars,
+            title="Items by agreement with the key and by adjudication outcome, "
+            "as a share of the sampled items",
+            x_label="Share of the sampled items",
+            y_label="Outcome",
+            tick_format=plots.percent_ticks,
+            x_range=(0.0, 1.0),
+        )
+    }

@@ -13,6 +13,11 @@ urlpatterns = [
     path("<int:label_audit_id>/mine/", views.expert_queue, name="expert-queue"),
     path("<int:label_audit_id>/outcomes/", views.outcomes, name="outcomes"),
     path("<int:label_audit_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
+    path(
+        "<int:label_audit_id>/outcomes/plots/<slug:plot>.<slug:fmt>",
+        views.outcomes_plot,
+        name="outcomes-plot",
+    ),
     path("items/<int:label_item_id>/", views.select, name="select"),
     path("items/<int:label_item_id>/draft/", views.draft, name="draft"),
     path("items/<int:label_item_id>/adjudicate/", views.adjudicate, name="adjudicate"),

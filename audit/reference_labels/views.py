@@ -22,7 +22,9 @@ from audit.reference_labels.forms import (
     LabelSelectionForm,
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
-from audit.reference_labels.outcomes import label_audit_outcomes, outcome_bars
+from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
+from heartbench_site.base import display
+from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -242,11 +244,29 @@ def adjudicate(request, label_item_id):
 def outcomes(request, label_audit_id):
     audit = _overseer_audit(request, label_audit_id)
     result = label_audit_outcomes(audit=audit)
+    scene = outcome_plots(result)["outcomes"]
+    plot = page_plot(
+        scene,
+        name="outcomes",
+        url_name="audit:labels:outcomes-plot",
+        testid="outcome-plot",
+        label_audit_id=audit.pk,
+    )
+    kappa_note = (
+        display.small_n_note(result.kappa_items, "item") if result.kappa is not None else ""
+    )
     return render(
         request,
         "audit/labels/outcomes.html",
-        {"audit": audit, "outcomes": result, "bars": outcome_bars(result)},
+        {"audit": audit, "outcomes": result, "plot": plot, "small_n_note": kappa_note},
     )
+
+
+@overseers_required
+def outcomes_plot(request, label_audit_id, plot, fmt):
+    audit = _overseer_audit(request, label_audit_id)
+    scene = outcome_plots(label_audit_outcomes(audit=audit)).get(plot)
+    return plot_download(scene, filename=f"label-audit-{audit.pk}-{plot}", fmt=fmt)
 
 
 @overseers_required

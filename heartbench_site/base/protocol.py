@@ -21,6 +21,7 @@ __all__ = [
     "AUDIT_REPAIR_ATTEMPTS",
     "BASELINE_ITEMS_PER_FAMILY",
     "BASELINE_SUBSET_SIZE",
+    "CHANCE_LEVEL",
     "CI_LEVEL",
     "DIAMONDS_REASSESSMENT_THRESHOLD",
     "DUPLICATE_COSINE_THRESHOLD",
@@ -99,3 +100,7 @@ BASELINE_ITEMS_PER_FAMILY = 50
 
 #: §3 / App. L.1: Naive-RAG retrieves the top k = 30 memories for an item.
 RETRIEVAL_K = 30
+
+#: §3.1: every item has four options, so guessing is right a quarter of the time (the
+#: chance level the statistics pages draw as a reference line).
+CHANCE_LEVEL = 0.25

@@ -13,6 +13,13 @@ from adjudication.arbitration.models import (
 from agreement import word_edit_rate
 from annotation.comparison.models import ComparisonPair
 from tests.comparison.helpers import assign, judge, make_pair, people
+from tests.web.plot_checks import (
+    assert_downloads,
+    assert_family_order,
+    assert_readable_plot,
+    svgs,
+    texts,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +201,58 @@ def test_outcome_statistics_page_and_csv(client, escalated):
     assert "Gemini" not in body  # families hidden from the arbitrator by default
     api = client.get(reverse("adjudication-api:outcomes")).json()
     assert api["statistics"]["pairs_total"] == 3
+
+
+# --- The outcome page's plots (issue 21) ---------------------------------------------
+
+
+@pytest.fixture
+def outcomes(escalated):
+    who = escalated
+    p2 = make_pair(key="CHAR_42")
+    for a in assign(p2, who["annotators"], who["admin"]).values():
+        judge(a, family="gemini")
+    services.arbitration_resolve(
+        pair_id=who["pair"].pk,
+        arbitrator=who["arbitrator"],
+        kind="adopted",
+        candidate_id=candidate(who["pair"], "claude").pk,
+    )
+    return who
+
+
+def test_the_outcome_plots_are_readable_and_downloadable(client, outcomes):
+    client.force_login(outcomes["admin"])
+    response = client.get(reverse("adjudication:outcomes"))
+    html = response.content.decode()
+    plots = svgs(html)
+    assert set(plots) == {"family-chart", "keyed-edit-chart", "edit-chart", "position-chart"}
+    for svg in plots.values():
+        assert_readable_plot(svg)
+    families = texts(plots["family-chart"], "category")
+    assert families == ["Claude", "GPT", "Gemini", "Rewritten by the arbitrator"]
+    assert_family_order(families)
+    assert texts(plots["position-chart"], "axis-label") == ["Displayed letter", "Selections"]
+    # One format per kind: a share is a percentage, never "1.000 of surviving pairs".
+    assert "of surviving pairs" in html and "1.000 of" not in html
+    for plot in response.context["plots"].values():
+        assert_downloads(client, plot)
+
+
+def test_a_kappa_over_few_pairs_says_its_interval_is_not_informative(client, outcomes):
+    client.force_login(outcomes["admin"])
+    html = client.get(reverse("adjudication:outcomes")).content.decode()
+    assert 'data-testid="small-n-note"' in html and "not informative" in html
+
+
+def test_plot_downloads_follow_the_page_permissions(client, outcomes):
+    url = reverse("adjudication:outcomes-plot", kwargs={"plot": "families", "fmt": "png"})
+    client.force_login(outcomes["annotators"][0])
+    assert client.get(url).status_code == 403
+    # The arbitrator does not see families by default: neither on the page nor as a plot.
+    client.force_login(outcomes["arbitrator"])
+    assert client.get(url).status_code == 404
+    positions = reverse("adjudication:outcomes-plot", kwargs={"plot": "positions", "fmt": "svg"})
+    assert client.get(positions).status_code == 200
+    bad = reverse("adjudication:outcomes-plot", kwargs={"plot": "positions", "fmt": "gif"})
+    assert client.get(bad).status_code == 404

@@ -110,8 +110,9 @@ def test_the_outcome_page_csv_and_api_show_both_means(client, edited_rationale_o
     body = client.get(reverse("adjudication:outcomes")).content.decode()
     keyed = re.search(r'data-testid="mean-keyed-edit-rate">([^<(]+)', body).group(1).strip()
     all_fields = re.search(r'data-testid="mean-edit-rate">([^<(]+)', body).group(1).strip()
-    assert keyed == "0.000"
-    assert all_fields == f"{ref.word_edit_rate:.3f}" and all_fields != "0.000"
+    # Rates are percentages with one decimal (issue 21: one number format per kind).
+    assert keyed == "0.0%"
+    assert all_fields == f"{100 * ref.word_edit_rate:.1f}%" and all_fields != "0.0%"
     # The page says which of the two the paper's figure is comparable with.
     assert 'data-testid="edit-rate-paper-note"' in body and "15%" in body
     csv = client.get(reverse("adjudication:outcomes-csv")).content.decode()

@@ -12,6 +12,7 @@ from statsmodels.stats.multitest import multipletests
 import agreement
 from evaluation import analysis, selectors
 from evaluation.prediction_import import evaluation_run_import
+from tests.web.plot_checks import assert_downloads, assert_readable_plot, svgs, texts
 
 from .conftest import build_corpus
 
@@ -172,3 +173,24 @@ def test_the_analysis_page_and_csv_show_these_numbers(client, admin_user, import
     csv_text = client.get("/evaluation/analysis.csv").content.decode()
     assert csv_text.count("\naccuracy,") == len(RUNS)
     assert "delta_profile,model-x" in csv_text
+
+
+def test_the_analysis_plots_are_readable_and_downloadable(client, admin_user, imported):
+    client.force_login(admin_user)
+    response = client.get("/evaluation/analysis/")
+    plots = svgs(response.content.decode())
+    assert "accuracy-plot" in plots and "agreement-plot" in plots
+    for svg in plots.values():
+        assert_readable_plot(svg)
+    legend = texts(plots["accuracy-plot"], "legend")
+    assert legend == [
+        "Accuracy",
+        "95% CI (scenario-cluster bootstrap)",
+        "Chance level (25%, one of four options)",
+    ]
+    assert texts(plots["accuracy-plot"], "axis-label") == ["Model · setting", "Accuracy"]
+    shown = response.context["plots"]
+    assert_downloads(client, shown["accuracy"])
+    # The downloads keep the runs chosen in the address.
+    chosen = client.get("/evaluation/analysis/?run=1").context["plots"]["accuracy"]
+    assert chosen.png_url.endswith("?run=1")

@@ -2,6 +2,7 @@
 matrix of 4 participants × 150 items; it runs on a real Celery worker; its CSV and page
 show the same numbers."""
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -14,6 +15,7 @@ from agreement.constants import FULL_BENCHMARK_SOURCE_COUNTS
 from humanbaseline import services
 from humanbaseline.models import BaselineReport, ItemResponse, SelectionItem, StudyItem
 from humanbaseline.report import build_report
+from tests.web.plot_checks import assert_downloads, assert_readable_plot
 
 from .conftest import enrol, make_study
 
@@ -163,8 +165,16 @@ def test_report_numbers_equal_agreement_on_the_raw_matrix(role_groups, admin_use
 
     # The page and the CSV show the same numbers.
     client.force_login(admin_user)
-    page = client.get(reverse("baseline:report", args=[study.pk])).content.decode()
+    response = client.get(reverse("baseline:report", args=[study.pk]))
+    page = response.content.decode()
     assert f"{100 * correct.mean():.1f}" in page and 'data-testid="report-plot"' in page
+    # The plots: readable, families by name and in order, downloadable (issue 21).
+    for svg in re.findall(r"<svg .*?</svg>", page, re.S):
+        assert_readable_plot(svg, legend=True)
+    sources = re.findall(r'data-kind="category">(\w+)-origin items<', page)
+    assert sources and sources == [s for s in ("Claude", "GPT", "Gemini") if s in sources]
+    for plot in response.context["plots"]:
+        assert_downloads(client, plot)
     assert 'data-testid="table19"' in page
     assert f"{100 * per_source['gpt']:.1f}" in page
     csv_text = client.get(reverse("baseline:report-csv", args=[study.pk])).content.decode()

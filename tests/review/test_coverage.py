@@ -14,6 +14,7 @@ from annotation.scenario_review.services import (
 )
 from heartbench_site.base.text_diff import identity_anchors
 from tests.factories import ScenarioFactory
+from tests.web.plot_checks import assert_downloads, assert_readable_plot, svgs, texts
 
 from .conftest import approve, login, rate
 
@@ -146,3 +147,29 @@ def test_pages_plots_and_csv(reviewed, scenario_reviewers):
     api = client.get(reverse("review-api:scenario-coverage")).json()
     assert api["distribution"]["adversity"] == [0, 0, 0, 1, 1, 1, 0]
     assert api["life_stages"]["school_age"] == 3
+
+
+def test_the_coverage_plots_are_readable_and_downloadable(reviewed, scenario_reviewers):
+    client = login(scenario_reviewers[0])
+    response = client.get(reverse("review:scenario-coverage"))
+    plots = svgs(response.content.decode())
+    assert set(plots) == {"diamonds-chart", "stage-chart"}
+    for svg in plots.values():
+        assert_readable_plot(svg, legend=True)
+    stages = texts(plots["stage-chart"], "category")
+    assert "School age" in stages and "school_age" not in stages
+    # The target line is named in the legend, not an unlabelled dashed line.
+    assert "Target (8 per bin)" in texts(plots["stage-chart"], "legend")
+    assert texts(plots["diamonds-chart"], "legend")[0] == "Rating"
+    for plot in response.context["plots"].values():
+        assert_downloads(client, plot)
+    # Two reviewers rated only a few scenarios: the coefficients say so.
+    assert 'data-testid="small-n-note"' in response.content.decode()
+
+
+def test_coverage_plot_downloads_follow_the_page_permissions(client, reviewed):
+    from tests.factories import UserFactory
+
+    client.force_login(UserFactory(roles=[]))
+    url = reverse("review:coverage-plot", kwargs={"plot": "diamonds", "fmt": "png"})
+    assert client.get(url).status_code == 403

@@ -175,6 +175,7 @@ ACCESS = {
             "review:coverage-diamonds-csv",
             "review:coverage-life-stages-csv",
             "review:coverage-agreement-csv",
+            "review:coverage-plot",
             "review:blueprint-list",
             "review:blueprint-detail",
             "review:scenario-review",
@@ -228,6 +229,7 @@ ACCESS = {
     "audit:labels:audit": only(AUDIT_ADJ, ADMIN),
     "audit:labels:outcomes": only(AUDIT_ADJ, ADMIN),
     "audit:labels:outcomes-csv": only(AUDIT_ADJ, ADMIN),
+    "audit:labels:outcomes-plot": only(AUDIT_ADJ, ADMIN),
     "audit-api:labels-api:outcomes": only(AUDIT_ADJ, ADMIN),
     "audit:labels:adjudicate": only(AUDIT_ADJ, ADMIN),
     "audit:labels:expert-queue": only(EXPERT),
@@ -247,6 +249,7 @@ ACCESS = {
     "adjudication:pair": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes-csv": only(ARBITRATOR, ADMIN),
+    "adjudication:outcomes-plot": only(ARBITRATOR, ADMIN),
     "adjudication-api:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:reopen": only(ADMIN),
     # MCQ item review (senior experts) and assembly (admins).
@@ -288,6 +291,7 @@ ACCESS = {
             "baseline:time-csv",
             "baseline:report",
             "baseline:report-csv",
+            "baseline:report-plot",
         ],
         only(ADMIN),
     ),
@@ -302,6 +306,7 @@ ACCESS = {
             "evaluation:import",
             "evaluation:analysis",
             "evaluation:analysis-csv",
+            "evaluation:analysis-plot",
             "evaluation-api:run-list",
             "evaluation-api:run-detail",
             "export:home",
@@ -394,6 +399,16 @@ def url_values(user):
     return common, by_namespace
 
 
+#: A plot each plot URL's page shows on the demo (a PNG: the costlier download).
+PLOTS = {
+    "review:coverage-plot": "life-stages",
+    "audit:labels:outcomes-plot": "outcomes",
+    "adjudication:outcomes-plot": "positions",
+    "baseline:report-plot": "accuracy",
+    "evaluation:analysis-plot": "life-stages",
+}
+
+
 def every_url(user):
     common, by_namespace = url_values(user)
     urls = {}
@@ -401,6 +416,7 @@ def every_url(user):
         if name.startswith("admin:"):
             continue
         values = common | by_namespace.get(name.split(":")[0], {})
+        values |= {"plot": PLOTS.get(name, "none"), "fmt": "png"}
         urls[name] = reverse(name, kwargs={p: values[p] for p in params})
     return urls
 
