@@ -7,6 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     STATIC_ROOT=/srv/heartbench/staticfiles
 
 WORKDIR /srv/heartbench
+# Cairo draws the plots' PNG downloads (CairoSVG); the DejaVu fonts are the plots' font.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libcairo2 fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .

@@ -10,7 +10,6 @@ from django.http import Http404, HttpResponse
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from .plot_png import to_png
 from .plots import Scene, to_svg
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
@@ -55,10 +54,16 @@ def plot_download(scene: Scene | None, *, filename: str, fmt: str) -> HttpRespon
     """The plot as an SVG or PNG attachment; 404 for a plot the page does not show."""
     if scene is None or fmt not in FORMATS:
         raise Http404("No such plot on this page.")
-    if fmt == "svg":
-        body = '<?xml version="1.0" encoding="UTF-8"?>\n' + to_svg(scene, element_id=filename)
-    else:
-        body = to_png(scene)
+    svg = '<?xml version="1.0" encoding="UTF-8"?>\n' + to_svg(scene, element_id=filename)
+    body = svg if fmt == "svg" else svg_to_png(svg)
     response = HttpResponse(body, content_type=FORMATS[fmt])
     response["Content-Disposition"] = f'attachment; filename="{filename}.{fmt}"'
     return response
+
+
+def svg_to_png(svg: str) -> bytes:
+    """The plot's SVG drawn by CairoSVG at twice its size (sharp on a slide or a page).
+    CairoSVG needs the Cairo library (Debian: libcairo2)."""
+    import cairosvg
+
+    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=2)

@@ -1,6 +1,6 @@
 """The platform's one way to draw a plot: server-side SVG with axes, ticks, axis labels,
-a legend and readable intervals; the same scene rasterizes to PNG
-(:mod:`heartbench_site.base.plot_png`).
+a legend and readable intervals; the PNG download is the same SVG drawn by CairoSVG
+(:mod:`heartbench_site.base.plot_views`).
 
 Pure Python (no Django, no JavaScript, nothing from a CDN). Text stays ``<text>`` (screen
 readers and tests read it) and is laid out with DejaVu Sans metrics, so a label is never
