@@ -141,6 +141,9 @@ def test_diamonds_ratings_are_keyboard_scales_that_autosave(page, live_server, g
     assert page.evaluate("document.activeElement.name") == "intellect"
     page.keyboard.press("2")
     wait_saved(page, duty="6", intellect="2")
+    # Rating the last dimension, the scenario rated is still beside the scale.
+    form.get_by_role("group", name="Sociality").scroll_into_view_if_needed()
+    assert in_viewport(page, page.locator("#content-h"))
     keep_screenshot(page, "scenario-review")
 
     page.reload()
