@@ -49,3 +49,4 @@ HISTORY_MODELS = (
 )
 
 from heartbench_site.base.deviations import ProtocolDeviation  # noqa: E402, F401 (its table is this app's)
+from heartbench_site.base.drafts import FormDraft  # noqa: E402, F401 (its table is this app's)

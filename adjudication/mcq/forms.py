@@ -5,6 +5,9 @@ from django import forms
 from adjudication.mcq import assembly as mcq_assembly
 from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
 
+# What the item page's revise form autosaves (the distractor, its revised text, the note).
+REVISE_DRAFT_FIELDS = ("label", "content", "note")
+
 
 class ReviewDecisionForm(forms.Form):
     action = forms.ChoiceField(choices=McqReviewDecision.Action.choices)

@@ -4,6 +4,7 @@ of queries, whatever the number of items (select_related / prefetch_related)."""
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
@@ -215,8 +216,9 @@ def mcq_home_queues(*, user) -> dict:
         "mcq_item_review": {
             "count": count,
             "url": reverse("mcq:queue"),
-            "label": f"{count} MCQ item(s) awaiting review ({counts['flagged']} flagged by "
-            f"screening, {counts['incomplete']} needing completion)",
+            "label": f"{count} MCQ item{pluralize(count)} awaiting review "
+            f"({counts['flagged']} flagged by screening, "
+            f"{counts['incomplete']} needing completion)",
         }
     }
 

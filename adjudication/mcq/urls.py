@@ -9,6 +9,7 @@ urlpatterns = [
     path("", mcq_views.item_queue, name="queue"),
     path("queue.csv", mcq_views.item_queue_csv, name="queue-csv"),
     path("<int:item_id>/", mcq_views.item_detail, name="item"),
+    path("<int:item_id>/revise/draft/", mcq_views.item_revise_draft, name="revise-draft"),
     path("<int:item_id>/screen/", mcq_views.item_screen, name="screen"),
     path("assembly/", mcq_views.assembly_runs, name="runs"),
     path("assembly/<int:run_id>/", mcq_views.assembly_run, name="run"),

@@ -3,14 +3,17 @@ or selector, render. The review pages are for item reviewers only (arbitrators, 
 nothing here shows a model family."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.mcq import selectors as mcq_selectors
-from adjudication.mcq.forms import AssemblyRunForm, ReviewDecisionForm
+from adjudication.mcq.forms import REVISE_DRAFT_FIELDS, AssemblyRunForm, ReviewDecisionForm
 from adjudication.mcq.models import McqError, McqItem
 from adjudication.mcq.services import item_assembly, item_review, item_screening
+from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import csv_download
 
@@ -51,6 +54,15 @@ def item_queue_csv(request):
     return response
 
 
+def _revise_draft_key(item) -> str:
+    """One draft per item version: a draft never reappears on a later version."""
+    return f"mcq-revise:{item.pk}:v{item.version}"
+
+
+def _revisable(page) -> bool:
+    return page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES and not page.incomplete
+
+
 @reviewer_required
 @require_http_methods(["GET", "POST"])
 def item_detail(request, item_id):
@@ -76,22 +88,45 @@ def item_detail(request, item_id):
             except McqError as error:
                 form.add_error(None, str(error))
             else:
+                drafts.form_draft_clear(user=request.user, key=_revise_draft_key(page.item))
                 messages.success(
                     request, f"{decision.get_action_display()}: {page.item.question_id}."
                 )
                 return redirect("mcq:item", item_id=item_id)
         page = mcq_selectors.item_review_page(item_id=item_id)
+    revise_draft = None
+    if _revisable(page):
+        revise_draft = drafts.form_draft_get(user=request.user, key=_revise_draft_key(page.item))
     return render(
         request,
         "adjudication/mcq/item.html",
         {
             "page": page,
             "form": form,
+            "revise": drafts.form_draft_values(revise_draft),
+            "autosave_status": drafts.autosave_status(revise_draft),
             "reviewable": page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES,
             "awaiting_screening": page.item.status == McqItem.Status.SCREENING,
             "screener_configured": item_screening.screener_provider() is not None,
             "is_admin": Role.ADMIN in user_roles(request.user),
         },
+    )
+
+
+@reviewer_required
+@require_http_methods(["GET", "POST"])
+def item_revise_draft(request, item_id):
+    """The revise form's autosave: only while the item's distractors may be revised."""
+    page = mcq_selectors.item_review_page(item_id=item_id)
+    if page is None:
+        raise Http404("No such MCQ item.")
+    if request.method == "POST" and not _revisable(page):
+        raise PermissionDenied("This item is not open for revision.")
+    return drafts.autosave_response(
+        request,
+        key=_revise_draft_key(page.item),
+        fields=REVISE_DRAFT_FIELDS,
+        page_url=reverse("mcq:item", kwargs={"item_id": item_id}),
     )
 
 

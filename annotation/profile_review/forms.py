@@ -2,7 +2,7 @@
 ``services``. ``form_helper`` and ``textarea`` serve scenario review's forms too."""
 
 from crispy_forms.helper import FormHelper
-from crispy_forms.layout import Submit
+from crispy_forms.layout import Div, Layout, Submit
 from django import forms
 from django.urls import reverse
 
@@ -16,6 +16,7 @@ from annotation.profile_review.models import (
     Recommendation,
 )
 from annotation.profile_review.services import EDIT_FIELD_LABELS
+from heartbench_site.base.drafts import autosave_attrs
 
 
 def form_helper(action: str, *buttons, form_id: str | None = None, attrs: dict | None = None):
@@ -64,6 +65,16 @@ class ChangeRequestForm(forms.Form):
         )
 
 
+# What the review form posts, in its order; its autosave keeps exactly these.
+PROFILE_REVIEW_FIELDS = (
+    *(n for n, _, _ in PROFILE_CRITERIA),
+    "recommendation",
+    "explanation",
+    "unresolved_concern",
+    "missing_information",
+)
+
+
 class ProfileReviewForm(forms.Form):
     recommendation = forms.ChoiceField(
         label="Overall recommendation",
@@ -94,19 +105,15 @@ class ProfileReviewForm(forms.Form):
                 widget=forms.RadioSelect,
                 required=False,
             )
-        order = [n for n, _, _ in PROFILE_CRITERIA] + [
-            "recommendation",
-            "explanation",
-            "unresolved_concern",
-            "missing_information",
-        ]
-        self.order_fields(order)
+        self.order_fields(PROFILE_REVIEW_FIELDS)
         self.helper = form_helper(
             reverse("review:profile-review", kwargs={"key": character_key}),
             Submit("save", "Save draft", css_class="btn-outline-secondary"),
             Submit("submit", "Submit review"),
             form_id="profile-review-form",
         )
+        draft = reverse("review:profile-review-draft", kwargs={"key": character_key})
+        self.helper.layout = Layout(Div(*PROFILE_REVIEW_FIELDS, **autosave_attrs(draft)))
 
     def criteria(self) -> dict[str, str]:
         return {n: self.cleaned_data.get(n) or "" for n, _, _ in PROFILE_CRITERIA}
@@ -222,6 +229,9 @@ class ChangeRequestResolveForm(forms.Form):
                 "hx-swap": "outerHTML",
             },
         )
+        # An explicit layout: without one, crispy-bootstrap5 repeats the form's attributes
+        # (its id, its htmx) on the radio group's <div>.
+        self.helper.layout = Layout("status", "reason")
 
 
 class FreezeForm(forms.Form):
@@ -236,6 +246,16 @@ class FreezeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.helper = form_helper(
             reverse("review:profile-freeze", kwargs={"key": character_key}),
-            Submit("freeze", "Freeze this version", css_class="btn-success"),
+            Submit(
+                "freeze",
+                "Freeze this version",
+                css_class="btn-success",
+                **{
+                    "data-confirm": "Freeze this version as the character's final profile? "
+                    "Memory generation will build on it, and a frozen version cannot be "
+                    "edited or unfrozen: this cannot be undone.",
+                    "data-confirm-label": "Freeze",
+                },
+            ),
             form_id="freeze-form",
         )

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import Http404
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from annotation.corpus.models import Character, ProfileVersion
@@ -411,7 +412,7 @@ def profile_home_queues(*, user) -> dict:
         cards["profile_review"] = {
             "count": count,
             "url": reverse("review:profile-list"),
-            "label": f"{count} profile(s) awaiting your review",
+            "label": f"{count} profile{pluralize(count)} awaiting your review",
         }
     if Role.ARBITRATOR in held:
         count = ProfileReviewCase.objects.filter(
@@ -420,6 +421,6 @@ def profile_home_queues(*, user) -> dict:
         cards["profile_adjudication"] = {
             "count": count,
             "url": reverse("review:profile-list"),
-            "label": f"{count} profile(s) awaiting adjudication",
+            "label": f"{count} profile{pluralize(count)} awaiting adjudication",
         }
     return cards

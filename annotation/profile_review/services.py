@@ -7,6 +7,7 @@ keyword-only, atomic function that checks the state it starts from and raises a
 import math
 
 from django.db import IntegrityError, transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from annotation.corpus.models import CORE_PATTERN_COUNT, Character, ProfileVersion
@@ -240,7 +241,8 @@ def profile_review_save(
         if recommendation == Recommendation.ACCEPT and requests:
             problems.append(
                 f"“Acceptable as-is” means no change is needed, but the review has {requests} "
-                "change request(s): withdraw them or choose “Local revision needed”."
+                f"change request{pluralize(requests)}: withdraw "
+                f"{pluralize(requests, 'it,them')} or choose “Local revision needed”."
             )
         if recommendation == Recommendation.LOCAL_REVISION and not requests:
             problems.append(
@@ -468,7 +470,8 @@ def profile_freeze(
     ).count()
     if open_requests:
         raise ReviewError(
-            f"{open_requests} change request(s) are still open: accept or reject each one "
+            f"{open_requests} change request{pluralize(open_requests)} "
+            f"{pluralize(open_requests, 'is,are')} still open: accept or reject each one "
             "before freezing."
         )
     if not suitability_confirmed:

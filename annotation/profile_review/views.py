@@ -2,13 +2,16 @@
 page, or its fragment for htmx)."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.profile_review import selectors, services
 from annotation.profile_review.forms import (
+    PROFILE_REVIEW_FIELDS,
     ChangeRequestForm,
     ChangeRequestResolveForm,
     FreezeForm,
@@ -16,6 +19,7 @@ from annotation.profile_review.forms import (
     ProfileReviewForm,
 )
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
+from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -39,8 +43,16 @@ def profile_list(request):
     )
 
 
+def _draft_key(page) -> str:
+    """One draft per reviewer and version under review: a later round starts afresh."""
+    return f"profile-review:{page.character.key}:v{page.version.number}"
+
+
 def _profile_review_context(request, key, *, review_form=None, request_form=None):
     page = selectors.profile_review_page(character_key=key, user=request.user)
+    draft = None
+    if page.version is not None and page.can_review:
+        draft = drafts.form_draft_get(user=request.user, key=_draft_key(page))
     if review_form is None:
         initial = {}
         if page.own_review is not None:
@@ -52,11 +64,13 @@ def _profile_review_context(request, key, *, review_form=None, request_form=None
                 "missing_information": own.missing_information,
                 **{n: getattr(own, n) for n in PROFILE_CRITERIA_FIELDS},
             }
+        initial.update(drafts.form_draft_values(draft))
         review_form = ProfileReviewForm(initial=initial, character_key=key)
     return {
         "page": page,
         "review_form": review_form,
         "request_form": request_form or ChangeRequestForm(character_key=key),
+        "autosave_status": drafts.autosave_status(draft),
     }
 
 
@@ -69,7 +83,7 @@ def profile_review(request, key):
         if form.is_valid():
             submit = "submit" in request.POST
             try:
-                services.profile_review_save(
+                review = services.profile_review_save(
                     character_key=key,
                     reviewer=request.user,
                     recommendation=form.cleaned_data["recommendation"],
@@ -82,6 +96,11 @@ def profile_review(request, key):
             except ReviewError as error:
                 add_error_messages(form, error)
             else:
+                # The saved review now holds what the draft held.
+                drafts.form_draft_clear(
+                    user=request.user,
+                    key=f"profile-review:{key}:v{review.case.reviewed_version.number}",
+                )
                 messages.success(
                     request, f"Review of {key} submitted." if submit else "Draft saved."
                 )
@@ -90,6 +109,21 @@ def profile_review(request, key):
         request,
         "review/profile_review.html",
         _profile_review_context(request, key, review_form=form),
+    )
+
+
+@annotator_required
+@require_http_methods(["GET", "POST"])
+def profile_review_draft(request, key):
+    """The review form's autosave: only a reviewer who may still review this version."""
+    page = selectors.profile_review_page(character_key=key, user=request.user)
+    if request.method == "POST" and (page.version is None or not page.can_review):
+        raise PermissionDenied(page.closed_reason or "This review is closed.")
+    return drafts.autosave_response(
+        request,
+        key=_draft_key(page) if page.version else "",
+        fields=PROFILE_REVIEW_FIELDS,
+        page_url=reverse("review:profile-review", kwargs={"key": key}),
     )
 
 
@@ -176,7 +210,8 @@ def profile_edit(request, key):
         else:
             messages.success(
                 request,
-                f"Saved as v{edit.to_version.number}: {len(edit.diff)} field(s) changed.",
+                f"Saved as v{edit.to_version.number}: {len(edit.diff)} "
+                f"field{pluralize(len(edit.diff))} changed.",
             )
             return redirect("review:profile-edit-detail", key=key, id=edit.pk)
     return render(

@@ -1,21 +1,26 @@
 """Forms of scenario review and blueprints (crispy, Bootstrap 5). They parse input; the
 rules live in ``services`` and ``blueprints``."""
 
-from crispy_forms.layout import Submit
+from crispy_forms.layout import Div, Field, Layout, Submit
+from crispy_forms.utils import TEMPLATE_PACK
 from django import forms
 from django.urls import reverse
 
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.profile_review.forms import form_helper, textarea
 from annotation.scenario_review.models import (
+    DIAMONDS_ANCHORS,
     DIAMONDS_DIMENSION_CHOICES,
     DIAMONDS_DIMENSIONS,
     DIAMONDS_LABELS,
     DIAMONDS_MAX,
+    DIAMONDS_MID,
     DIAMONDS_MIN,
+    DIAMONDS_SCALE,
     SCENARIO_INTENSITIES,
     ScreeningDecision,
 )
+from heartbench_site.base.drafts import autosave_attrs
 
 
 class ScreeningForm(forms.Form):
@@ -82,25 +87,56 @@ class ScenarioContentForm(forms.Form):
         return data
 
 
+class DiamondsScale(Field):
+    """A dimension rated on the 1–7 scale, drawn with the protocol's anchors (App. C.2)."""
+
+    template = "review/partials/diamonds_scale.html"
+    anchors = {
+        "low_value": DIAMONDS_MIN,
+        "low": DIAMONDS_ANCHORS[DIAMONDS_MIN],
+        "mid_value": DIAMONDS_MID,
+        "mid": DIAMONDS_ANCHORS[DIAMONDS_MID],
+        "high_value": DIAMONDS_MAX,
+        "high": DIAMONDS_ANCHORS[DIAMONDS_MAX],
+    }
+
+    def render(self, form, context, template_pack=TEMPLATE_PACK, extra_context=None, **kwargs):
+        extra_context = {**(extra_context or {}), "anchors": self.anchors}
+        return super().render(
+            form, context, template_pack=template_pack, extra_context=extra_context, **kwargs
+        )
+
+
+# What the rating form posts; its autosave keeps exactly these.
+DIAMONDS_RATING_FIELDS = (*(f for f, _, _ in DIAMONDS_DIMENSIONS), "note")
+
+
 class DiamondsRatingForm(forms.Form):
     note = forms.CharField(label="Note (optional)", widget=textarea(2), required=False)
 
     def __init__(self, *args, scenario_id: str, **kwargs):
         super().__init__(*args, **kwargs)
         for f, label, _ in DIAMONDS_DIMENSIONS:
-            self.fields[f] = forms.IntegerField(
+            self.fields[f] = forms.TypedChoiceField(
                 label=label,
-                min_value=DIAMONDS_MIN,
-                max_value=DIAMONDS_MAX,
-                widget=forms.NumberInput(
-                    attrs={"min": DIAMONDS_MIN, "max": DIAMONDS_MAX, "inputmode": "numeric"}
-                ),
+                choices=[(n, str(n)) for n in DIAMONDS_SCALE],
+                coerce=int,
+                widget=forms.RadioSelect,
+                error_messages={"required": f"Rate {label} from {DIAMONDS_MIN} to {DIAMONDS_MAX}."},
             )
-        self.order_fields([f for f, _, _ in DIAMONDS_DIMENSIONS] + ["note"])
+        self.order_fields(DIAMONDS_RATING_FIELDS)
         self.helper = form_helper(
             reverse("review:scenario-rate", kwargs={"scenario_id": scenario_id}),
             Submit("rate", "Submit my ratings"),
             form_id="rating-form",
+        )
+        draft = reverse("review:scenario-rating-draft", kwargs={"scenario_id": scenario_id})
+        self.helper.layout = Layout(
+            Div(
+                *(DiamondsScale(f) for f, _, _ in DIAMONDS_DIMENSIONS),
+                Field("note"),
+                **autosave_attrs(draft),
+            )
         )
 
     def scores(self) -> dict[str, int]:

@@ -36,6 +36,11 @@ __all__ = [
 # App. C.2 / Table 12: 1 (not present), 4 (moderately present), 7 (strongly present).
 DIAMONDS_MIN, DIAMONDS_MID, DIAMONDS_MAX = 1, 4, 7
 DIAMONDS_SCALE = tuple(range(DIAMONDS_MIN, DIAMONDS_MAX + 1))
+DIAMONDS_ANCHORS = {
+    DIAMONDS_MIN: "not present",
+    DIAMONDS_MID: "moderately present",
+    DIAMONDS_MAX: "strongly present",
+}
 
 # (field name, label, letter) in the taxonomy's order (Rauthmann et al. 2014).
 DIAMONDS_DIMENSIONS: tuple[tuple[str, str, str], ...] = (

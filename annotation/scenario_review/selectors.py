@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.http import Http404
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from agreement import AgreementInputError, UndefinedStatisticError, cohen_kappa, krippendorff_alpha
@@ -478,6 +479,6 @@ def scenario_home_queues(*, user) -> dict:
         "scenario_review": {
             "count": count,
             "url": reverse("review:scenario-list"),
-            "label": f"{count} scenario(s) need your review",
+            "label": f"{count} scenario{pluralize(count)} need{pluralize(count, 's,')} your review",
         }
     }

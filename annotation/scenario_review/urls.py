@@ -36,6 +36,11 @@ urlpatterns = [
     path("scenarios/<str:scenario_id>/revise/", views.scenario_revise, name="scenario-revise"),
     path("scenarios/<str:scenario_id>/rate/", views.scenario_rate, name="scenario-rate"),
     path(
+        "scenarios/<str:scenario_id>/rate/draft/",
+        views.scenario_rating_draft,
+        name="scenario-rating-draft",
+    ),
+    path(
         "scenarios/<str:scenario_id>/reassess/", views.scenario_reassess, name="scenario-reassess"
     ),
     path(

@@ -2,8 +2,10 @@
 render (the whole page, or its fragment for htmx)."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.profile_review.models import ReviewError
@@ -11,6 +13,7 @@ from annotation.scenario_review import blueprints, selectors, services
 from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
+    DIAMONDS_RATING_FIELDS,
     BlueprintForm,
     DiamondsRatingForm,
     ReassessmentConfirmForm,
@@ -19,7 +22,7 @@ from annotation.scenario_review.forms import (
     ScreeningForm,
 )
 from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
-from heartbench_site.base import display
+from heartbench_site.base import display, drafts
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
@@ -49,13 +52,23 @@ def scenario_list(request):
     )
 
 
+def _rating_draft_key(scenario_id) -> str:
+    return f"scenario-rating:{scenario_id}"
+
+
 def _scenario_context(request, scenario_id, **forms):
     page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
     context = {"page": page, "scale": DIAMONDS_SCALE}
     context["screening_form"] = forms.get("screening_form") or ScreeningForm(
         scenario_id=scenario_id
     )
-    context["rating_form"] = forms.get("rating_form") or DiamondsRatingForm(scenario_id=scenario_id)
+    draft = None
+    if page.can_rate:
+        draft = drafts.form_draft_get(user=request.user, key=_rating_draft_key(scenario_id))
+    context["autosave_status"] = drafts.autosave_status(draft)
+    context["rating_form"] = forms.get("rating_form") or DiamondsRatingForm(
+        initial=drafts.form_draft_values(draft), scenario_id=scenario_id
+    )
     split = [c.field for c in page.comparison if c.reassess]
     context["reassessment_form"] = forms.get("reassessment_form") or ReassessmentForm(
         scenario_id=scenario_id, dimensions=split, counter=page.can_confirm
@@ -138,12 +151,28 @@ def scenario_rate(request, scenario_id):
         except ReviewError as error:
             add_error_messages(form, error)
         else:
+            drafts.form_draft_clear(user=request.user, key=_rating_draft_key(scenario_id))
             messages.success(request, "Ratings submitted.")
             return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
         request,
         "review/scenario_review.html",
         _scenario_context(request, scenario_id, rating_form=form),
+    )
+
+
+@scenario_reviewer_required
+@require_http_methods(["GET", "POST"])
+def scenario_rating_draft(request, scenario_id):
+    """The rating form's autosave: only a reviewer who may still rate this scenario."""
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    if request.method == "POST" and not page.can_rate:
+        raise PermissionDenied("You cannot rate this scenario now.")
+    return drafts.autosave_response(
+        request,
+        key=_rating_draft_key(scenario_id),
+        fields=DIAMONDS_RATING_FIELDS,
+        page_url=reverse("review:scenario-review", kwargs={"scenario_id": scenario_id}),
     )
 
 

@@ -2,12 +2,13 @@
 live in ``audit.memory_quality.services``."""
 
 from crispy_forms.helper import FormHelper
-from crispy_forms.layout import Submit
+from crispy_forms.layout import Div, Layout, Submit
 from django import forms
 from django.urls import reverse
 
 from audit.memory_quality import criteria
 from audit.memory_quality.models import MemoryCase
+from heartbench_site.base.drafts import autosave_attrs
 
 
 def _helper(action: str, *buttons, form_id: str | None = None, attrs=None) -> FormHelper:
@@ -44,7 +45,17 @@ class ReviewDecisionForm(forms.Form):
             reverse("audit:case-decide", args=[case_id]),
             Submit("submit", "Record my decision"),
             form_id="decision-form",
+            attrs={
+                "data-confirm": "Record your decision on this memory? Confirming the defect "
+                "sends the memory to the senior expert; agreeing that the flags are false "
+                "positives counts toward the team's override. A recorded decision cannot be "
+                "withdrawn: this cannot be undone.",
+                "data-confirm-label": "Record decision",
+            },
         )
+        # An explicit layout: without one, crispy-bootstrap5 repeats the form's attributes
+        # on the radio group's <div>.
+        self.helper.layout = Layout("decision", "reason")
 
     def clean(self):
         data = super().clean()
@@ -56,6 +67,10 @@ class ReviewDecisionForm(forms.Form):
         return data
 
 
+# What the senior's edit form posts; its autosave keeps exactly these.
+SENIOR_EDIT_FIELDS = ("context", "content_summary", "content_full", "note")
+
+
 class SeniorEditForm(forms.Form):
     context = forms.CharField(label="Context", widget=_rows(2))
     content_summary = forms.CharField(label="Content summary", widget=_rows(3))
@@ -65,7 +80,22 @@ class SeniorEditForm(forms.Form):
     def __init__(self, *args, case_id: int, **kwargs):
         super().__init__(*args, **kwargs)
         url = reverse("audit:case-edit", args=[case_id])
-        self.helper = _helper(url, Submit("save", "Save and re-audit"), form_id="edit-form")
+        self.helper = _helper(
+            url,
+            Submit(
+                "save",
+                "Save and re-audit",
+                **{
+                    "data-confirm": "Save this edit as a new version of the memory and "
+                    "re-audit it? If the re-audit flags nothing, the edit is accepted and "
+                    "the case closes. A saved version cannot be undone.",
+                    "data-confirm-label": "Save and re-audit",
+                },
+            ),
+            form_id="edit-form",
+        )
+        draft = reverse("audit:case-edit-draft", args=[case_id])
+        self.helper.layout = Layout(Div(*SENIOR_EDIT_FIELDS, **autosave_attrs(draft)))
         self.helper.add_input(
             Submit(
                 "preview",

@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Prefetch, Q
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from annotation.corpus.models import Character, Memory, ProfileVersion
@@ -108,14 +109,14 @@ def audit_home_queues(*, user) -> dict:
         cards["memory_audit"] = {
             "count": count,
             "url": reverse("audit:queue") + "?status=review",
-            "label": f"{count} flagged memory(ies) awaiting your review",
+            "label": f"{count} flagged memor{pluralize(count, 'y,ies')} awaiting your review",
         }
     if Role.ARBITRATOR in held:
         count = MemoryCase.objects.filter(status=MemoryCase.Status.SENIOR).count()
         cards["memory_senior_edit"] = {
             "count": count,
             "url": reverse("audit:queue") + "?status=senior",
-            "label": f"{count} confirmed memory defect(s) awaiting your edit",
+            "label": f"{count} confirmed memory defect{pluralize(count)} awaiting your edit",
         }
     return cards
 

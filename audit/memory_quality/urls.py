@@ -11,6 +11,7 @@ urlpatterns = [
     path("cases/<int:case_id>/", views.case_detail, name="case-detail"),
     path("cases/<int:case_id>/decide/", views.case_decide, name="case-decide"),
     path("cases/<int:case_id>/edit/", views.case_edit, name="case-edit"),
+    path("cases/<int:case_id>/edit/draft/", views.case_edit_draft, name="case-edit-draft"),
     path("runs/", views.run_list, name="run-list"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
     path("runs/<int:run_id>/finalize/", views.run_finalize, name="run-finalize"),

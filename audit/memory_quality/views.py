@@ -2,14 +2,18 @@
 (the whole page, or its fragment for htmx)."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.memory_quality import criteria, selectors
 from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import (
+    SENIOR_EDIT_FIELDS,
     AuditRunForm,
     AuditSettingsForm,
     ReviewDecisionForm,
@@ -17,6 +21,7 @@ from audit.memory_quality.forms import (
 )
 from audit.memory_quality.models import AuditError, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review, runs
+from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
 
@@ -57,11 +62,17 @@ def _case_context(request, case_id, *, decision_form=None, edit_form=None, previ
     if Role.MEMORY_REVIEWER in held and status == MemoryCase.Status.REVIEW:
         context["decision_form"] = decision_form or ReviewDecisionForm(case_id=case_id)
     if Role.ARBITRATOR in held and status == MemoryCase.Status.SENIOR:
+        draft = drafts.form_draft_get(user=request.user, key=_edit_draft_key(case_id))
+        context["autosave_status"] = drafts.autosave_status(draft)
         context["edit_form"] = edit_form or SeniorEditForm(
             case_id=case_id,
-            initial={f.name: f.text for f in page.fields},
+            initial={f.name: f.text for f in page.fields} | drafts.form_draft_values(draft),
         )
     return context
+
+
+def _edit_draft_key(case_id) -> str:
+    return f"memory-edit:{case_id}"
 
 
 @readers_required
@@ -89,8 +100,9 @@ def case_decide(request, case_id):
                 needed = team - case.agreements.count()
                 messages.success(
                     request,
-                    f"Your agreement is recorded; {needed} more reviewer(s) of the team of "
-                    f"{team} must agree before the override takes effect.",
+                    f"Your agreement is recorded; {needed} more "
+                    f"reviewer{pluralize(needed)} of the team of {team} must agree before the "
+                    "override takes effect.",
                 )
             else:
                 messages.success(request, "Decision recorded.")
@@ -143,14 +155,33 @@ def case_edit(request, case_id):
             "audit/case_detail.html",
             _case_context(request, case_id, edit_form=form),
         )
+    drafts.form_draft_clear(user=request.user, key=_edit_draft_key(case_id))
     if findings:
         messages.warning(
             request,
-            f"Saved, not accepted: the re-audit still flags {len(findings)} defect(s). Edit again.",
+            f"Saved, not accepted: the re-audit still flags {len(findings)} "
+            f"defect{pluralize(len(findings))}. Edit again.",
         )
     else:
         messages.success(request, "Saved; the edited memory passed the re-audit.")
     return redirect("audit:case-detail", case_id=case_id)
+
+
+@senior_required
+@require_http_methods(["GET", "POST"])
+def case_edit_draft(request, case_id):
+    """The senior's edit autosave: only while the memory awaits the senior's edit."""
+    case = MemoryCase.objects.filter(pk=case_id).only("status").first()
+    if case is None:
+        raise Http404("No such audit case.")
+    if request.method == "POST" and case.status != MemoryCase.Status.SENIOR:
+        raise PermissionDenied("This memory does not await an edit.")
+    return drafts.autosave_response(
+        request,
+        key=_edit_draft_key(case_id),
+        fields=SENIOR_EDIT_FIELDS,
+        page_url=reverse("audit:case-detail", kwargs={"case_id": case_id}),
+    )
 
 
 # --- Runs (admin) -----------------------------------------------------------------------
@@ -206,7 +237,8 @@ def run_finalize(request, run_id):
         messages.success(
             request,
             f"Timeline of {run.summary.get('timeline', 0)} memories built; "
-            f"{len(run.summary.get('deduplicated', []))} duplicate(s) left out.",
+            f"{len(run.summary.get('deduplicated', []))} "
+            f"duplicate{pluralize(len(run.summary.get('deduplicated', [])))} left out.",
         )
     return redirect("audit:run-detail", run_id=run_id)
 
@@ -224,7 +256,10 @@ def run_classify(request, run_id):
     except AuditError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"{queued} classifier call(s) queued for criterion {criterion}.")
+        messages.success(
+            request,
+            f"{queued} classifier call{pluralize(queued)} queued for criterion {criterion}.",
+        )
     return redirect("audit:run-detail", run_id=run_id)
 
 

@@ -6,6 +6,7 @@ status, no other expert's selection. Expert pages and API responses render only 
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.corpus.models import ProfileVersion, Scenario
@@ -74,6 +75,7 @@ class ExpertItemPage:
     submitted: bool
     next_item_id: int | None
     done: int
+    draft_saved_at: datetime | None = None  # the autosaved draft's last save, if any
 
 
 def expert_item_page(*, audit_item_id: int, expert) -> ExpertItemPage | None:
@@ -113,6 +115,7 @@ def expert_item_page(*, audit_item_id: int, expert) -> ExpertItemPage | None:
         submitted=bool(mine and mine.submitted_at),
         next_item_id=next_row.audit_item_id if next_row else None,
         done=sum(1 for r in queue if r.state == "submitted"),
+        draft_saved_at=mine.updated_at if mine and not mine.submitted_at else None,
     )
 
 

@@ -63,13 +63,12 @@ class LabelSelectionForm(forms.Form):
         choices=[(x, f"Option {x}") for x in OPTION_LABELS],
         widget=forms.RadioSelect,
         required=False,
-        help_text="Keys A, B, C, D select; Ctrl+Enter submits.",
+        help_text="Keys A, B, C, D select; Ctrl+Enter submits (you confirm first).",
     )
     note = forms.CharField(
         label="Note (optional)",
         required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Saved as you type.",
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
 
     def __init__(self, *args, audit_item_id: int, readonly: bool = False, **kwargs):
@@ -78,6 +77,11 @@ class LabelSelectionForm(forms.Form):
         self.helper.form_action = reverse("audit:labels:select", args=[audit_item_id])
         self.helper.form_method = "post"
         self.helper.form_id = "selection-form"
+        # An explicit layout: without one, crispy-bootstrap5 repeats the form's attributes
+        # (its id, its htmx autosave, its confirmation) on the radio group's <div>.
+        self.helper.layout = Layout(
+            Field("choice", template="audit/labels/option_choices.html"), Field("note")
+        )
         if readonly:
             for f in self.fields.values():
                 f.disabled = True
@@ -88,6 +92,9 @@ class LabelSelectionForm(forms.Form):
             "hx-target": "#autosave-status",
             "hx-swap": "innerHTML",
             "data-label-selection-form": "",
+            "data-confirm": "Submit your selection for this item? Selections are compared "
+            "as first given: once submitted, yours cannot be changed. This cannot be undone.",
+            "data-confirm-label": "Submit selection",
         }
         self.helper.add_input(Submit("submit", "Submit my selection", css_class="btn-primary"))
 
@@ -127,7 +134,20 @@ class LabelAdjudicationForm(forms.Form):
             ),
             Field("note"),
         )
-        self.helper.add_input(Submit("submit", "Record the decision", css_class="btn-primary"))
+        self.helper.add_input(
+            Submit(
+                "submit",
+                "Record the decision",
+                css_class="btn-primary",
+                **{
+                    "data-confirm": "Record this decision on the item? It is the item's one "
+                    "adjudication: an edit or a key change makes a new item version that is "
+                    "screened again, a removal takes the item out of the final set. This "
+                    "cannot be undone.",
+                    "data-confirm-label": "Record decision",
+                },
+            )
+        )
 
     def option_texts(self) -> list[dict]:
         return [

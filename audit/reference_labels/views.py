@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.mcq.models import OPTION_LABELS
@@ -23,7 +24,7 @@ from audit.reference_labels.forms import (
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
-from heartbench_site.base import display
+from heartbench_site.base import display, drafts
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
@@ -169,7 +170,11 @@ def select(request, label_item_id):
             audit_item_id=label_item_id,
             readonly=page.submitted,
         )
-    return render(request, "audit/labels/select.html", {"page": page, "form": form})
+    return render(
+        request,
+        "audit/labels/select.html",
+        {"page": page, "form": form, "autosave_status": drafts.saved_status(page.draft_saved_at)},
+    )
 
 
 @expert_required
@@ -187,7 +192,11 @@ def draft(request, label_item_id):
         status = " ".join(error.messages)
     else:
         option = f"option {saved.choice}" if saved.choice else "no option yet"
-        status = f"Draft saved: {option}, note of {len(saved.note)} characters."
+        chars = len(saved.note)
+        status = (
+            f"{drafts.saved_status(saved.updated_at)[:-1]}: {option}, note of {chars} "
+            f"character{pluralize(chars)}."
+        )
     if request.htmx:
         return HttpResponse(status)
     messages.info(request, status)

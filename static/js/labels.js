@@ -1,5 +1,6 @@
-// Reference-label audit, blind selection: keys A-D select an option, Ctrl+Enter submits,
-// the submit button disables itself once pressed. Every page works without this file.
+// Reference-label audit, blind selection: keys A-D select an option, Ctrl+Enter submits
+// (the page's confirmation opens first, static/app/heartbench.js: Enter confirms, Escape
+// goes back), the submit button disables itself once sent. Every page works without it.
 (function () {
   "use strict";
   function typing(el) {
@@ -8,9 +9,19 @@
   function form() {
     return document.querySelector("#selection-form");
   }
+  // The confirmation names the option chosen, so Enter confirms what the expert sees.
+  const general = form() && form().dataset.confirm;
+  function nameChoice() {
+    const f = form();
+    const chosen = f && f.querySelector('input[name="choice"]:checked');
+    if (!general || !chosen) return;
+    f.dataset.confirm = `Submit option ${chosen.value} as your selection? ` + general.replace(/^[^?]*\? /, "");
+  }
+  nameChoice();
+  document.addEventListener("change", nameChoice);
   document.addEventListener("keydown", function (event) {
     const f = form();
-    if (!f) return;
+    if (!f || document.querySelector("dialog[open]")) return;
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
       f.requestSubmit();
@@ -40,6 +51,7 @@
     navigator.sendBeacon(f.getAttribute("hx-post"), new FormData(f));
   });
   document.addEventListener("submit", function (event) {
+    if (event.target.method === "dialog") return;
     dirty = false;
     const button = event.target.querySelector("input[type=submit], button[type=submit]");
     if (button) setTimeout(function () { button.disabled = true; }, 0);

@@ -20,6 +20,7 @@ from annotation.profile_review.services import profile_review_save
 from heartbench_site.base.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.browser.actions import submit
+from tests.browser.confirming import submit_and_confirm
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 from .test_profile_review import judge_all_criteria
@@ -177,7 +178,7 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
     resolve.get_by_role("button", name="Resolve").press("Enter")
     page.locator(f'#change-request-{request_id}[data-status="accepted"]').wait_for()
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
-    submit(page, page.get_by_role("button", name="Freeze this version"))
+    submit_and_confirm(page, page.get_by_role("button", name="Freeze this version"))
     assert "v2 is frozen" in page.locator(".alert-success").inner_text()
 
     # 5. The admin plans a small quota and launches generation.
@@ -201,11 +202,13 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
         timeout=60_000,
     )
     page.locator("#run-cancel").click()
+    page.get_by_test_id("confirm-yes").click()  # the page's confirmation of hx-confirm
     run_status(page, "cancelled")
     stopped_at = filled(page)
     assert 3 <= stopped_at < TARGET
     assert Memory.objects.filter(character__key="CHAR_01").count() == stopped_at
     page.locator("#run-resume").click()
+    page.get_by_test_id("confirm-yes").click()
     run_status(page, "finished")
     assert filled(page) == TARGET
     stored = Memory.objects.filter(character__key="CHAR_01")

@@ -10,6 +10,7 @@ from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
 from heartbench_site.base.roles import Role
 from tests.browser.actions import submit
+from tests.browser.confirming import submit_and_confirm
 from tests.factories import UserFactory
 from tests.mcq.conftest import flag, judge_config, scenario_with_references
 from tests.mcq.test_worker import honest_judge
@@ -88,12 +89,12 @@ def test_revise_a_distractor_then_remove_another_item(
     page.get_by_role("link", name=f"Review {removed.question_id}").click()
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
-    submit(page, decide.get_by_role("button", name="Record decision"))
+    submit_and_confirm(page, decide.get_by_role("button", name="Record decision"))
     assert "Give a note" in page.get_by_test_id("form-errors").inner_text()
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
     decide.get_by_label("Note (required: say why)").fill("The scenario cannot separate these.")
-    submit(page, decide.get_by_role("button", name="Record decision"))
+    submit_and_confirm(page, decide.get_by_role("button", name="Record decision"))
     assert page.get_by_test_id("item-status").inner_text() == "Removed"
     assert McqItem.objects.get(pk=removed.pk).status == McqItem.Status.REMOVED
 

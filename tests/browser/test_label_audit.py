@@ -10,6 +10,7 @@ from adjudication.mcq.models import McqItem, McqItemVersion
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
 from heartbench_site.base.roles import Role
 from tests.browser.actions import submit
+from tests.browser.confirming import submit_and_confirm
 from tests.reference_labels.conftest import make_team, small_final_set
 
 from .test_login import log_in
@@ -67,19 +68,23 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
             page.get_by_role("heading", name="Options").click()
             page.keyboard.press(choices[i])
             page.get_by_label("Note (optional)").fill(notes[i])
-            page.get_by_test_id("autosave-status").get_by_text(
-                f"Draft saved: option {choices[i]}, note of {len(notes[i])} characters."
+            page.get_by_test_id("autosave-status").filter(
+                has_text=f": option {choices[i]}, note of {len(notes[i])} characters."
             ).wait_for()
             page.goto(f"{live_server.url}/audit/labels/")
             submit(page, page.get_by_test_id(f"resume-{audit.pk}"))
             assert page.get_by_label("Note (optional)").input_value() == notes[i]
             assert page.get_by_label(f"Option {choices[i]}").is_checked()
+            # Ctrl+Enter asks first (naming the option); Enter confirms.
+            page.get_by_label("Note (optional)").press("Control+Enter")
+            message = page.get_by_test_id("confirm-message")
+            assert f"Submit option {choices[i]} as your selection?" in message.inner_text()
             with page.expect_navigation():
-                page.get_by_label("Note (optional)").press("Control+Enter")
+                page.keyboard.press("Enter")
         else:
             page.get_by_label(f"Option {choices[i]}").check()
             page.get_by_label("Note (optional)").fill(notes[i])
-            submit(page, page.get_by_role("button", name="Submit my selection"))
+            submit_and_confirm(page, page.get_by_role("button", name="Submit my selection"))
         assert "Selection recorded for item 1" in page.content()
         assert "Item 2 of 2" in page.content()  # on to the next unfinished item
         log_out(page)
@@ -95,12 +100,12 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
     assert notes[1] in selections and notes[2] in selections
     assert "pw-expert-2" in selections
     page.get_by_role("radio", name="Key change: another option is the reference").check()
-    submit(page, page.get_by_role("button", name="Record the decision"))
+    submit_and_confirm(page, page.get_by_role("button", name="Record the decision"))
     assert "Say why in the note" in page.content()  # nothing recorded, form kept
     page.get_by_role("radio", name="Key change: another option is the reference").check()
     page.get_by_label("New key (key change only)").select_option(other(key))
     page.get_by_label("Note", exact=True).fill("Expert 2 is right: the profile is cautious.")
-    submit(page, page.get_by_role("button", name="Record the decision"))
+    submit_and_confirm(page, page.get_by_role("button", name="Record the decision"))
     assert "Decision recorded." in page.content()
     assert "Key changed" in page.get_by_test_id("adjudication-queue").inner_text()
 

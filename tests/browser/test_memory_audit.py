@@ -11,7 +11,7 @@ from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from heartbench_site.base.roles import Role
-from tests.browser.actions import submit
+from tests.browser.confirming import submit_and_confirm
 from tests.factories import CharacterFactory, UserFactory
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 
@@ -60,17 +60,17 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     assert evidence.first.inner_text() == "Years later"
     assert "repair" in page.content().lower()
     page.get_by_label("Confirm the defect").check()
-    submit(page, page.get_by_role("button", name="Record my decision"))
+    submit_and_confirm(page, page.get_by_role("button", name="Record my decision"))
     assert "awaiting the senior" in page.get_by_test_id("case-status").inner_text()
 
     # Override the quoted novel line as a false positive: a reason is required.
     page.goto(f"{live_server.url}/audit/?status=review")
     page.get_by_role("link", name=override.memory_id).click()
     page.get_by_label("False positive", exact=False).check()
-    submit(page, page.get_by_role("button", name="Record my decision"))
+    submit_and_confirm(page, page.get_by_role("button", name="Record my decision"))
     assert "Say why the flag is a false positive" in page.content()
     page.get_by_label("Reason").fill("The marker is a line read aloud from a novel.")
-    submit(page, page.get_by_role("button", name="Record my decision"))
+    submit_and_confirm(page, page.get_by_role("button", name="Record my decision"))
     # The override takes effect once the team of three has agreed, each on their own.
     assert page.get_by_test_id("case-status").inner_text() == "Awaiting memory reviewer"
     assert page.get_by_test_id("agreements-needed").inner_text() == "2 more"
@@ -98,7 +98,7 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     diff.wait_for()
     assert "Years later" in diff.locator("tbody del").first.inner_text()
     assert page.get_by_test_id("case-status").inner_text().startswith("Confirmed")
-    submit(page, page.get_by_role("button", name="Save and re-audit"))
+    submit_and_confirm(page, page.get_by_role("button", name="Save and re-audit"))
     assert page.get_by_test_id("case-status").inner_text() == "Revised by the senior expert"
     assert "passed the re-audit" in page.content()
     page.get_by_test_id("no-current-flags").wait_for()

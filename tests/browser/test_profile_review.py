@@ -9,6 +9,7 @@ from annotation.corpus.models import FrozenVersionError, ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
 from heartbench_site.base.roles import Role
 from tests.browser.actions import submit
+from tests.browser.confirming import submit_and_confirm
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 
 from .test_login import log_in
@@ -149,14 +150,14 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     page.locator(f'#change-request-{requests[0].pk}[data-status="accepted"]').wait_for()
     # Freezing with a request still open is refused.
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
-    submit(page, page.get_by_role("button", name="Freeze this version"))
-    assert "1 change request(s) are still open" in page.locator(".alert").first.inner_text()
+    submit_and_confirm(page, page.get_by_role("button", name="Freeze this version"))
+    assert "1 change request is still open" in page.locator(".alert").first.inner_text()
     resolve = page.locator(f"#resolve-{requests[1].pk}")
     resolve.get_by_label("Accept").check()
     resolve.get_by_role("button", name="Resolve").press("Enter")
     page.locator(f'#change-request-{requests[1].pk}[data-status="accepted"]').wait_for()
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
-    submit(page, page.get_by_role("button", name="Freeze this version"))
+    submit_and_confirm(page, page.get_by_role("button", name="Freeze this version"))
     assert "v2 is frozen" in page.locator(".alert-success").inner_text()
     assert "frozen" in page.get_by_test_id("case-status").inner_text()
     assert page.locator("#profile-edit-form").count() == 0

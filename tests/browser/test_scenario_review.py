@@ -59,12 +59,17 @@ def approve(page):
 
 
 def rate(page, scores):
+    """By keyboard only: each dimension is a 1–7 radio group; a digit picks the point,
+    Tab moves on to the next dimension."""
     form = page.locator("#rating-form")
-    form.get_by_label("Duty").focus()
-    for field, value in scores.items():  # by keyboard: type the digit, Tab to the next
+    form.get_by_role("group", name="Duty").get_by_role("radio").first.focus()
+    for field, value in scores.items():
         assert page.evaluate("document.activeElement.name") == field
-        page.keyboard.type(str(value))
+        page.keyboard.press(str(value))
         page.keyboard.press("Tab")
+    for field, value in scores.items():
+        group = form.get_by_role("group", name=LABELS[field])
+        assert group.get_by_role("radio", name=str(value), exact=True).is_checked()
     submit(page, form.get_by_role("button", name="Submit my ratings"))
 
 

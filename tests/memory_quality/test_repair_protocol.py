@@ -148,7 +148,7 @@ def test_each_defect_gets_its_own_three_attempts(
     page = case_page(person(Role.MEMORY_REVIEWER), case)
     defects = page.split('data-testid="repair-defects"', 1)[1].split("</ul>", 1)[0]
     assert 'data-criterion="1"' in defects and 'data-criterion="3"' in defects
-    assert "3 of 3 attempt(s)" in defects and "1 of 3 attempt(s)" in defects
+    assert "3 of 3 attempts" in defects and "1 of 3 attempts" in defects
 
 
 def test_a_defect_still_flagged_after_its_attempts_goes_to_a_person(

@@ -158,6 +158,7 @@ ACCESS = {
     "review:profile-outcomes-csv": only(ARBITRATOR, ADMIN),
     "review-api:profile-outcomes": only(ARBITRATOR, ADMIN),
     "review:profile-review": only(ANNOTATOR),
+    "review:profile-review-draft": only(ANNOTATOR),
     "review-api:profile-review": only(ANNOTATOR),
     "review:change-request-add": only(ANNOTATOR),
     "review-api:change-request-create": only(ANNOTATOR),
@@ -194,6 +195,7 @@ ACCESS = {
             "review:scenario-screen",
             "review:scenario-revise",
             "review:scenario-rate",
+            "review:scenario-rating-draft",
             "review:scenario-reassess",
             "review:scenario-reassess-confirm",
             "review-api:scenario-rate",
@@ -210,6 +212,7 @@ ACCESS = {
     "audit-api:case-list": only(MEMORY, ARBITRATOR, ADMIN),
     "audit:case-decide": only(MEMORY),
     "audit:case-edit": only(ARBITRATOR),
+    "audit:case-edit-draft": only(ARBITRATOR),
     **dict.fromkeys(
         [
             "audit:run-list",
@@ -256,6 +259,7 @@ ACCESS = {
     "mcq:queue": only(ARBITRATOR, ADMIN),
     "mcq:queue-csv": only(ARBITRATOR, ADMIN),
     "mcq:item": only(ARBITRATOR, ADMIN),
+    "mcq:revise-draft": only(ARBITRATOR, ADMIN),
     "mcq-api:queue": only(ARBITRATOR, ADMIN),
     "mcq:screen": only(ADMIN),
     "mcq:runs": only(ADMIN),

@@ -357,8 +357,8 @@ def mcq_assembly_run_start(
         record_deviation(
             stage=ASSEMBLY_STAGE,
             kind=ProtocolDeviation.Kind.GATE_OVERRIDE,
-            subject=f"assembly run {run.pk}: {unadjudicated_awaiting_assembly()} imported "
-            "reference(s) awaiting an item, and imported references as distractors",
+            subject=f"assembly run {run.pk}: imported references awaiting an item "
+            f"({unadjudicated_awaiting_assembly()}), and imported references as distractors",
             rule=GATE_RULE,
             reason=override,
             by=started_by,

@@ -320,7 +320,7 @@ def _reconstruct(item: McqItem, *, user, note: str):
     )
     if len(chosen) < mcq_assembly.DISTRACTORS_PER_ITEM:
         raise McqError(
-            f"Only {len(chosen)} valid distractor(s) exist for this pair; add a generated "
+            f"Valid distractors for this pair: only {len(chosen)}. Add a generated "
             "distractor instead of reconstructing."
         )
     record_version(item, origin=McqItemVersion.Origin.IMPORT)

@@ -38,7 +38,9 @@ def audit_run_finalize(*, run_id: int, actor) -> AuditRun:
         raise AuditError(f"{run} is {run.status}: finalize it once it has finished.")
     open_cases = run.cases.filter(status__in=MemoryCase.OPEN).count()
     if open_cases:
-        raise AuditError(f"{open_cases} flagged memory(ies) are still open; resolve them first.")
+        raise AuditError(
+            f"Flagged memories still open: {open_cases}. Resolve them before finalizing."
+        )
     version = run.settings_version
     memories = Memory.objects.select_related("character").order_by(
         "character__key", "event_age", "sequence"

@@ -13,6 +13,7 @@ any transaction (no row lock is held over the network); the attempt is recorded
 afterwards under the case's row lock, once."""
 
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
 from annotation.corpus.models import Memory
 from audit.memory_quality import repair, selectors
@@ -243,7 +244,10 @@ def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int) -> None
         defect.status = RepairDefect.Status.EXHAUSTED
         defect.save(update_fields=["status"])
     names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
-    _escalate(case, note=f"Still flagged after {limit} automated repair attempt(s): {names}.")
+    _escalate(
+        case,
+        note=f"Still flagged after {limit} automated repair attempt{pluralize(limit)}: {names}.",
+    )
 
 
 def _escalate(case: MemoryCase, *, note: str) -> None:

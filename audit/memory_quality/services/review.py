@@ -5,6 +5,7 @@ senior expert edits a confirmed defect, re-audited at once by the same checks th
 screen the memories (services.checks) before the case is closed."""
 
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from annotation.corpus.models import Memory
@@ -63,9 +64,10 @@ def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryC
     team = override_team_size()
     agreed = list(case.agreements.select_related("reviewer"))
     if any(a.reviewer_id == reviewer.pk for a in agreed):
+        needed = max(team - len(agreed), 0)
         raise AuditError(
-            f"You have already agreed that this flag is a false positive; "
-            f"{max(team - len(agreed), 0)} more reviewer(s) must agree."
+            "You have already agreed that this flag is a false positive; "
+            f"{needed} more reviewer{pluralize(needed)} must agree."
         )
     OverrideAgreement.objects.create(case=case, reviewer=reviewer, reason=reason)
     count = len(agreed) + 1

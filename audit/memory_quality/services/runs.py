@@ -36,7 +36,7 @@ def audit_run_start(
     keys = sorted(set(character_keys))
     known = set(Character.objects.filter(key__in=keys).values_list("key", flat=True))
     if set(keys) - known:
-        raise AuditError(f"Unknown character(s): {', '.join(sorted(set(keys) - known))}.")
+        raise AuditError(f"Unknown characters: {', '.join(sorted(set(keys) - known))}.")
     version = settings_version or audit_settings_current()
     memories = Memory.objects.all()
     if keys:
