@@ -42,6 +42,8 @@ def baseline_urls(study, participation):
             kwargs["token"] = study.invitation_token
         if "selection_id" in params:
             kwargs["selection_id"] = study.selection_id
+        if "plot" in params:  # the report's plot downloads (SVG is text, so it is scanned)
+            kwargs |= {"plot": "accuracy", "fmt": "svg"}
         if "position" in params:
             limit = n_practice if name == "practice" else n_items
             for position in range(1, limit + 1):

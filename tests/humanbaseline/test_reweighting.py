@@ -42,6 +42,9 @@ def final_set_counts() -> Counter:
     )
 
 
+PAPER_ORDER = (("gemini", "Gemini"), ("claude", "Claude"), ("gpt", "GPT"))
+
+
 @pytest.mark.django_db
 def test_the_report_reweights_to_the_final_sets_own_source_counts(role_groups, admin_user, client):
     study, subset, practice = make_study(n_items=12, n_practice=4, n_characters=4)
@@ -94,9 +97,9 @@ def test_the_report_reweights_to_the_final_sets_own_source_counts(role_groups, a
     client.force_login(admin_user)
     page = client.get(reverse("baseline:report", args=[study.pk])).content.decode()
     # Sources in the paper's order (Gemini, Claude, GPT), as the page lists them.
-    shown = ", ".join(f"{s} {counts[s]}" for s in ("gemini", "claude", "gpt"))
+    shown = ", ".join(f"{label} {counts[s]}" for s, label in PAPER_ORDER)
     assert f"Reweighted to this benchmark's final set: {shown}" in page
-    assert "expert_rewrite (1 final item) has no item in the subset" in page
+    assert "Expert rewrite (1 final item) has no item in the subset" in page
     assert f"{100 * expected:.1f}" in page
 
 
