@@ -23,6 +23,7 @@ from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemo
 from evaluation.retrieval import format_entry
 from evaluation.selectors import model_predictions as evaluation_predictions
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 from .models import (
     BaselineReport,
@@ -477,13 +478,13 @@ def baseline_home_queues(*, user) -> dict:
         cards["baseline_study"] = {
             "count": count,
             "url": reverse("baseline:home"),
-            "label": f"{count} study(ies) to take or continue",
+            "label": f"{counted(count, 'study', 'studies')} to take or continue",
         }
     if Role.ADMIN in held:
         count = BaselineStudy.objects.filter(status=BaselineStudy.Status.OPEN).count()
         cards["baseline_admin"] = {
             "count": count,
             "url": reverse("baseline:admin"),
-            "label": f"{count} open human-baseline study(ies)",
+            "label": counted(count, "open human-baseline study", "open human-baseline studies"),
         }
     return cards

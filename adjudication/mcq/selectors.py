@@ -18,6 +18,7 @@ from adjudication.mcq.models import (
 )
 from adjudication.mcq.screening import REVIEW_RULES
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 # Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without
 # naming the team; D.4's audit team is "not involved in construction", so the review is
@@ -215,7 +216,8 @@ def mcq_home_queues(*, user) -> dict:
         "mcq_item_review": {
             "count": count,
             "url": reverse("mcq:queue"),
-            "label": f"{count} MCQ item(s) awaiting review ({counts['flagged']} flagged by "
+            "label": f"{counted(count, 'MCQ item')} awaiting review "
+            f"({counts['flagged']} flagged by "
             f"screening, {counts['incomplete']} needing completion)",
         }
     }

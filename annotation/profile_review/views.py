@@ -18,6 +18,7 @@ from annotation.profile_review.forms import (
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 senior_required = role_required(Role.ARBITRATOR)
@@ -176,7 +177,7 @@ def profile_edit(request, key):
         else:
             messages.success(
                 request,
-                f"Saved as v{edit.to_version.number}: {len(edit.diff)} field(s) changed.",
+                f"Saved as v{edit.to_version.number}: {counted(len(edit.diff), 'field')} changed.",
             )
             return redirect("review:profile-edit-detail", key=key, id=edit.pk)
     return render(

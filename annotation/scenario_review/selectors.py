@@ -33,6 +33,7 @@ from heartbench_site.base import charts as review_charts
 from heartbench_site.base.protocol import SCENARIOS_PER_LIFE_STAGE
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import identity_anchors
+from heartbench_site.base.wording import agree, counted
 
 
 @dataclass
@@ -488,6 +489,6 @@ def scenario_home_queues(*, user) -> dict:
         "scenario_review": {
             "count": count,
             "url": reverse("review:scenario-list"),
-            "label": f"{count} scenario(s) need your review",
+            "label": f"{counted(count, 'scenario')} {agree(count, 'needs', 'need')} your review",
         }
     }

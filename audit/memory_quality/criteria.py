@@ -307,7 +307,7 @@ def check_memory(memory: MemoryText, compiled: CompiledConfig) -> list[Finding]:
                         memory.key,
                         OMNISCIENT,
                         name,
-                        f"{len(spans)} post-hoc or future marker(s): "
+                        f"{len(spans)} post-hoc or future marker{'s' if len(spans) > 1 else ''}: "
                         + ", ".join(f"“{s.text}”" for s in spans[:5]),
                         spans,
                     )
@@ -381,7 +381,8 @@ def check_memory(memory: MemoryText, compiled: CompiledConfig) -> list[Finding]:
                         memory.key,
                         VOCABULARY_INFLATION,
                         name,
-                        f"psychoanalytic term(s) at intensity {memory.emotion_intensity:.2f}: "
+                        f"psychoanalytic term{'s' if len(spans) > 1 else ''} at intensity "
+                        f"{memory.emotion_intensity:.2f}: "
                         + ", ".join(f"“{s.text}”" for s in spans[:5]),
                         spans,
                     )

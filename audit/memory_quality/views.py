@@ -19,6 +19,7 @@ from audit.memory_quality.models import AuditError, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review, runs
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.wording import counted
 
 readers_required = role_required(Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 reviewer_required = role_required(Role.MEMORY_REVIEWER)
@@ -89,7 +90,8 @@ def case_decide(request, case_id):
                 needed = team - case.agreements.count()
                 messages.success(
                     request,
-                    f"Your agreement is recorded; {needed} more reviewer(s) of the team of "
+                    f"Your agreement is recorded; {counted(needed, 'more reviewer')} "
+                    "of the team of "
                     f"{team} must agree before the override takes effect.",
                 )
             else:
@@ -146,7 +148,8 @@ def case_edit(request, case_id):
     if findings:
         messages.warning(
             request,
-            f"Saved, not accepted: the re-audit still flags {len(findings)} defect(s). Edit again.",
+            f"Saved, not accepted: the re-audit still flags {counted(len(findings), 'defect')}. "
+            "Edit again.",
         )
     else:
         messages.success(request, "Saved; the edited memory passed the re-audit.")
@@ -206,7 +209,7 @@ def run_finalize(request, run_id):
         messages.success(
             request,
             f"Timeline of {run.summary.get('timeline', 0)} memories built; "
-            f"{len(run.summary.get('deduplicated', []))} duplicate(s) left out.",
+            f"{counted(len(run.summary.get('deduplicated', [])), 'duplicate')} left out.",
         )
     return redirect("audit:run-detail", run_id=run_id)
 
@@ -224,7 +227,9 @@ def run_classify(request, run_id):
     except AuditError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"{queued} classifier call(s) queued for criterion {criterion}.")
+        messages.success(
+            request, f"{counted(queued, 'classifier call')} queued for criterion {criterion}."
+        )
     return redirect("audit:run-detail", run_id=run_id)
 
 

@@ -3,6 +3,8 @@ no Django, no JavaScript; the numbers are also in the tables next to each plot."
 
 from dataclasses import dataclass
 
+from heartbench_site.base.wording import counted
+
 # A sequential palette for the 1-7 ratings (light = not present, dark = strongly present).
 RATING_COLOURS = ("#f1eef6", "#d7b5d8", "#df65b0", "#dd1c77", "#c51b8a", "#980043", "#67001f")
 RATING_TEXT = ("#000", "#000", "#000", "#fff", "#fff", "#fff", "#fff")
@@ -90,7 +92,7 @@ def bars(
                 height=row_height,
                 fill="#6c8ebf" if count == target else "#d6a04a",
                 label=str(count),
-                title=f"{label}: {count} scenario(s), target {target}",
+                title=f"{label}: {counted(count, 'scenario')}, target {target}",
                 text_fill="#000",
             )
         )

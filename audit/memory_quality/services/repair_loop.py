@@ -27,6 +27,7 @@ from audit.memory_quality.models import (
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
 from audit.memory_quality.services.records import case_flags, log_event, memory_change
+from heartbench_site.base.wording import counted
 from llm import ProviderConfig, make_client
 
 # Kept for the callers that re-audit a text (review, classifier).
@@ -243,7 +244,9 @@ def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int) -> None
         defect.status = RepairDefect.Status.EXHAUSTED
         defect.save(update_fields=["status"])
     names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
-    _escalate(case, note=f"Still flagged after {limit} automated repair attempt(s): {names}.")
+    _escalate(
+        case, note=f"Still flagged after {counted(limit, 'automated repair attempt')}: {names}."
+    )
 
 
 def _escalate(case: MemoryCase, *, note: str) -> None:

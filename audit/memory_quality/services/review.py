@@ -24,6 +24,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from heartbench_site.base.roles import Role
+from heartbench_site.base.wording import counted
 
 
 def _case_for_review(case_id: int) -> MemoryCase:
@@ -65,7 +66,7 @@ def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryC
     if any(a.reviewer_id == reviewer.pk for a in agreed):
         raise AuditError(
             f"You have already agreed that this flag is a false positive; "
-            f"{max(team - len(agreed), 0)} more reviewer(s) must agree."
+            f"{counted(max(team - len(agreed), 0), 'more reviewer')} must agree."
         )
     OverrideAgreement.objects.create(case=case, reviewer=reviewer, reason=reason)
     count = len(agreed) + 1
