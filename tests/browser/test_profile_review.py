@@ -150,7 +150,7 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     # Freezing with a request still open is refused.
     page.locator("#freeze-form").get_by_label("Final suitability check", exact=False).check()
     submit(page, page.get_by_role("button", name="Freeze this version"))
-    assert "1 change request(s) are still open" in page.locator(".alert").first.inner_text()
+    assert "1 change request is still open" in page.locator(".alert").first.inner_text()
     resolve = page.locator(f"#resolve-{requests[1].pk}")
     resolve.get_by_label("Accept").check()
     resolve.get_by_role("button", name="Resolve").press("Enter")

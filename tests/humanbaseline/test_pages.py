@@ -156,7 +156,7 @@ def test_home_cards_count_per_role(small_study):
         "baseline_study": {
             "count": 1,
             "url": reverse("baseline:home"),
-            "label": "1 study(ies) to take or continue",
+            "label": "1 study to take or continue",
         }
     }
     admin = UserFactory(roles=[Role.ADMIN])

@@ -134,10 +134,10 @@ def test_review_queues_link_to_their_workflow_with_a_live_count(client_for):
     ProfileVersionFactory()
     ScenarioFactory()
     annotator = client_for(Role.PRIMARY_ANNOTATOR).get(reverse("home")).content.decode()
-    assert "2 profile(s) awaiting your review" in annotator
+    assert "2 profiles awaiting your review" in annotator
     assert f'href="{reverse("review:profile-list")}"' in annotator
     reviewer = client_for(Role.SCENARIO_REVIEWER).get(reverse("home")).content.decode()
     assert f'href="{reverse("review:scenario-list")}"' in reviewer
-    assert "1 scenario(s) need your review" in reviewer
+    assert "1 scenario needs your review" in reviewer
     senior = client_for(Role.ARBITRATOR).get(reverse("home")).content.decode()
     assert "No profiles awaiting adjudication" in senior
