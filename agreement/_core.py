@@ -157,7 +157,8 @@ def as_category_matrix(
         if missing.any():
             position = tuple(int(i) for i in np.argwhere(missing)[0])
             raise AgreementInputError(
-                f"{name} has {int(missing.sum())} missing value(s), the first at "
+                f"{name} has {int(missing.sum())} missing "
+                f"value{'s' if missing.sum() > 1 else ''}, the first at "
                 f"{_describe_position(position, axes)}; this statistic needs every "
                 f"{axes[1]} to rate every {axes[0]}"
             )

@@ -84,7 +84,8 @@ def intraclass_correlation(scores, *, form: str, ci_level: float = 0.95) -> Intr
     n, k = values.shape
     if n < 2 or k < 2:
         raise AgreementInputError(
-            f"ICC needs at least 2 targets and 2 judges; got {n} target(s) and {k} judge(s)"
+            f"ICC needs at least 2 targets and 2 judges; got {n} target{'' if n == 1 else 's'} and "
+            f"{k} judge{'' if k == 1 else 's'}"
         )
     if np.isnan(values).any():
         target, judge = (int(i) for i in np.argwhere(np.isnan(values))[0])

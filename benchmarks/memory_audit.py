@@ -145,7 +145,8 @@ def db_run(characters, rounds: int) -> None:
             AuditRun.objects.filter(pk=run.pk).delete()
         print(
             f"end-to-end DB-backed run (audit_run_execute, PostgreSQL): "
-            f"median {statistics.median(times):.2f} s over {rounds} round(s) "
+            f"median {statistics.median(times):.2f} s over "
+            f"{rounds} round{'s' if rounds != 1 else ''} "
             f"(min {min(times):.2f} s); {cases:,} cases written"
         )
     finally:

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
+from heartbench_site.base.wording import agree, counted
 
 from . import parsing
 from .models import EvaluationError, EvaluationPrediction, EvaluationRun, Setting
@@ -104,11 +105,16 @@ def evaluation_run_import(
     ids = [qid for qid, _ in records]
     duplicates = sorted({q for q in ids if ids.count(q) > 1})
     if duplicates:
-        raise EvaluationError(f"Question id(s) listed twice: {', '.join(duplicates[:10])}.")
+        raise EvaluationError(
+            f"Question {agree(len(duplicates), 'id', 'ids')} listed twice: "
+            f"{', '.join(duplicates[:10])}."
+        )
     items = {i.question_id: i for i in McqItem.objects.filter(question_id__in=ids)}
     unknown = [q for q in ids if q not in items]
     if unknown:
-        raise EvaluationError(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}.")
+        raise EvaluationError(
+            f"{counted(len(unknown), 'unknown question id')}: {', '.join(unknown[:10])}."
+        )
     run = EvaluationRun.objects.create(
         label=label[:120],
         origin=EvaluationRun.Origin.IMPORTED,

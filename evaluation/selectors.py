@@ -11,6 +11,7 @@ from django.urls import reverse
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 from . import analysis
 from .models import EvaluationPrediction, EvaluationRun, Setting
@@ -79,7 +80,7 @@ def evaluation_home_queues(*, user) -> dict:
         "evaluation_runs": {
             "count": count,
             "url": reverse("evaluation:run-list"),
-            "label": f"{count} evaluation run(s) running or with failed items to resume",
+            "label": f"{counted(count, 'evaluation run')} running or with failed items to resume",
         }
     }
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 from heartbench_site.base.providers import cached_client
+from heartbench_site.base.wording import agree, counted
 
 from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (
@@ -71,10 +72,12 @@ def items_for_question_ids(question_ids: Iterable[str]) -> QuerySet:
     not_final = [q for q in wanted if q in found and found[q] != McqItem.Status.FINAL]
     problems = []
     if unknown:
-        problems.append(f"{len(unknown)} unknown question id(s): {', '.join(unknown[:10])}")
+        problems.append(
+            f"{counted(len(unknown), 'unknown question id')}: {', '.join(unknown[:10])}"
+        )
     if not_final:
         problems.append(
-            f"{len(not_final)} item(s) not in the final set: {', '.join(not_final[:10])}"
+            f"{counted(len(not_final), 'item')} not in the final set: {', '.join(not_final[:10])}"
         )
     if problems:
         raise EvaluationError("; ".join(problems) + ". Nothing was created.")
@@ -164,7 +167,8 @@ def evaluation_run_create(
     not_final = [i.question_id for i in chosen if i.status != McqItem.Status.FINAL]
     if not_final:
         raise EvaluationError(
-            f"{len(not_final)} item(s) are not in the final set: {', '.join(not_final[:10])}."
+            f"{counted(len(not_final), 'item')} {agree(len(not_final), 'is', 'are')} not in "
+            f"the final set: {', '.join(not_final[:10])}."
         )
     run = EvaluationRun.objects.create(
         label=(label or config.model).strip()[:120],

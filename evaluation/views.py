@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.wording import counted
 
 from . import embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)
@@ -89,7 +90,7 @@ def run_resume(request, run_id):
     except EvaluationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"{queued} item(s) queued again.")
+        messages.success(request, f"{counted(queued, 'item')} queued again.")
     return redirect("evaluation:run-detail", run_id=run_id)
 
 

@@ -50,12 +50,15 @@ urlpatterns = [
     path("evaluation/", include("evaluation.urls")),
     path("items/", include("adjudication.mcq.urls")),
     path("export/", include("adjudication.export.urls")),
+    path("api/", views.api_index, name="api-index"),
     path("api/", include("heartbench_site.api_urls")),
     path("api/schema/", views.SchemaView.as_view(), name="api-schema"),
     path("api/docs/", views.SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("history/", history_views.decision_history, name="decision-history"),
     path("pipeline/", pipeline_views.pipeline, name="pipeline"),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on their own; the icon is an SVG under static/.
+    path("favicon.ico", views.favicon, name="favicon"),
     # The compose health check; no slash so the probe needs no redirect.
     path("healthz", health.healthz, name="healthz"),
 ]

@@ -1,4 +1,5 @@
-"""Site-wide pages: the per-role home, the caller's identity in the API, and the API docs.
+"""Site-wide pages: the per-role home, the caller's identity in the API, the API index
+and docs.
 
 The home shows one card per role the person holds and nothing else: a role's card is
 built only when the role is held, so no queue, count or link of another role reaches
@@ -8,11 +9,14 @@ the page (DESIGN.md, "what each must never see").
 from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
+from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.utils import extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework import serializers
 from rest_framework.decorators import api_view
+from rest_framework.request import ForcedAuthentication, Request
 from rest_framework.response import Response
 
 from adjudication.arbitration.selectors import arbitration_home_queues
@@ -28,7 +32,14 @@ from audit.memory_quality.selectors import audit_home_queues
 from audit.reference_labels.selectors import label_audit_home_queues
 from evaluation.selectors import evaluation_home_queues
 from heartbench_site.base.protocol import BASELINE_SUBSET_SIZE
-from heartbench_site.base.roles import CORPUS_READERS, HasRole, Role, ordered_roles, user_roles
+from heartbench_site.base.roles import (
+    CORPUS_READERS,
+    HasRole,
+    Role,
+    has_any_role,
+    ordered_roles,
+    user_roles,
+)
 from humanbaseline.selectors import baseline_home_queues
 
 # Seed 000 App. J: each baseline participant answers the same 150-item subset.
@@ -242,3 +253,48 @@ class SwaggerView(SpectacularSwaggerSplitView):
 
     permission_classes = [HasRole]
     allowed_roles = CORPUS_READERS
+
+
+API_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def api_endpoints(request) -> list[dict]:
+    """The endpoints the caller's roles may call, from the same per-caller OpenAPI schema
+    /api/schema/ serves (drf-spectacular drops what the caller's permissions refuse)."""
+    # The generator wants the API's request (it copies .auth); the session already says who.
+    caller = Request(request, authenticators=[ForcedAuthentication(request.user, None)])
+    schema = SchemaGenerator().get_schema(request=caller, public=False)
+    endpoints = []
+    for path, operations in schema.get("paths", {}).items():
+        for method in API_METHODS:
+            operation = operations.get(method)
+            if operation is None:
+                continue
+            text = operation.get("summary") or operation.get("description") or ""
+            endpoints.append(
+                {
+                    "method": method.upper(),
+                    "path": path,
+                    "summary": text.strip().splitlines()[0] if text.strip() else "",
+                    "followable": method == "get" and "{" not in path,
+                }
+            )
+    return endpoints
+
+
+@login_required
+def api_index(request):
+    """/api/ itself: what the signed-in person may call, with a line on each, and the
+    schema and interactive docs for the roles that may open them."""
+    return render(
+        request,
+        "api_index.html",
+        {
+            "endpoints": api_endpoints(request),
+            "docs": has_any_role(request.user, SchemaView.allowed_roles),
+        },
+    )
+
+
+def favicon(request):
+    return redirect(static("app/favicon.svg"), permanent=True)

@@ -12,7 +12,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, Sum
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
@@ -24,6 +23,7 @@ from evaluation import selectors as evaluation_selectors
 from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting
 from evaluation.selectors import model_predictions as evaluation_predictions
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 from .models import (
     BaselineReport,
@@ -484,13 +484,13 @@ def baseline_home_queues(*, user) -> dict:
         cards["baseline_study"] = {
             "count": count,
             "url": reverse("baseline:home"),
-            "label": f"{count} stud{pluralize(count, 'y,ies')} to take or continue",
+            "label": f"{counted(count, 'study', 'studies')} to take or continue",
         }
     if Role.ADMIN in held:
         count = BaselineStudy.objects.filter(status=BaselineStudy.Status.OPEN).count()
         cards["baseline_admin"] = {
             "count": count,
             "url": reverse("baseline:admin"),
-            "label": f"{count} open human-baseline stud{pluralize(count, 'y,ies')}",
+            "label": counted(count, "open human-baseline study", "open human-baseline studies"),
         }
     return cards

@@ -288,7 +288,8 @@ def _build(candidates, constraints: SubsetConstraints, stage_order) -> _Model:
             " …" if len(empty) > MAX_PROBLEMS_PER_GROUP else ""
         )
         notes.append(
-            f"{len(empty)} character × life-stage cell(s) have no candidate item, so the "
+            f"{len(empty)} character × life-stage "
+            f"{'cell has' if len(empty) == 1 else 'cells have'} no candidate item, so the "
             f"subset cannot cover them: {shown}."
         )
     return _Model(used, characters, stages, rows, notes)

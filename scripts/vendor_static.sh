@@ -14,8 +14,8 @@ cp "$root/package.json" "$root/package-lock.json" "$work/"
 (cd "$work" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
 vendor="$root/static/vendor"
-rm -rf "$vendor/bootstrap" "$vendor/htmx"
-mkdir -p "$vendor/bootstrap/css" "$vendor/bootstrap/js" "$vendor/htmx"
+rm -rf "$vendor/bootstrap" "$vendor/htmx" "$vendor/axe-core"
+mkdir -p "$vendor/bootstrap/css" "$vendor/bootstrap/js" "$vendor/htmx" "$vendor/axe-core"
 
 bs="$work/node_modules/bootstrap"
 cp "$bs/dist/css/bootstrap.min.css" "$bs/dist/css/bootstrap.min.css.map" "$vendor/bootstrap/css/"
@@ -27,10 +27,17 @@ hx="$work/node_modules/htmx.org"
 cp "$hx/dist/htmx.min.js" "$vendor/htmx/htmx.min.js"
 cp "$hx/LICENSE" "$vendor/htmx/LICENSE"
 
+# axe-core is for the accessibility tests (tests/browser/test_accessibility.py), which
+# inject it into the page; no template loads it.
+axe="$work/node_modules/axe-core"
+cp "$axe/axe.min.js" "$vendor/axe-core/axe.min.js"
+cp "$axe/LICENSE" "$vendor/axe-core/LICENSE"
+
 versions() { node -p "require('$1/package.json').version"; }
 cat > "$vendor/VERSIONS.txt" <<TXT
 bootstrap $(versions "$bs")
 htmx.org $(versions "$hx")
+axe-core $(versions "$axe")
 TXT
 echo "vendored into $vendor:"
 cat "$vendor/VERSIONS.txt"

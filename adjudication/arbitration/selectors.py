@@ -25,6 +25,7 @@ from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
+from heartbench_site.base.wording import counted
 
 EDIT_RATE_BINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
@@ -42,7 +43,7 @@ def arbitration_home_queues(*, user) -> dict:
         "escalated": {
             "count": count,
             "url": reverse("adjudication:queue"),
-            "label": f"{count} escalated comparison(s) awaiting arbitration",
+            "label": f"{counted(count, 'escalated comparison')} awaiting arbitration",
         }
     }
 

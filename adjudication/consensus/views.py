@@ -17,6 +17,7 @@ from annotation.comparison.services import ComparisonError
 from annotation.generation.models import GenerationRun
 from heartbench_site.base.roles import Role, role_required
 from heartbench_site.base.web import add_error_messages
+from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)
@@ -85,7 +86,7 @@ def comparison_assign(request):
         except ComparisonError as error:
             add_error_messages(form, error)
         else:
-            messages.success(request, f"{created} new assignment(s).")
+            messages.success(request, f"{counted(created, 'new assignment')}.")
             return redirect("comparison:assign")
     return render(
         request,

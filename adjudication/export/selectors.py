@@ -15,6 +15,7 @@ from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality.corpus import audited_memory_ids
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 # What the zip holds, for the page (adjudication.export.services builds it).
 EXPORT_LAYOUT = (
@@ -83,7 +84,7 @@ def export_home_queues(*, user) -> dict:
         "final_set_export": {
             "count": count,
             "url": reverse("export:home"),
-            "label": f"{count} item(s) in the final set, ready to export",
+            "label": f"{counted(count, 'item')} in the final set, ready to export",
         }
     }
 

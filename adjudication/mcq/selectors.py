@@ -4,7 +4,6 @@ of queries, whatever the number of items (select_related / prefetch_related)."""
 from dataclasses import dataclass
 
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
@@ -19,6 +18,7 @@ from adjudication.mcq.models import (
 )
 from adjudication.mcq.screening import REVIEW_RULES
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 # Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without
 # naming the team; D.4's audit team is "not involved in construction", so the review is
@@ -216,9 +216,9 @@ def mcq_home_queues(*, user) -> dict:
         "mcq_item_review": {
             "count": count,
             "url": reverse("mcq:queue"),
-            "label": f"{count} MCQ item{pluralize(count)} awaiting review "
-            f"({counts['flagged']} flagged by screening, "
-            f"{counts['incomplete']} needing completion)",
+            "label": f"{counted(count, 'MCQ item')} awaiting review "
+            f"({counts['flagged']} flagged by "
+            f"screening, {counts['incomplete']} needing completion)",
         }
     }
 

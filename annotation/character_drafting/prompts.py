@@ -115,7 +115,8 @@ def template_problems(name: str, template: str) -> list[str]:
     if unknown:
         allowed = ", ".join(f"{{{p}}}" for p in sorted(PLACEHOLDERS[name])) or "no placeholders"
         return [
-            f"The {name.replace('_', ' ')} uses unknown placeholder(s) "
+            f"The {name.replace('_', ' ')} uses unknown "
+            f"placeholder{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(f'{{{u}}}' for u in sorted(unknown))}; it can use {allowed}."
         ]
     return []

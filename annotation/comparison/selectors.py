@@ -27,6 +27,7 @@ from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
 from audit.memory_quality.corpus import audited_memories
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,7 @@ def comparison_home_queues(*, user) -> dict:
         "comparison": {
             "count": count,
             "url": reverse("comparison:queue"),
-            "label": f"{count} pair(s) awaiting your comparison",
+            "label": f"{counted(count, 'pair')} awaiting your comparison",
         }
     }
 

@@ -18,6 +18,7 @@ from annotation.corpus.models import ProfileVersion
 from annotation.scenario_review.models import ScenarioReview
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.memory_quality.models import AuditRun, MemoryCase
+from heartbench_site.base.wording import agree, counted
 
 
 class Gate(StrEnum):
@@ -113,7 +114,8 @@ class GateReport:
         waits for."""
         lines = [f"{b.subject}: {b.why} (waits for {b.waits_for})" for b in self.blocks]
         return (
-            f"{self.blocked_pairs} of the {self.pairs} chosen pair(s) are not ready for "
+            f"{self.blocked_pairs} of the {counted(self.pairs, 'chosen pair')} "
+            f"{agree(self.blocked_pairs, 'is', 'are')} not ready for "
             "generation: " + "; ".join(lines) + ". Leave them out, wait, or override the "
             "gates with a reason (recorded as a protocol deviation)."
         )
@@ -223,7 +225,8 @@ def _audit_gates(report: GateReport) -> None:
             }
             still_open = sum(counts.values())
             if still_open:
-                why = f"{still_open} flagged memory(ies) still open in audit run #{run[0]}"
+                memories = counted(still_open, "flagged memory", "flagged memories")
+                why = f"{memories} still open in audit run #{run[0]}"
                 waits_for = ", ".join(_CASE_WAITS_FOR[s] for s, n in counts.items() if n)
             else:
                 why = f"memory audit run #{run[0]} is not finalized"

@@ -29,6 +29,7 @@ from annotation.generation.models import (
     ModelFamily,
     PromptVersion,
 )
+from heartbench_site.base.wording import agree, counted
 
 STAGES = list(GenerationStage.values)
 _RUNNING_STAGE = {
@@ -335,7 +336,8 @@ def generation_unit_estimate(
         problem = f"No provider is configured for {labels}; the launch will be refused."
     elif gates.blocked_pairs:
         problem = (
-            f"{gates.blocked_pairs} of the {gates.pairs} pair(s) are not ready for generation "
+            f"{gates.blocked_pairs} of the {counted(gates.pairs, 'pair')} "
+            f"{agree(gates.blocked_pairs, 'is', 'are')} not ready for generation "
             "(see below): leave them out, or override the gates with a reason."
         )
     return UnitEstimate(

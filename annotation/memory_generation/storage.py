@@ -44,6 +44,7 @@ import json
 import re
 
 from annotation.corpus.models import MEMORY_ID_RE
+from heartbench_site.base.wording import agree, counted
 
 HEADER = re.compile(r"^===(?P<id>[^=\s]+)===\s*$")
 DELIMITER = "---content_full---"
@@ -70,7 +71,8 @@ class StorageFormatError(ValueError):
         shown = "; ".join(f"{m} {f}: {why}" for m, f, why in problems[:10])
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
         super().__init__(
-            f"{len(problems)} problem(s) keep these memories out of the storage "
+            f"{counted(len(problems), 'problem')} {agree(len(problems), 'keeps', 'keep')} "
+            "these memories out of the storage "
             f"serialization: {shown}{more}"
         )
 

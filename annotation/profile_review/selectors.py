@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import Http404
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from annotation.corpus.models import Character, ProfileVersion
@@ -25,6 +24,7 @@ from annotation.profile_review.models import (
 )
 from heartbench_site.base.protocol import PROFILE_REVIEWERS
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 
 def _latest_versions_prefetch() -> Prefetch:
@@ -412,7 +412,7 @@ def profile_home_queues(*, user) -> dict:
         cards["profile_review"] = {
             "count": count,
             "url": reverse("review:profile-list"),
-            "label": f"{count} profile{pluralize(count)} awaiting your review",
+            "label": f"{counted(count, 'profile')} awaiting your review",
         }
     if Role.ARBITRATOR in held:
         count = ProfileReviewCase.objects.filter(
@@ -421,6 +421,6 @@ def profile_home_queues(*, user) -> dict:
         cards["profile_adjudication"] = {
             "count": count,
             "url": reverse("review:profile-list"),
-            "label": f"{count} profile{pluralize(count)} awaiting adjudication",
+            "label": f"{counted(count, 'profile')} awaiting adjudication",
         }
     return cards

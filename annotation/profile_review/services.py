@@ -7,7 +7,6 @@ keyword-only, atomic function that checks the state it starts from and raises a
 import math
 
 from django.db import IntegrityError, transaction
-from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from annotation.corpus.models import CORE_PATTERN_COUNT, Character, ProfileVersion
@@ -28,6 +27,7 @@ from annotation.profile_review.models import (
 from heartbench_site.base.protocol import PROFILE_REVIEWERS
 from heartbench_site.base.roles import Role, has_any_role
 from heartbench_site.base.text_diff import passage_in, word_diff
+from heartbench_site.base.wording import agree, counted
 
 __all__ = ["ReviewError"]
 
@@ -240,9 +240,9 @@ def profile_review_save(
         requests = review.requests.count()
         if recommendation == Recommendation.ACCEPT and requests:
             problems.append(
-                f"“Acceptable as-is” means no change is needed, but the review has {requests} "
-                f"change request{pluralize(requests)}: withdraw "
-                f"{pluralize(requests, 'it,them')} or choose “Local revision needed”."
+                f"“Acceptable as-is” means no change is needed, but the review has "
+                f"{counted(requests, 'change request')}: withdraw "
+                f"{agree(requests, 'it', 'them')} or choose “Local revision needed”."
             )
         if recommendation == Recommendation.LOCAL_REVISION and not requests:
             problems.append(
@@ -470,8 +470,8 @@ def profile_freeze(
     ).count()
     if open_requests:
         raise ReviewError(
-            f"{open_requests} change request{pluralize(open_requests)} "
-            f"{pluralize(open_requests, 'is,are')} still open: accept or reject each one "
+            f"{counted(open_requests, 'change request')} {agree(open_requests, 'is', 'are')} "
+            "still open: accept or reject each one "
             "before freezing."
         )
     if not suitability_confirmed:

@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -22,6 +21,7 @@ from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequ
 from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 senior_required = role_required(Role.ARBITRATOR)
@@ -210,8 +210,7 @@ def profile_edit(request, key):
         else:
             messages.success(
                 request,
-                f"Saved as v{edit.to_version.number}: {len(edit.diff)} "
-                f"field{pluralize(len(edit.diff))} changed.",
+                f"Saved as v{edit.to_version.number}: {counted(len(edit.diff), 'field')} changed.",
             )
             return redirect("review:profile-edit-detail", key=key, id=edit.pk)
     return render(

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Exists, OuterRef, Q, Subquery
 from django.http import Http404
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from agreement import AgreementInputError, UndefinedStatisticError, cohen_kappa, krippendorff_alpha
@@ -33,6 +32,7 @@ from annotation.scenario_review.services import disagreements
 from heartbench_site.base.protocol import SCENARIOS_PER_LIFE_STAGE
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import identity_anchors
+from heartbench_site.base.wording import agree, counted
 
 
 @dataclass
@@ -479,6 +479,6 @@ def scenario_home_queues(*, user) -> dict:
         "scenario_review": {
             "count": count,
             "url": reverse("review:scenario-list"),
-            "label": f"{count} scenario{pluralize(count)} need{pluralize(count, 's,')} your review",
+            "label": f"{counted(count, 'scenario')} {agree(count, 'needs', 'need')} your review",
         }
     }

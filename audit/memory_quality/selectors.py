@@ -5,7 +5,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Prefetch, Q
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from annotation.corpus.models import Character, Memory, ProfileVersion
@@ -23,6 +22,7 @@ from audit.memory_quality.models import (
 )
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
+from heartbench_site.base.wording import counted
 
 TEXT_COLUMNS = (
     "memory_id",
@@ -109,14 +109,14 @@ def audit_home_queues(*, user) -> dict:
         cards["memory_audit"] = {
             "count": count,
             "url": reverse("audit:queue") + "?status=review",
-            "label": f"{count} flagged memor{pluralize(count, 'y,ies')} awaiting your review",
+            "label": f"{counted(count, 'flagged memory', 'flagged memories')} awaiting your review",
         }
     if Role.ARBITRATOR in held:
         count = MemoryCase.objects.filter(status=MemoryCase.Status.SENIOR).count()
         cards["memory_senior_edit"] = {
             "count": count,
             "url": reverse("audit:queue") + "?status=senior",
-            "label": f"{count} confirmed memory defect{pluralize(count)} awaiting your edit",
+            "label": f"{counted(count, 'confirmed memory defect')} awaiting your edit",
         }
     return cards
 

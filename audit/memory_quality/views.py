@@ -6,7 +6,6 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -24,6 +23,7 @@ from audit.memory_quality.services import classifier, configuration, finalize, r
 from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.wording import counted
 
 readers_required = role_required(Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 reviewer_required = role_required(Role.MEMORY_REVIEWER)
@@ -100,9 +100,9 @@ def case_decide(request, case_id):
                 needed = team - case.agreements.count()
                 messages.success(
                     request,
-                    f"Your agreement is recorded; {needed} more "
-                    f"reviewer{pluralize(needed)} of the team of {team} must agree before the "
-                    "override takes effect.",
+                    f"Your agreement is recorded; {counted(needed, 'more reviewer')} "
+                    "of the team of "
+                    f"{team} must agree before the override takes effect.",
                 )
             else:
                 messages.success(request, "Decision recorded.")
@@ -159,8 +159,8 @@ def case_edit(request, case_id):
     if findings:
         messages.warning(
             request,
-            f"Saved, not accepted: the re-audit still flags {len(findings)} "
-            f"defect{pluralize(len(findings))}. Edit again.",
+            f"Saved, not accepted: the re-audit still flags {counted(len(findings), 'defect')}. "
+            "Edit again.",
         )
     else:
         messages.success(request, "Saved; the edited memory passed the re-audit.")
@@ -237,8 +237,7 @@ def run_finalize(request, run_id):
         messages.success(
             request,
             f"Timeline of {run.summary.get('timeline', 0)} memories built; "
-            f"{len(run.summary.get('deduplicated', []))} "
-            f"duplicate{pluralize(len(run.summary.get('deduplicated', [])))} left out.",
+            f"{counted(len(run.summary.get('deduplicated', [])), 'duplicate')} left out.",
         )
     return redirect("audit:run-detail", run_id=run_id)
 
@@ -257,8 +256,7 @@ def run_classify(request, run_id):
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(
-            request,
-            f"{queued} classifier call{pluralize(queued)} queued for criterion {criterion}.",
+            request, f"{counted(queued, 'classifier call')} queued for criterion {criterion}."
         )
     return redirect("audit:run-detail", run_id=run_id)
 

@@ -17,7 +17,6 @@ Every list is a fixed number of queries whatever the number of rows.
 from collections import Counter
 
 from django.db.models import Count, Prefetch, Q
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 
 from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
@@ -29,6 +28,7 @@ from audit.reference_labels.models import (
     LabelSelection,
 )
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import counted
 
 # --- Audits -------------------------------------------------------------------------------
 
@@ -120,7 +120,7 @@ def label_audit_home_queues(*, user) -> dict:
         cards["label_audit"] = {
             "count": count,
             "url": reverse("audit:labels:home"),
-            "label": f"{count} item{pluralize(count)} awaiting your blind selection",
+            "label": f"{counted(count, 'item')} awaiting your blind selection",
         }
     if Role.AUDIT_ADJUDICATOR in held:
         count = LabelAuditItem.objects.filter(
@@ -129,15 +129,14 @@ def label_audit_home_queues(*, user) -> dict:
         cards["label_audit_adjudication"] = {
             "count": count,
             "url": reverse("audit:labels:home"),
-            "label": f"{count} item{pluralize(count)} without complete agreement "
-            "awaiting your decision",
+            "label": f"{counted(count, 'item')} without complete agreement awaiting your decision",
         }
     if Role.ADMIN in held:
         count = LabelAudit.objects.filter(status=LabelAudit.Status.SELECTING).count()
         cards["label_audit_admin"] = {
             "count": count,
             "url": reverse("audit:labels:home"),
-            "label": f"{count} reference-label audit{pluralize(count)} in progress",
+            "label": f"{counted(count, 'reference-label audit')} in progress",
         }
     return cards
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from adjudication.mcq.models import OPTION_LABELS
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.wording import agree, counted
 
 from ..models import (
     AnswerEvent,
@@ -275,7 +276,10 @@ def baseline_finalize(*, participation: Participation) -> Participation:
     )
     if missing:
         shown = ", ".join(str(m) for m in missing[:20]) + (" …" if len(missing) > 20 else "")
-        raise BaselineError(f"{len(missing)} item(s) have no answer yet: {shown}.")
+        raise BaselineError(
+            f"{counted(len(missing), 'item')} {agree(len(missing), 'has', 'have')} "
+            f"no answer yet: {shown}."
+        )
     p.status = Participation.Status.FINALIZED
     p.finalized_at = timezone.now()
     p.save(update_fields=["status", "finalized_at"])

@@ -4,6 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
+from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
 from ..models import BaselineError, BaselineReport, BaselineStudy, BestModelChoice, Participation
@@ -18,7 +19,8 @@ def report_request(*, study: BaselineStudy, user, seed: int, n_boot: int, n_perm
     finalized = study.participants.filter(status=Participation.Status.FINALIZED).count()
     if finalized < 2:
         raise BaselineError(
-            f"{finalized} participant(s) have finalized; the report needs at least two."
+            f"{counted(finalized, 'participant')} {agree(finalized, 'has', 'have')} finalized; "
+            "the report needs at least two."
         )
     report = BaselineReport.objects.create(
         study=study, seed=seed, n_boot=n_boot, n_permutations=n_permutations, requested_by=user

@@ -14,6 +14,7 @@ from annotation.corpus.models import Scenario
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import retrieve_for_item
 from heartbench_site.base.protocol import RETRIEVAL_K
+from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
 from ..models import (
@@ -171,7 +172,8 @@ def subset_select(
     problems = list(result.problems)
     if n_without:
         problems.append(
-            f"{n_without} final item(s) have no answer-key source and were not candidates; "
+            f"{counted(n_without, 'final item')} {agree(n_without, 'has', 'have')} no answer-key "
+            "source and were not candidates; "
             "copy the sources from the references or upload a question_id,family CSV."
         )
     proposal = {}
@@ -271,7 +273,7 @@ def study_create(
             elif item.scenario_id in in_subset:
                 errors.append(
                     f"Practice item {qid!r}: its scenario {item.scenario.scenario_id} has "
-                    f"{in_subset[item.scenario_id]} item(s) in the subset; practice items "
+                    f"{counted(in_subset[item.scenario_id], 'item')} in the subset; practice items "
                     "must come from scenarios outside the subset."
                 )
             else:
@@ -280,8 +282,9 @@ def study_create(
         available, n_scenarios = selectors.practice_candidates(subset_scenarios=in_subset)
         if len(available) < practice_count:
             errors.append(
-                f"{practice_count} practice item(s) asked for, but only {len(available)} "
-                f"final item(s) lie in scenarios outside the subset (the subset uses "
+                f"{counted(practice_count, 'practice item')} asked for, but only "
+                f"{counted(len(available), 'final item')} {agree(len(available), 'lies', 'lie')} "
+                "in scenarios outside the subset (the subset uses "
                 f"{len(in_subset)} of {n_scenarios} scenarios): "
                 f"{practice_count - len(available)} short. Name practice items, ask for "
                 "fewer, or hold scenarios out of the subset selection for practice."

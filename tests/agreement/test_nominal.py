@@ -112,7 +112,7 @@ def test_fleiss_unused_categories_do_not_change_kappa():
         (np.zeros((0, 3), dtype=int), "empty"),
         ([[0, 1], [2, 4]], r"at item 1, rater 1 is 4, outside the categories 0..3"),
         ([[0, 1], [-3, 1]], "outside the categories"),
-        ([[0, 1], [None, 1]], r"1 missing value\(s\), the first at item 1, rater 0"),
+        ([[0, 1], [None, 1]], r"1 missing value, the first at item 1, rater 0"),
         ([[0.0, 1.0], [np.nan, 1.0]], "missing value"),
         ([[0, 1], [agreement.MISSING, 1]], "missing value"),
         ([[0.5, 1.0], [1.0, 1.0]], "integer category codes"),

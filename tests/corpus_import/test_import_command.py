@@ -68,7 +68,7 @@ def test_command_prints_each_problem_and_exits_non_zero(tmp_path):
         in lines
     )
     assert any(line.startswith(f"{path}: record CHAR_02, field core_patterns:") for line in lines)
-    assert "2 problem(s) found; nothing was imported." in result.stderr
+    assert "2 problems found; nothing was imported." in result.stderr
     assert sum(corpus_counts().values()) == 0
 
 

@@ -74,7 +74,7 @@ def test_a_bad_id_list_is_rejected_and_creates_nothing(
         question_ids=f"{corpus['items'][0].question_id}\nSCN_TYPO__CHAR_01",
     )
     assert response.status_code == 200
-    assert "1 unknown question id(s): SCN_TYPO__CHAR_01" in response.content.decode()
+    assert "1 unknown question id: SCN_TYPO__CHAR_01" in response.content.decode()
     assert not EvaluationRun.objects.exists()
 
 

@@ -99,5 +99,5 @@ def test_the_home_card_counts_final_items_for_admins_only(secret_corpus):
     admin = UserFactory(roles=[Role.ADMIN])
     card = export_home_queues(user=admin)["final_set_export"]
     assert card["count"] == 1 and card["url"] == reverse("export:home")
-    assert "1 item(s) in the final set" in card["label"]
+    assert "1 item in the final set" in card["label"]
     assert export_home_queues(user=UserFactory(roles=[Role.ARBITRATOR])) == {}

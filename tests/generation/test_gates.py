@@ -57,7 +57,7 @@ def test_a_blocked_pair_is_refused_naming_what_it_waits_for(providers, admin):
         generation_run_create(user=admin, families=["claude"])
 
     message = str(refused.value)
-    assert "8 of the 9 chosen pair(s) are not ready" in message
+    assert "8 of the 9 chosen pairs are not ready" in message
     assert "CHAR_02: no finalized memory audit covered its memories" in message
     assert "an admin to run the memory audit" in message
     assert "CHAR_03: no frozen profile version" in message
@@ -197,7 +197,7 @@ def test_the_launch_form_refuses_then_overrides_with_a_reason(
     base = {"launch": "Launch run", "families": ["claude"]}
 
     refused = client.post(url, base).content.decode()
-    assert "8 of the 9 chosen pair(s) are not ready" in refused
+    assert "8 of the 9 chosen pairs are not ready" in refused
     no_reason = client.post(url, {**base, "override_gates": "on"}).content.decode()
     assert "Say why the gates are overridden" in no_reason
     assert not GenerationRun.objects.exists() and not ProtocolDeviation.objects.exists()

@@ -242,7 +242,7 @@ def test_a_screening_batch_answered_before_a_failure_is_not_asked_again(
     unit.refresh_from_db()
     assert unit.status == GenerationUnit.Status.FAILED
     assert unit.error_kind == "server_error"
-    assert unit.error_message.startswith("Screening (batch 2 of 2) failed after 3 request(s)")
+    assert unit.error_message.startswith("Screening (batch 2 of 2) failed after 3 requests")
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.FINISHED_WITH_FAILURES
 

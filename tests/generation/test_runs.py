@@ -88,7 +88,7 @@ def test_an_unfrozen_profile_is_refused_naming_the_characters(providers):
         generation_run_create(user=UserFactory(), families=["claude"])
 
     message = str(refused.value)
-    assert "2 of the 3 chosen pair(s) are not ready" in message
+    assert "2 of the 3 chosen pairs are not ready" in message
     assert "CHAR_02: no frozen profile version" in message
     assert "CHAR_03: no frozen profile version" in message
     assert "CHAR_01" not in message

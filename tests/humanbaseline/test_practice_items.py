@@ -43,7 +43,7 @@ def test_a_practice_item_from_a_subset_scenario_is_refused(three_scenarios, admi
         )
     assert (
         f"Practice item {outside_subset_same_scenario.question_id!r}: its scenario "
-        f"{items[5].scenario.scenario_id} has 2 item(s) in the subset"
+        f"{items[5].scenario.scenario_id} has 2 items in the subset"
     ) in " ".join(error.value.messages)
     assert BaselineStudy.objects.count() == 0
     study = create(selection, admin_user, practice_question_ids=[items[8].question_id])
@@ -66,7 +66,7 @@ def test_too_few_items_outside_the_subsets_scenarios_is_a_named_shortfall(
     with pytest.raises(BaselineError) as error:
         create(selection, admin_user, practice_question_ids=[], practice_count=5)
     text = " ".join(error.value.messages)
-    assert "5 practice item(s) asked for, but only 4 final item(s) lie in scenarios outside" in text
+    assert "5 practice items asked for, but only 4 final items lie in scenarios outside" in text
     assert "the subset uses 2 of 3 scenarios" in text and "1 short" in text
     assert "hold scenarios out of the subset selection" in text
     assert BaselineStudy.objects.count() == 0

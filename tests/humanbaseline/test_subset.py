@@ -108,7 +108,7 @@ def test_an_empty_cell_is_noted_and_items_without_a_source_are_counted(release_i
     ItemSourceFamily.objects.filter(item__in=cell_items).delete()
     selection = services.subset_select(user=UserFactory(), seed=1)
     assert any("CHAR_03 × adolescence" in n for n in selection.notes), selection.notes
-    assert any("8 final item(s) have no answer-key source" in p for p in selection.problems)
+    assert any("8 final items have no answer-key source" in p for p in selection.problems)
     assert not selection.items.filter(character_key="CHAR_03", stage="adolescence").exists()
 
 

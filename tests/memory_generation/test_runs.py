@@ -245,7 +245,7 @@ def test_an_unreachable_provider_fails_the_batch_with_a_clear_reason(
     assert run.status == Status.FINISHED_WITH_FAILURES
     batch = run.batches.get()
     assert batch.error_kind == "connection_error"
-    assert batch.error_message.startswith("Slot 0 (age 14): the call failed after 2 request(s)")
+    assert batch.error_message.startswith("Slot 0 (age 14): the call failed after 2 requests")
     call = MemoryCallRecord.objects.get()
     assert not call.ok and call.error_kind == "connection_error"
 

@@ -249,7 +249,7 @@ def make_run(db, default_prompts, make_user):
                         attempts=1,
                         error_kind="rate_limited" if status == "failed" else "",
                         error_message=(
-                            f"Screening failed after 5 request(s): HTTP 429 for unit {n}"
+                            f"Screening failed after 5 requests: HTTP 429 for unit {n}"
                             if status == "failed"
                             else ""
                         ),

@@ -61,6 +61,8 @@ ACCESS = {
     "login": PUBLIC,
     "logout": PUBLIC,  # POST-only; signing out needs no role
     "healthz": PUBLIC,
+    "favicon": PUBLIC,
+    "api-index": SIGNED_IN,
     "api-me": SIGNED_IN,
     "api-schema": READERS,
     "api-docs": READERS,

@@ -90,7 +90,7 @@ def test_the_estimate_warns_about_characters_without_a_frozen_profile(
     ProfileVersionFactory(character=draft, number=1)
     body = text(admin.get(reverse("corpus:generation-new")))
     assert 'data-testid="unit-count">18 units<' in body
-    assert "2 of the 6 pair(s) are not ready for generation" in body
+    assert "2 of the 6 pairs are not ready for generation" in body
     assert f'<tr data-gate="profile_frozen"><td>{draft.key}</td>' in body
 
 

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from adjudication.export.encoding import sha256
 from adjudication.export.services import MANIFEST, build_export
+from heartbench_site.base.wording import counted
 
 
 class Command(BaseCommand):
@@ -36,8 +37,10 @@ class Command(BaseCommand):
             written.append(archive)
         excluded = ", ".join(f"{n} {s}" for s, n in counts["excluded_items"].items()) or "none"
         self.stdout.write(
-            f"{counts['final_items']} final item(s), {counts['references']} reference(s), "
-            f"{counts['scenarios']} scenario(s), {counts['characters']} character(s); "
+            f"{counted(counts['final_items'], 'final item')}, "
+            f"{counted(counts['references'], 'reference')}, "
+            f"{counted(counts['scenarios'], 'scenario')}, "
+            f"{counted(counts['characters'], 'character')}; "
             f"left out: {excluded}."
         )
         if counts["characters_without_profile"]:
@@ -46,6 +49,7 @@ class Command(BaseCommand):
                 + ", ".join(counts["characters_without_profile"])
             )
         self.stdout.write(
-            f"manifest.json sha256 {sha256(bundle.files[MANIFEST])}; {len(written)} file(s)."
+            f"manifest.json sha256 {sha256(bundle.files[MANIFEST])}; "
+            f"{counted(len(written), 'file')}."
         )
         self.stdout.write(self.style.SUCCESS(f"Exported to {directory}."))

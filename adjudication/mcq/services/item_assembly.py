@@ -33,6 +33,7 @@ from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.protocol import PROTOCOL_SEED
 from heartbench_site.base.providers import configured_provider
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.wording import counted
 from llm import ProviderConfig, make_client
 
 SELECTOR_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SELECTOR"
@@ -357,8 +358,9 @@ def mcq_assembly_run_start(
         record_deviation(
             stage=ASSEMBLY_STAGE,
             kind=ProtocolDeviation.Kind.GATE_OVERRIDE,
-            subject=f"assembly run {run.pk}: imported references awaiting an item "
-            f"({unadjudicated_awaiting_assembly()}), and imported references as distractors",
+            subject=f"assembly run {run.pk}: "
+            f"{counted(unadjudicated_awaiting_assembly(), 'imported reference')} awaiting an "
+            "item, and imported references as distractors",
             rule=GATE_RULE,
             reason=override,
             by=started_by,

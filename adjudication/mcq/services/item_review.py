@@ -31,6 +31,7 @@ from adjudication.mcq.versions import (
     remove_item,
     revise_item,
 )
+from heartbench_site.base.wording import agree, counted
 
 REVIEWABLE = (McqItem.Status.FLAGGED, McqItem.Status.NEEDS_COMPLETION)
 NOTE_REQUIRED = {
@@ -320,7 +321,8 @@ def _reconstruct(item: McqItem, *, user, note: str):
     )
     if len(chosen) < mcq_assembly.DISTRACTORS_PER_ITEM:
         raise McqError(
-            f"Valid distractors for this pair: only {len(chosen)}. Add a generated "
+            f"Only {counted(len(chosen), 'valid distractor')} "
+            f"{agree(len(chosen), 'exists', 'exist')} for this pair; add a generated "
             "distractor instead of reconstructing."
         )
     record_version(item, origin=McqItemVersion.Origin.IMPORT)

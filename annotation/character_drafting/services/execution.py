@@ -40,6 +40,7 @@ from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import record_event
 from heartbench_site.base.providers import storable
+from heartbench_site.base.wording import counted
 from llm.records import OUTPUT_RETRYABLE
 
 logger = logging.getLogger(__name__)
@@ -203,7 +204,8 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
     raise DraftFailed(
         "invalid_profile",
         f"The model's draft of {draft.char_key} still broke the drafting rules after "
-        f"{job.max_attempts} attempt(s); nothing was created. Retry the draft, or change the "
+        f"{counted(job.max_attempts, 'attempt')}; nothing was created. Retry the draft, or "
+        "change the "
         "prompt or the model.",
         problems,
     )

@@ -16,6 +16,7 @@ from annotation.character_drafting.profile_schema import profile_as_json
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import PROFILE_FIELD_LABELS, ProfileReviewCase
 from heartbench_site.base.protocol import PROFILE_REVIEWERS
+from heartbench_site.base.wording import counted
 
 FIELD_LABELS = PROFILE_FIELD_LABELS
 VERSION_FIELDS = (
@@ -68,7 +69,8 @@ def redraft_blocker(character: Character, *, expected: ProfileVersion | None = N
             submitted = case.reviews.filter(submitted_at__isnull=False).count()
             return (
                 f"{character.key} v{case.reviewed_version.number} is with the reviewers "
-                f"({begun} review(s) begun, {submitted} of {PROFILE_REVIEWERS} submitted). "
+                f"({counted(begun, 'review')} begun, "
+                f"{submitted} of {PROFILE_REVIEWERS} submitted). "
                 "Redraft once every reviewer has submitted and the senior expert is "
                 "adjudicating, so that no reviewer is left reviewing an outdated version."
             )

@@ -20,6 +20,7 @@ from heartbench_site.base.providers import (
     storable,
     temperature_refused,
 )
+from heartbench_site.base.wording import counted
 
 MILLION = Decimal(1_000_000)
 NOT_CONFIGURED = "not_configured"
@@ -159,6 +160,6 @@ def call_failure(stage_label: str, result: llm.CallResult) -> StageFailed:
     """The failure of a stage whose call did not return a valid answer."""
     return StageFailed(
         result.error_kind or "internal_error",
-        f"{stage_label} failed after {result.attempt_count} request(s) in "
-        f"{result.rounds} round(s): {result.failure_reason}",
+        f"{stage_label} failed after {counted(result.attempt_count, 'request')} in "
+        f"{counted(result.rounds, 'round')}: {result.failure_reason}",
     )

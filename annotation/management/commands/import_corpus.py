@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.corpus_import.importing import import_paths
 from annotation.corpus_import.problems import ImportRejected
+from heartbench_site.base.wording import counted
 
 
 class Command(BaseCommand):
@@ -38,7 +39,7 @@ class Command(BaseCommand):
             for problem in rejected.errors:
                 self.stderr.write(str(problem))
             raise CommandError(
-                f"{len(rejected.errors)} problem(s) found; nothing was imported."
+                f"{counted(len(rejected.errors), 'problem')} found; nothing was imported."
             ) from None
         if options["json"]:
             self.stdout.write(json.dumps(summary.as_dict(), indent=2))

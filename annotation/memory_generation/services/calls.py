@@ -25,6 +25,7 @@ import llm
 from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord
 from annotation.memory_generation.schema import MEMORY_SCHEMA, memory_problems
 from heartbench_site.base.providers import cached_client, storable
+from heartbench_site.base.wording import counted
 
 ENV_PREFIX = "HEARTBENCH_MEMORY"
 MILLION = Decimal(1_000_000)
@@ -169,7 +170,7 @@ def generate_memory(*, batch_id: int, slot: int, target_age: int, config, system
             raise SlotFailed(
                 result.error_kind or "internal_error",
                 f"Slot {slot} (age {target_age}): the call failed after "
-                f"{result.attempt_count} request(s) in {result.rounds} round(s): "
+                f"{counted(result.attempt_count, 'request')} in {counted(result.rounds, 'round')}: "
                 f"{result.failure_reason}",
             )
         if not problems:

@@ -18,6 +18,7 @@ from audit.memory_quality.models import (
 )
 from audit.memory_quality.services.records import log_event, memory_change, require_role
 from heartbench_site.base.roles import Role
+from heartbench_site.base.wording import agree, counted
 
 
 def _normalized_hash(text: str) -> str:
@@ -39,7 +40,8 @@ def audit_run_finalize(*, run_id: int, actor) -> AuditRun:
     open_cases = run.cases.filter(status__in=MemoryCase.OPEN).count()
     if open_cases:
         raise AuditError(
-            f"Flagged memories still open: {open_cases}. Resolve them before finalizing."
+            f"{counted(open_cases, 'flagged memory', 'flagged memories')} "
+            f"{agree(open_cases, 'is', 'are')} still open; resolve them first."
         )
     version = run.settings_version
     memories = Memory.objects.select_related("character").order_by(

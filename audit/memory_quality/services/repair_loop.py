@@ -13,7 +13,6 @@ any transaction (no row lock is held over the network); the attempt is recorded
 afterwards under the case's row lock, once."""
 
 from django.db import transaction
-from django.template.defaultfilters import pluralize
 
 from annotation.corpus.models import Memory
 from audit.memory_quality import repair, selectors
@@ -28,6 +27,7 @@ from audit.memory_quality.models import (
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
 from audit.memory_quality.services.records import case_flags, log_event, memory_change
+from heartbench_site.base.wording import counted
 from llm import ProviderConfig, make_client
 
 # Kept for the callers that re-audit a text (review, classifier).
@@ -245,8 +245,7 @@ def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int) -> None
         defect.save(update_fields=["status"])
     names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
     _escalate(
-        case,
-        note=f"Still flagged after {limit} automated repair attempt{pluralize(limit)}: {names}.",
+        case, note=f"Still flagged after {counted(limit, 'automated repair attempt')}: {names}."
     )
 
 

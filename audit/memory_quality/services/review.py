@@ -5,7 +5,6 @@ senior expert edits a confirmed defect, re-audited at once by the same checks th
 screen the memories (services.checks) before the case is closed."""
 
 from django.db import transaction
-from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from annotation.corpus.models import Memory
@@ -25,6 +24,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from heartbench_site.base.roles import Role
+from heartbench_site.base.wording import counted
 
 
 def _case_for_review(case_id: int) -> MemoryCase:
@@ -66,8 +66,8 @@ def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryC
     if any(a.reviewer_id == reviewer.pk for a in agreed):
         needed = max(team - len(agreed), 0)
         raise AuditError(
-            "You have already agreed that this flag is a false positive; "
-            f"{needed} more reviewer{pluralize(needed)} must agree."
+            f"You have already agreed that this flag is a false positive; "
+            f"{counted(needed, 'more reviewer')} must agree."
         )
     OverrideAgreement.objects.create(case=case, reviewer=reviewer, reason=reason)
     count = len(agreed) + 1

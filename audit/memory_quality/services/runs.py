@@ -18,6 +18,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from heartbench_site.base.roles import Role
+from heartbench_site.base.wording import agree
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,10 @@ def audit_run_start(
     keys = sorted(set(character_keys))
     known = set(Character.objects.filter(key__in=keys).values_list("key", flat=True))
     if set(keys) - known:
-        raise AuditError(f"Unknown characters: {', '.join(sorted(set(keys) - known))}.")
+        raise AuditError(
+            f"Unknown {agree(len(set(keys) - known), 'character', 'characters')}: "
+            f"{', '.join(sorted(set(keys) - known))}."
+        )
     version = settings_version or audit_settings_current()
     memories = Memory.objects.all()
     if keys:
