@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_http_methods
 
 from adjudication.consensus import services
@@ -85,7 +86,7 @@ def comparison_assign(request):
         except ComparisonError as error:
             add_error_messages(form, error)
         else:
-            messages.success(request, f"{created} new assignment(s).")
+            messages.success(request, f"{created} new assignment{pluralize(created)}.")
             return redirect("comparison:assign")
     return render(
         request,

@@ -132,9 +132,9 @@ def test_the_demo_has_comparisons_at_telling_stages(demo):
     ).exists()
     client = Client()
     client.post("/accounts/login/", {"username": "annotator", "password": "annotator-demo-pass"})
-    assert "2 pair(s) awaiting your comparison" in client.get("/").content.decode()
+    assert "2 pairs awaiting your comparison" in client.get("/").content.decode()
     client.post("/accounts/login/", {"username": "arbitrator", "password": "arbitrator-demo-pass"})
-    assert "1 escalated comparison(s)" in client.get("/").content.decode()
+    assert "1 escalated comparison awaiting" in client.get("/").content.decode()
 
 
 @pytest.mark.parametrize(("username", "role", "password"), DEMO_ACCOUNTS)
