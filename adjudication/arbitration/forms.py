@@ -20,6 +20,40 @@ def _rows(n):
     return forms.Textarea(attrs={"rows": n})
 
 
+def confirmations(pair_label: str) -> dict[str, tuple[str, str]]:
+    """What the confirmation dialog says for each decision (static/adjudication/
+    arbitration.js picks one as the decision changes; "{candidate}" is filled in there):
+    (message, confirm button label). Each says what cannot be undone."""
+    closed = (
+        " The pair leaves the arbitration queue. This cannot be undone here: only an admin "
+        "can reopen the decision."
+    )
+    return {
+        "": (
+            f"Record this decision for {pair_label}?{closed}",
+            "Record decision",
+        ),
+        "adopted": (
+            f"Adopt Candidate {{candidate}} as-is as the reference response of {pair_label}."
+            + closed,
+            "Adopt",
+        ),
+        "edited": (
+            f"Record your edit of Candidate {{candidate}} as the reference response of "
+            f"{pair_label}.{closed}",
+            "Record edit",
+        ),
+        "rewritten": (
+            f"Record your rewritten response as the reference response of {pair_label}." + closed,
+            "Record rewrite",
+        ),
+        "discarded": (
+            f"Discard {pair_label}: it gets no reference response and no MCQ item.{closed}",
+            "Discard",
+        ),
+    }
+
+
 class ArbitrationForm(forms.Form):
     kind = forms.ChoiceField(label="Decision", choices=DECISION_CHOICES, widget=forms.RadioSelect)
     candidate = forms.TypedChoiceField(
@@ -45,14 +79,27 @@ class ArbitrationForm(forms.Form):
         help_text="Required to discard: why the pair is fundamentally unfit.",
     )
 
-    def __init__(self, *args, pair_id: int, **kwargs):
+    def __init__(self, *args, pair_id: int, pair_label: str = "this pair", **kwargs):
         super().__init__(*args, **kwargs)
         self.helper = FormHelper()
         self.helper.form_action = reverse("adjudication:pair", kwargs={"pair_id": pair_id})
         self.helper.form_method = "post"
         self.helper.form_id = "arbitration-form"
+        asks = confirmations(pair_label)
+        self.helper.attrs = {
+            f"data-confirm-{kind or 'default'}": message for kind, (message, _) in asks.items()
+        } | {f"data-confirm-label-{kind or 'default'}": label for kind, (_, label) in asks.items()}
         self.helper.add_input(Submit("preview", "Preview diff", css_class="btn-outline-secondary"))
-        self.helper.add_input(Submit("decide", "Record decision"))
+        message, label = asks[""]
+        self.helper.add_input(
+            Submit(
+                "decide",
+                "Record decision",
+                data_confirm=message,
+                data_confirm_label=label,
+                data_decide="",
+            )
+        )
 
     def clean_kind(self):
         kind = self.cleaned_data["kind"]
@@ -64,9 +111,20 @@ class ArbitrationForm(forms.Form):
 class ReopenForm(forms.Form):
     reason = forms.CharField(label="Reason for reopening", widget=_rows(2))
 
-    def __init__(self, *args, pair_id: int, **kwargs):
+    def __init__(self, *args, pair_id: int, pair_label: str = "this pair", **kwargs):
         super().__init__(*args, **kwargs)
         self.helper = FormHelper()
         self.helper.form_action = reverse("adjudication:reopen", kwargs={"pair_id": pair_id})
         self.helper.form_method = "post"
-        self.helper.add_input(Submit("reopen", "Reopen decision", css_class="btn-outline-danger"))
+        self.helper.form_id = "reopen-form"
+        self.helper.add_input(
+            Submit(
+                "reopen",
+                "Reopen decision",
+                css_class="btn-outline-danger",
+                data_confirm=f"Reopen the decision on {pair_label}: its reference response is "
+                "withdrawn at once and the pair returns to the arbitration queue. This cannot "
+                "be undone: only a new arbitration decision sets a reference again.",
+                data_confirm_label="Reopen",
+            )
+        )

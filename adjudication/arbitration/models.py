@@ -87,6 +87,18 @@ class ReferenceResponse(models.Model):
         return f"{self.character.key} × {self.scenario.scenario_id}"
 
     @property
+    def provenance(self) -> str:
+        """Who made it, said once: "Edited by ana", not "Edited by the arbitrator by ana"."""
+        verbs = {
+            self.DecisionType.ADOPTED: "Adopted",
+            self.DecisionType.EDITED: "Edited",
+            self.DecisionType.REWRITTEN: "Rewritten",
+        }
+        if self.arbitrator_id and self.decision_type in verbs:
+            return f"{verbs[self.decision_type]} by {self.arbitrator.get_username()}"
+        return self.get_decision_type_display()
+
+    @property
     def inner_consciousness(self) -> dict:
         return {
             "summary": self.summary,

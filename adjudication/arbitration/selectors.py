@@ -108,6 +108,20 @@ class ArbitrationPage:
     def by_number(self, number):
         return next((c for c in self.candidates if c.number == number), None)
 
+    @property
+    def decided_reference(self) -> ReferenceResponse | None:
+        """The reference this pair's routing set: none while the pair is still with the
+        annotators or awaits arbitration."""
+        routed = (ComparisonPair.Status.ADOPTED, ComparisonPair.Status.RESOLVED)
+        return self.reference if self.pair.status in routed else None
+
+    @property
+    def earlier_reference(self) -> ReferenceResponse | None:
+        """A current reference from before this pair's decision (imported from a release,
+        or the one a reopened decision superseded): the decision will replace it."""
+        waiting = (ComparisonPair.Status.ANNOTATING, ComparisonPair.Status.ESCALATED)
+        return self.reference if self.pair.status in waiting else None
+
 
 def arbiter_order(pair: ComparisonPair, candidates) -> list:
     """A stable order that follows neither database ids nor families (seeded by pair)."""

@@ -17,22 +17,25 @@ admin_required = role_required(Role.ADMIN)
 TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
 
 
-@arbitration_readers
-def arbitration_queue(request):
+def _queue(request, *, decided: bool):
+    pairs = selectors.arbitration_decided() if decided else selectors.arbitration_queue()
+    # The assignment page is the admins': no link an arbitrator cannot follow.
+    can_assign = Role.ADMIN in user_roles(request.user)
     return render(
         request,
         "adjudication/queue.html",
-        {"pairs": selectors.arbitration_queue(), "decided": False},
+        {"pairs": pairs, "decided": decided, "can_assign": can_assign},
     )
+
+
+@arbitration_readers
+def arbitration_queue(request):
+    return _queue(request, decided=False)
 
 
 @arbitration_readers
 def arbitration_decided(request):
-    return render(
-        request,
-        "adjudication/queue.html",
-        {"pairs": selectors.arbitration_decided(), "decided": True},
-    )
+    return _queue(request, decided=True)
 
 
 def _prefill(page, number):
@@ -59,7 +62,7 @@ def arbitration_pair(request, pair_id):
     if request.method == "POST":
         if not is_arbitrator:
             raise Http404("Only an arbitrator decides.")
-        form = ArbitrationForm(request.POST, pair_id=pair_id)
+        form = ArbitrationForm(request.POST, pair_id=pair_id, pair_label=str(page.pair))
         if form.is_valid():
             data = form.cleaned_data
             chosen = page.by_number(data["candidate"]) if data["candidate"] else None
@@ -92,7 +95,9 @@ def arbitration_pair(request, pair_id):
     else:
         number = request.GET.get("edit", "")
         form = ArbitrationForm(
-            initial=_prefill(page, int(number)) if number.isdigit() else {}, pair_id=pair_id
+            initial=_prefill(page, int(number)) if number.isdigit() else {},
+            pair_id=pair_id,
+            pair_label=str(page.pair),
         )
     editing = None
     if form.is_bound and form.is_valid() and form.cleaned_data.get("candidate"):
@@ -110,7 +115,7 @@ def arbitration_pair(request, pair_id):
             "judged_it": judged_it,
             "editing": editing,
             "diff": diff,
-            "reopen_form": ReopenForm(pair_id=pair_id)
+            "reopen_form": ReopenForm(pair_id=pair_id, pair_label=str(page.pair))
             if Role.ADMIN in user_roles(request.user) and page.decision
             else None,
         },

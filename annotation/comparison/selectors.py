@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.comparison.models import (
     COMPARISON_CRITERIA,
@@ -64,6 +65,24 @@ class ComparisonPage:
     is_open: bool
     versions: int = 0
     criteria: tuple = COMPARISON_CRITERIA
+    draft_saved_at: object = None
+
+    @property
+    def autosave_status(self) -> str:
+        """What the autosave label says on load: true from the start, before any change."""
+        if not self.is_open:
+            return "Off: this pair has been routed."
+        if self.draft_saved_at is not None:
+            return draft_saved_label(self.draft_saved_at)
+        return "Not saved yet. Changes save automatically as a draft."
+
+
+def draft_saved_label(saved_at) -> str:
+    """'Draft saved at 14:02.' today; the date too on another day (local time)."""
+    local = timezone.localtime(saved_at)
+    if local.date() == timezone.localdate():
+        return f"Draft saved at {local:%H:%M}."
+    return f"Draft saved on {local.day} {local:%b %Y} at {local:%H:%M}."
 
 
 @dataclass
@@ -203,6 +222,7 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
         draft=draft.data if draft else {},
         is_open=pair.is_open,
         versions=judgment.version if judgment else 0,
+        draft_saved_at=draft.updated_at if draft else None,
     )
 
 

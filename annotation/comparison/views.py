@@ -30,11 +30,13 @@ def comparison_draft(request, assignment):
         return redirect("comparison:pair", assignment=assignment)
     data = {f: request.POST.get(f, "") for f in JUDGMENT_FIELDS if f in request.POST}
     try:
-        services.comparison_draft_save(public_id=assignment, annotator=request.user, data=data)
+        draft = services.comparison_draft_save(
+            public_id=assignment, annotator=request.user, data=data
+        )
     except services.ComparisonError as error:
         status = error.messages[0]
     else:
-        status = "Draft saved."
+        status = selectors.draft_saved_label(draft.updated_at)
     if request.htmx:
         return render(request, "comparison/pair.html#autosave", {"status": status})
     messages.info(request, status)

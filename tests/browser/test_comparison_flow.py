@@ -25,6 +25,12 @@ def world(transactional_db):
     return who
 
 
+def record_decision(page):
+    """Press "Record decision" and confirm it in the dialog (a final action asks first)."""
+    page.locator("#arbitration-form").get_by_role("button", name="Record decision").click()
+    submit(page, page.get_by_test_id("confirm-yes"))
+
+
 def switch_to(page, live_server, username):
     if page.get_by_role("button", name="Log out").count():
         page.get_by_role("button", name="Log out").click()
@@ -73,7 +79,7 @@ def judge_in_browser(
     if guidance:
         form.get_by_label("Revision guidance").fill(guidance)
     # The draft autosaves (htmx) before anything is submitted.
-    page.get_by_test_id("autosave-status").filter(has_text="Draft saved.").wait_for()
+    page.get_by_test_id("autosave-status").filter(has_text="Draft saved at ").wait_for()
     submit(page, form.get_by_role("button", name="Submit judgment"))
     assert "Judgment submitted" in page.locator(".alert-success").inner_text()
 
@@ -122,9 +128,9 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     form.get_by_label("Final decision").fill(edited)
     submit(page, form.get_by_role("button", name="Preview diff"))
     assert page.get_by_test_id("diff").locator("ins").count() >= 1
-    submit(page, page.locator("#arbitration-form").get_by_role("button", name="Record decision"))
+    record_decision(page)
     reference = page.get_by_test_id("reference")
-    assert "Edited by the arbitrator" in reference.inner_text()
+    assert f"Edited by {world['arbitrator'].username}" in reference.inner_text()
 
     ref = ReferenceResponse.objects.get(character=pair.character, superseded_at__isnull=True)
     source = pair.candidates.get(family="claude")
@@ -174,12 +180,12 @@ def test_a_flagged_pair_is_discarded(page, live_server, world):
     assert page.get_by_test_id("suitability-flag").is_visible()
     form = page.locator("#arbitration-form")
     form.get_by_label("Discard the pair (fundamentally unfit)").check()
-    submit(page, form.get_by_role("button", name="Record decision"))
+    record_decision(page)
     assert "Give the reason" in page.content()
     form = page.locator("#arbitration-form")
     form.get_by_label("Discard the pair (fundamentally unfit)").check()
     form.get_by_label("Reason / note").fill("Irreconcilable ages.")
-    submit(page, form.get_by_role("button", name="Record decision"))
+    record_decision(page)
     assert page.get_by_test_id("pair-status").inner_text() == "Discarded by the arbitrator"
     pair.refresh_from_db()
     assert pair.status == "discarded"

@@ -156,7 +156,7 @@ def test_annotator_pages_queue_draft_and_submit(client, setup):
     assert client.get(url).status_code == 200
     draft = reverse("comparison:draft", kwargs={"assignment": a.public_id})
     saved = client.post(draft, {"selection_rationale": "half-written"}, HTTP_HX_REQUEST="true")
-    assert "Draft saved." in saved.content.decode()
+    assert "Draft saved at " in saved.content.decode()
     assert "1 in progress" in client.get(reverse("comparison:queue")).content.decode()
     assert "half-written" in client.get(url).content.decode()
     bad = client.post(

@@ -50,7 +50,7 @@ def test_the_annotator_and_admin_pages_run_without_a_policy_violation(page, live
     form = page.locator("#judgment-form")
     form.get_by_label("Selection rationale").fill("Best grounded in the memories.")
     # htmx posts the draft: the script ran, under the policy.
-    page.get_by_test_id("autosave-status").filter(has_text="Draft saved.").wait_for()
+    page.get_by_test_id("autosave-status").filter(has_text="Draft saved at ").wait_for()
     assert violations(page) == []
 
     page.set_viewport_size({"width": 500, "height": 800})  # Bootstrap's collapsed menu
