@@ -171,6 +171,9 @@ def test_the_memory_audit_asks_before_deciding_and_keeps_the_senior_edit(
     case = flagged_memory
     log_in(page, live_server, "memory-reviewer")
     page.goto(f"{live_server.url}/audit/cases/{case.pk}/")
+    # The flagged evidence and the decision on it are on screen together.
+    assert in_viewport(page, page.get_by_test_id("evidence").first)
+    assert in_viewport(page, page.get_by_label("Confirm the defect"))
     page.get_by_label("Confirm the defect").check()
     button = page.get_by_role("button", name="Record my decision")
     assert "senior expert" in cancel_confirmation(page, button)
@@ -264,6 +267,9 @@ def test_item_review_keeps_the_revision_and_asks_before_removing(page, live_serv
     label = next(o.label for o in item.options.order_by("label") if not o.is_correct)
     log_in(page, live_server, "item-reviewer")
     page.goto(f"{live_server.url}/items/{item.pk}/")
+    # The options under review and the review actions are on screen together.
+    assert in_viewport(page, page.get_by_test_id(f"option-text-{label}"))
+    assert in_viewport(page, page.get_by_test_id("form-revise").get_by_label("Distractor"))
     revise = page.get_by_test_id("form-revise")
     assert revise.get_by_test_id("autosave-status").inner_text() == NOT_SAVED
     revise.get_by_label("Distractor").select_option(label)
