@@ -137,7 +137,7 @@ def test_answers_are_revisable_until_finalize_and_history_is_kept(small_study):
         "A",
         "C",
     ]
-    with pytest.raises(BaselineError, match=r"5 item\(s\) have no answer yet: 2, 3, 4, 5, 6"):
+    with pytest.raises(BaselineError, match=r"5 items have no answer yet: 2, 3, 4, 5, 6"):
         services.baseline_finalize(participation=p)
     for position in range(2, len(subset) + 1):
         services.answer_save(participation=p, position=position, choice="B")
