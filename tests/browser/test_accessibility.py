@@ -7,16 +7,18 @@ each and no violation may be "serious" or "critical". A screenshot of each page 
 under test-output/screenshots/ as <role>-<page>.png for people to look at.
 """
 
+import os
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.test import Client
 
 from heartbench_site.base.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 from tests.browser.actions import keep_screenshot
-from tests.web.test_access_matrix import populated  # noqa: F401 (the demo's database)
 
 pytestmark = pytest.mark.browser
 
@@ -138,14 +140,19 @@ def check(page, base, name, problems):
             problems.append(f"{line}: {', '.join(violation['targets'])}")
 
 
-def test_every_roles_main_pages_have_no_serious_accessibility_violation(
-    transactional_db,
-    browser,
-    live_server,
-    populated,  # noqa: F811
-):
+@pytest.fixture
+def populated(transactional_db, release_dir, demo_providers):
+    """The demo's data, committed so the live server's thread sees it."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
+    call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+    users = get_user_model().objects
+    return {role: users.get(username=name) for name, role, _ in DEMO_ACCOUNTS}
+
+
+def test_every_roles_main_pages_have_no_serious_accessibility_violation(
+    browser, live_server, populated
+):
     problems, missing = [], []
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
