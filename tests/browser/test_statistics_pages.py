@@ -3,9 +3,11 @@ is an accessible SVG whose text lies wholly inside the plot (nothing clipped or 
 an ellipsis), and a screenshot of each page is kept under the test output."""
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from audit.reference_labels.models import LabelAudit
+from heartbench_site.base.roles import Role
 from humanbaseline.models import BaselineStudy
 from tests.browser.actions import keep_screenshot
 
@@ -34,6 +36,9 @@ CLIPPED_TEXTS = """() => {
 
 @pytest.fixture
 def demo(transactional_db, release_dir, demo_providers):
+    # A transactional test before this one may have flushed the migration-made groups.
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
     call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
 
 
