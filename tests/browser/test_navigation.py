@@ -15,7 +15,13 @@ pytestmark = pytest.mark.browser
 def everyone(transactional_db):
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    return UserFactory(roles=list(Role), is_staff=True, is_superuser=True).username
+    # A long name, as a lab's accounts may have: it must not push the bar past the screen.
+    return UserFactory(
+        username="principal-investigator-with-every-role",
+        roles=list(Role),
+        is_staff=True,
+        is_superuser=True,
+    ).username
 
 
 def log_in(page, live_server, username):
