@@ -20,6 +20,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, word_edit_rate
+from agreement.judge_calibration import consensus_routing
 from annotation.comparison.models import (
     ComparisonJudgment,
     ComparisonPair,
@@ -119,14 +120,11 @@ def reference_adopt_unanimous(*, pair: ComparisonPair, candidate_id: int) -> Ref
 def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
     """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
     rule of App. D.2."""
-    reasons = []
-    if any(j.suitability == Suitability.FLAGGED for j in judgments):
-        reasons.append("suitability flagged")
-    if len({j.selected_candidate_id for j in judgments}) > 1:
-        reasons.append("different candidates selected")
-    if any(j.rating != Rating.AS_IS for j in judgments):
-        reasons.append("partial revisions requested")
-    return not reasons, reasons
+    return consensus_routing(
+        selected=[j.selected_candidate_id for j in judgments],
+        as_is=[j.rating == Rating.AS_IS for j in judgments],
+        flagged=[j.suitability == Suitability.FLAGGED for j in judgments],
+    )
 
 
 @transaction.atomic
