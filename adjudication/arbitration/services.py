@@ -225,6 +225,26 @@ def _require_arbitrator(user) -> None:
         raise ArbitrationError("Only an arbitrator decides escalated pairs.")
 
 
+def _guidance_judgments(pair, kind: str, ids) -> list[ComparisonJudgment]:
+    """The judgments an edit follows: on this pair, with revision guidance."""
+    ids = {int(i) for i in ids or ()}
+    if not ids:
+        return []
+    if kind != ArbitrationDecision.Kind.EDITED:
+        raise ArbitrationError("Only an edit follows the annotators' revision guidance.")
+    judgments = list(
+        ComparisonJudgment.objects.filter(pk__in=ids, assignment__pair=pair).exclude(
+            revision_guidance=""
+        )
+    )
+    if len(judgments) != len(ids):
+        raise ArbitrationError(
+            "Tick only guidance given on this pair: an annotator without revision guidance "
+            "cannot be followed."
+        )
+    return judgments
+
+
 @transaction.atomic
 def arbitration_resolve(
     *,
@@ -234,10 +254,13 @@ def arbitration_resolve(
     candidate_id: int | None = None,
     fields: dict | None = None,
     reason: str = "",
+    guidance_followed=(),
 ) -> ArbitrationDecision:
     """Retain the pair and set its reference: ``adopted`` (a candidate as-is), ``edited``
     (a candidate revised: ``fields`` is the edited text) or ``rewritten`` (``fields``
-    from scratch). The result must state a concrete behavioral decision."""
+    from scratch). The result must state a concrete behavioral decision.
+    ``guidance_followed``: on an edit, the ids of this pair's judgments whose revision
+    guidance the edit follows."""
     _require_arbitrator(arbitrator)
     Kind = ArbitrationDecision.Kind
     if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
@@ -260,9 +283,11 @@ def arbitration_resolve(
         )
     if not fields["summary"]:
         raise ArbitrationError("The reference response needs its first-person rationale (summary).")
+    followed = _guidance_judgments(pair, kind, guidance_followed)
     decision = _record(
         pair=pair, kind=kind, arbitrator=arbitrator, source_candidate=candidate, reason=reason
     )
+    decision.guidance_followed.set(followed)
     decision.reference = _install_reference(
         pair=pair,
         fields=fields,

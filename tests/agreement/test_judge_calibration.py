@@ -292,3 +292,20 @@ def test_rating_calibration_matches_scipy_on_the_same_resamples(seed):
 def test_rating_calibration_refuses_a_constant_judge():
     with pytest.raises(UndefinedStatisticError, match="every judge score is 2"):
         jc.rating_calibration([2, 2, 2, 2], [[0, 1, 2], [2, 2, 2], [1, 1, 1], [0, 0, 0]])
+
+
+# --- agreement lift ---------------------------------------------------------------------
+
+
+def test_agreement_lift_by_hand_and_loop():
+    selected = np.array([[1, 1, 2], [3, 3, 3], [5, 6, 7], [8, 8, 9]])
+    reference = np.array([1, 3, 7, 9])
+    result = jc.agreement_lift(selected, reference, n_boot=N_BOOT, seed=SEED)
+    # agreeing annotator pairs: 1, 3, 0, 1 of 3 each → 5/12; hits: 2, 3, 1, 1 of 3 → 7/12
+    assert result.blind_agreement.estimate == pytest.approx(5 / 12)
+    assert result.outcome_agreement.estimate == pytest.approx(7 / 12)
+    assert result.lift.estimate == pytest.approx(2 / 12)
+    agreeing = np.array([1, 3, 0, 1]) / 3
+    hits = np.array([2, 3, 1, 1]) / 3
+    loop = [hits[i].mean() - agreeing[i].mean() for i in resamples(4)]
+    assert (result.lift.ci_low, result.lift.ci_high) == pytest.approx(percentile(loop))
