@@ -54,6 +54,7 @@ from .demo_material import (
     memory_line,
     pick_words,
 )
+from .demo_judge import comparison_judgment
 from .demo_memories import memory_answer, spoiled
 from .demo_profiles import character_profile
 
@@ -145,6 +146,8 @@ def prompt_kind(schema: Any) -> str:
         return "rerank"
     if {"option_assessments", "checks", "needs_human_review", "selection"} <= props:
         return "mcq_screening"
+    if {"suitability", "selected_letter", "selection_rationale"} <= props:
+        return "comparison_judgment"
     if "decision_choice" in props:
         return "evaluation_answer"
     if {"inner_consciousness", "final_decision"} <= props:
@@ -548,6 +551,7 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,
     "character_profile": character_profile,
+    "comparison_judgment": comparison_judgment,
 }
 
 
