@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .demo_judge import comparison_judgment
 from .demo_material import (
     DEMO_LABEL,
     DEMO_WORDS,
@@ -54,7 +55,6 @@ from .demo_material import (
     memory_line,
     pick_words,
 )
-from .demo_judge import comparison_judgment
 from .demo_memories import memory_answer, spoiled
 from .demo_profiles import character_profile
 

@@ -77,8 +77,8 @@ class JudgeRunForm(forms.Form):
             (CHOSEN_PAIRS, "Only the pairs chosen here"),
         ]
         self.fields["pairs"].queryset = eligible
-        self.fields["pairs"].label_from_instance = (
-            lambda p: f"{p.character.key} × {p.scenario.scenario_id}"
+        self.fields["pairs"].label_from_instance = lambda p: (
+            f"{p.character.key} × {p.scenario.scenario_id}"
         )
         self.helper = FormHelper()
         self.helper.form_action = reverse("judging:launch")

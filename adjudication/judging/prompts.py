@@ -70,7 +70,7 @@ def system_prompt() -> str:
         "(A, B, and C) of one character and one scenario under the Expert Annotation "
         "Guideline. Model-family identities are hidden; judge only what is written.\n\n"
         "Step 1: Suitability check.\n"
-        f"{_label('suitability')} Answer suitability \"{suitable}\", or \"{flagged}\" "
+        f'{_label("suitability")} Answer suitability "{suitable}", or "{flagged}" '
         f"({Suitability.FLAGGED.label.lower()}) with a brief reason in suitability_reason: "
         "the irreconcilable contextual conflict. Complete the comparison either way.\n\n"
         "Step 2: Candidate comparison.\n"
@@ -91,7 +91,9 @@ class JudgeMaterials:
     """What the comparison page shows, in the order of one call's permutation."""
 
     character_key: str
-    profile: dict  # occupation, big_five, trait_anchor, description, self_value_logic, core_patterns
+    profile: (
+        dict  # occupation, big_five, trait_anchor, description, self_value_logic, core_patterns
+    )
     scenario: dict  # scenario_id, name, background, setting, context, trigger, action_required
     candidates: list[BlindCandidate]
 

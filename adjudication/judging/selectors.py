@@ -96,14 +96,18 @@ def judge_materials(*, pair: ComparisonPair, permutation: list[int]) -> JudgeMat
 
 
 def judge_run_list():
-    return JudgeRun.objects.select_related("created_by").annotate(
-        pair_count=Count("pairs", distinct=True),
-        call_count=Count("calls", distinct=True),
-        done_count=Count(
-            "calls",
-            filter=Q(calls__status__in=JudgeCall.TERMINAL),
-            distinct=True,
-        ),
+    return (
+        JudgeRun.objects.select_related("created_by")
+        .order_by("-created_at", "-pk")
+        .annotate(
+            pair_count=Count("pairs", distinct=True),
+            call_count=Count("calls", distinct=True),
+            done_count=Count(
+                "calls",
+                filter=Q(calls__status__in=JudgeCall.TERMINAL),
+                distinct=True,
+            ),
+        )
     )
 
 

@@ -16,7 +16,9 @@ def judged_pairs(count=2, *, people_=None):
     for n in range(count):
         pair = make_pair(key=f"CHAR_{60 + n}", scenario=ScenarioFactory())
         assignments = assign(pair, people_["annotators"], people_["admin"])
-        for assignment, family in zip(assignments.values(), ("claude", "claude", "gpt"), strict=True):
+        for assignment, family in zip(
+            assignments.values(), ("claude", "claude", "gpt"), strict=True
+        ):
             judge(assignment, family=family)
         pairs.append(pair)
     return pairs, people_

@@ -19,8 +19,13 @@ def test_the_orders_are_distinct_seeded_and_cover_all_six():
     assert len({tuple(o) for o in orders}) == 6
     assert all(sorted(o) == [2, 5, 9] for o in orders)
     assert orders == prompts.candidate_orders(seed=7, pair_id=3, candidate_ids=[5, 9, 2], count=6)
-    assert prompts.candidate_orders(seed=7, pair_id=3, candidate_ids=[9, 2, 5], count=2) == orders[:2]
-    others = [prompts.candidate_orders(seed=s, pair_id=3, candidate_ids=[2, 5, 9], count=1) for s in range(8)]
+    assert (
+        prompts.candidate_orders(seed=7, pair_id=3, candidate_ids=[9, 2, 5], count=2) == orders[:2]
+    )
+    others = [
+        prompts.candidate_orders(seed=s, pair_id=3, candidate_ids=[2, 5, 9], count=1)
+        for s in range(8)
+    ]
     assert len({tuple(o[0]) for o in others}) > 1, "another seed, another first order"
 
 
@@ -59,7 +64,12 @@ def _demo(user, model="fake-judge", first_share=None, monkeypatch=None):
         monkeypatch.setenv(FIRST_SHARE_VARIABLE, str(first_share))
     seed = f"{model}\x00{user}"
     prompt = Prompt(
-        prompts.system_prompt(), user, prompts.VERDICT_SCHEMA, model, DemoSettings(), random.Random(seed)
+        prompts.system_prompt(),
+        user,
+        prompts.VERDICT_SCHEMA,
+        model,
+        DemoSettings(),
+        random.Random(seed),
     )
     return kind_answer(prompt)
 

@@ -73,7 +73,11 @@ def wait_for(run, done, worker, what="the run to finish"):
 
 
 def over(run):
-    return run.status in (JudgeRun.Status.FINISHED, JudgeRun.Status.FAILED, JudgeRun.Status.CANCELLED)
+    return run.status in (
+        JudgeRun.Status.FINISHED,
+        JudgeRun.Status.FAILED,
+        JudgeRun.Status.CANCELLED,
+    )
 
 
 def launch(pairs, *, orders=2, user=None):
@@ -89,7 +93,9 @@ def launch(pairs, *, orders=2, user=None):
     return run
 
 
-def test_a_run_records_every_call_and_maps_each_letter_back(celery_worker_factory, providers, server):
+def test_a_run_records_every_call_and_maps_each_letter_back(
+    celery_worker_factory, providers, server
+):
     pairs, people_ = judged_pairs(2)
     worker = celery_worker_factory(extra_env=worker_env(server, timeout=2.0, max_retries=1))
     run = launch(pairs, orders=3, user=people_["admin"])
@@ -123,7 +129,9 @@ def test_a_cancelled_run_stops_and_resumes_to_the_end(celery_worker_factory, pro
     run = launch(pairs, orders=2)
     wait_for(run, lambda r: r.calls.filter(status="succeeded").exists(), worker, "a first verdict")
     judge_run_cancel(run_id=run.pk)
-    wait_for(run, lambda r: not r.calls.filter(status="running").exists(), worker, "calls in flight")
+    wait_for(
+        run, lambda r: not r.calls.filter(status="running").exists(), worker, "calls in flight"
+    )
     run.refresh_from_db()
     assert run.status == JudgeRun.Status.CANCELLED
     cancelled = run.calls.filter(status=JudgeCall.Status.CANCELLED).count()
