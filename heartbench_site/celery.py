@@ -13,6 +13,7 @@ TASK_PACKAGES = (
     "annotation.generation",
     "audit.memory_quality",
     "adjudication.mcq",
+    "adjudication.judging",
     "evaluation",
     "humanbaseline",
 )

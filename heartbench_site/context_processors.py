@@ -103,6 +103,7 @@ NAV_GROUPS: tuple[tuple[str, tuple[NavLink, ...]], ...] = (
             ),
             _link("Comparison", "comparison:queue", COMPARISON_ROLES, _prefix("comparison:")),
             _link("Arbitration", "adjudication:queue", ARBITRATION_ROLES, _prefix("adjudication:")),
+            _link("Judge runs", "judging:runs", CORPUS_ADMINS, _prefix("judging:")),
         ),
     ),
     ("Items", (_link("Item review", "mcq:queue", ARBITRATION_ROLES, _prefix("mcq:")),)),

@@ -49,6 +49,7 @@ urlpatterns = [
     path("baseline/", include("humanbaseline.urls")),
     path("evaluation/", include("evaluation.urls")),
     path("items/", include("adjudication.mcq.urls")),
+    path("judging/", include("adjudication.judging.urls")),
     path("export/", include("adjudication.export.urls")),
     path("api/", views.api_index, name="api-index"),
     path("api/", include("heartbench_site.api_urls")),

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .demo_judge import comparison_judgment
 from .demo_material import (
     DEMO_LABEL,
     DEMO_WORDS,
@@ -145,6 +146,8 @@ def prompt_kind(schema: Any) -> str:
         return "rerank"
     if {"option_assessments", "checks", "needs_human_review", "selection"} <= props:
         return "mcq_screening"
+    if {"suitability", "selected_letter", "selection_rationale"} <= props:
+        return "comparison_judgment"
     if "decision_choice" in props:
         return "evaluation_answer"
     if {"inner_consciousness", "final_decision"} <= props:
@@ -548,6 +551,7 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,
     "character_profile": character_profile,
+    "comparison_judgment": comparison_judgment,
 }
 
 

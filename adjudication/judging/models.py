@@ -77,6 +77,11 @@ class JudgeRun(models.Model):
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
 
+    @property
+    def is_over(self) -> bool:
+        """Every call has its final state: the calibration report can read the run."""
+        return self.status in (self.Status.FINISHED, self.Status.FAILED)
+
 
 class JudgeCall(models.Model):
     """One (pair, order) of a run: the permutation shown, the prompt sent, the answer."""

@@ -107,6 +107,12 @@ ACCESS = {
             "generation-api:run-cancel",
             "generation-api:run-retry",
             "generation-api:unit-list",
+            # LLM judge runs (issue 22): the judge's verdicts stay with admins.
+            "judging:runs",
+            "judging:launch",
+            "judging:run",
+            "judging:cancel",
+            "judging:resume",
             # Memory quota allocation (App. B.4).
             "memory_generation:index",
             "memory_generation:weights",
@@ -353,6 +359,7 @@ def first(model, **filters):
 
 def url_values(user):
     """Real object ids for every URL parameter, the caller's own where it matters."""
+    from adjudication.judging.models import JudgeRun
     from annotation.corpus.models import Scenario
     from annotation.generation.models import GenerationRun, GenerationUnit
     from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
@@ -402,6 +409,7 @@ def url_values(user):
         "evaluation": {"run_id": evaluation_run.pk},
         "evaluation-api": {"run_id": evaluation_run.pk},
         "mcq": {"run_id": 1},
+        "judging": {"run_id": first(JudgeRun).pk},
         "memory_generation": memory_generation,
         "memory-generation-api": memory_generation,
     }

@@ -10,6 +10,7 @@ from uuid import uuid4
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.corpus.models import Character
@@ -207,3 +208,75 @@ def test_a_participant_also_gets_nothing_through_a_token(make_user, secret_corpu
 def test_api_me_shows_only_the_participants_own_identity(role, client_for):
     body = client_for(role, username="participant-3").get(reverse("api-me")).json()
     assert body == {"username": "participant-3", "roles": ["baseline_participant"]}
+
+
+# --- LLM judge runs (issue 22): the judge's output never reaches an annotator ------------
+
+JUDGE_SECRETS = {
+    "judge rationale": "zqx-judge-verdict-rationale",
+    "judge model": "zqx-judge-model-9",
+}
+
+
+@pytest.fixture
+def judged_world(secret_corpus):
+    """A pair its three annotators judged, and a judge run on it whose verdict and model
+    carry secret strings."""
+    from adjudication.judging.models import JudgeCall, JudgeRun, JudgeVerdict
+    from tests.judging.helpers import judged_pairs
+
+    (pair,), people = judged_pairs(1)
+    order = sorted(pair.candidates.values_list("pk", flat=True))
+    run = JudgeRun.objects.create(
+        name="Secret judge",
+        judge_family="gpt",
+        provider_family="gpt",
+        model=JUDGE_SECRETS["judge model"],
+        prompt_version="judge-v1",
+        status=JudgeRun.Status.FINISHED,
+    )
+    run.pairs.set([pair])
+    call = JudgeCall.objects.create(
+        run=run, pair=pair, order_index=0, permutation=order, status="succeeded"
+    )
+    JudgeVerdict.objects.create(
+        call=call,
+        suitability="suitable",
+        selected_letter="B",
+        selected_candidate_id=order[1],
+        rating="as_is",
+        selection_rationale=JUDGE_SECRETS["judge rationale"],
+    )
+    own = pair.assignments.get(annotator=people["annotators"][0])
+    corpus = {**secret_corpus, "run": run, "pair": pair, "assignment": own}
+    return corpus, people
+
+
+def judge_leaks(body: str) -> list[str]:
+    return [what for what, secret in JUDGE_SECRETS.items() if secret in body]
+
+
+@pytest.mark.parametrize("who", ["annotator", "arbitrator"])
+def test_no_annotator_or_arbitrator_receives_the_judges_output(who, judged_world):
+    corpus, people = judged_world
+    user = people["annotators"][0] if who == "annotator" else people["arbitrator"]
+    client = Client()
+    client.force_login(user)
+    urls = every_url(corpus, user)
+    judging = {path for path, name in urls.items() if name.startswith("judging:")}
+    assert len(judging) >= 5, "the walk covers the judge-run pages"
+    for (requested, headers), (_, response) in fetch_everything(client, urls).items():
+        found = judge_leaks(response.content.decode(errors="replace"))
+        assert not found, f"{requested} {headers} ({response.status_code}) leaks {found}"
+        if requested.split("?")[0] in judging:
+            assert response.status_code in (403, 405), f"{who} reached {requested}"
+
+
+def test_the_judge_scan_finds_the_secrets_on_the_admins_run_page(judged_world):
+    """The control: the admin's run page shows both, so the scan above can fail."""
+    corpus, people = judged_world
+    client = Client()
+    client.force_login(people["admin"])
+    page = client.get(reverse("judging:run", kwargs={"run_id": corpus["run"].pk}))
+    assert page.status_code == 200
+    assert set(judge_leaks(page.content.decode())) == set(JUDGE_SECRETS)

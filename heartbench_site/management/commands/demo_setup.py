@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from adjudication.consensus.demo import demo_comparisons
+from adjudication.judging.demo import demo_judge_run
 from adjudication.mcq.demo import seed_mcq_demo
 from annotation.character_drafting.demo import demo_drafting
 from annotation.corpus.models import Memory, ProfileVersion
@@ -90,6 +91,7 @@ class Command(BaseCommand):
         accounts += demo_profile_reviews(users=users)
         accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
+        demo_judge_run(user=users[Role.ADMIN.value])  # on the pairs judged, after commit
         demo_memory_audit(users=users)
         accounts += demo_memory_reviewers()
         # Corpus construction on the platform: a finished drafting job (two drafted

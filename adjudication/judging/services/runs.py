@@ -1,0 +1,222 @@
+"""Judge runs: create one over chosen pairs, start it, cancel it, resume it (issue 22).
+
+A run is created with every call up front: one per (pair, order), each with its seeded
+permutation (``prompts.candidate_orders``). Starting or resuming queues the calls' tasks
+once the transaction commits; a worker runs each call (``calls``). Run-level changes lock
+the run row first and then touch calls; a call's own transitions lock only the call row.
+
+!!! BLINDING !!!  Admin-facing only: nothing here may reach annotators.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.utils import timezone
+
+from adjudication.judging.celery_tasks import execute_judge_call
+from adjudication.judging.models import MAX_ORDERS_PER_PAIR, JudgeCall, JudgeRun
+from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
+from adjudication.judging.selectors import judge_eligible_pairs
+from annotation.generation.models import ModelFamily
+from heartbench_site.base.tasks import enqueue_on_commit
+
+RunStatus = JudgeRun.Status
+CallStatus = JudgeCall.Status
+
+
+class JudgeRunError(Exception):
+    """A judge-run request that cannot be carried out as asked; the message says why."""
+
+
+def judge_provider_configs() -> dict:
+    """{family: provider config} the judge may use: the generation families' response
+    providers (``settings.HEARTBENCH_GENERATION_FAMILIES``)."""
+    families = getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
+    return {family: setup["response"] for family, setup in families.items()}
+
+
+@transaction.atomic
+def judge_run_create(
+    *,
+    user,
+    name: str,
+    provider_family: str,
+    judge_family: str = "",
+    model: str = "",
+    seed: int,
+    orders_per_pair: int = 1,
+    pair_ids=None,
+    note: str = "",
+) -> JudgeRun:
+    """A draft run with one pending call per chosen pair and order. ``pair_ids`` None
+    means every eligible pair (three submitted human judgments); a chosen pair that is
+    not eligible is refused. ``judge_family`` defaults to the provider's family, and
+    ``model`` to the provider's configured model."""
+    configs = judge_provider_configs()
+    if provider_family not in configs:
+        raise JudgeRunError(
+            f"No provider is configured for {provider_family or 'the judge'}; set "
+            f"HEARTBENCH_{(provider_family or 'FAMILY').upper()}_API_KEY (or _KIND/_BASE_URL) "
+            "in the environment and restart."
+        )
+    judge_family = judge_family or provider_family
+    if judge_family not in ModelFamily.values:
+        raise JudgeRunError(
+            f"Unknown model family {judge_family}; choose from {', '.join(ModelFamily.values)}."
+        )
+    if not 1 <= int(orders_per_pair) <= MAX_ORDERS_PER_PAIR:
+        raise JudgeRunError(
+            f"Ask for 1 to {MAX_ORDERS_PER_PAIR} candidate orders per pair "
+            "(there are six orders of three candidates)."
+        )
+    eligible = {pair.pk: pair for pair in judge_eligible_pairs()}
+    if pair_ids is None:
+        pairs = list(eligible.values())
+    else:
+        wanted = [int(p) for p in pair_ids]
+        missing = [p for p in wanted if p not in eligible]
+        if missing:
+            raise JudgeRunError(
+                f"Pair {', '.join(map(str, missing))} cannot be judged: a judge run takes "
+                "pairs with three candidates and three submitted human judgments."
+            )
+        pairs = [eligible[p] for p in dict.fromkeys(wanted)]
+    if not pairs:
+        raise JudgeRunError(
+            "There is no pair to judge: a judge run takes pairs whose three annotators "
+            "have all submitted."
+        )
+    config = configs[provider_family]
+    run = JudgeRun.objects.create(
+        name=name.strip() or f"{ModelFamily(judge_family).label} judge",
+        judge_family=judge_family,
+        provider_family=provider_family,
+        provider_kind=str(getattr(config.kind, "value", config.kind)),
+        model=model.strip() or config.model,
+        seed=seed,
+        orders_per_pair=orders_per_pair,
+        prompt_version=PROMPT_VERSION,
+        note=note,
+        created_by=user,
+    )
+    run.pairs.set(pairs)
+    prefetch_related_objects(pairs, "candidates")
+    candidates = {pair.pk: [c.pk for c in pair.candidates.all()] for pair in pairs}
+    JudgeCall.objects.bulk_create(
+        [
+            JudgeCall(run=run, pair=pair, order_index=index, permutation=order)
+            for pair in pairs
+            for index, order in enumerate(
+                candidate_orders(
+                    seed=seed,
+                    pair_id=pair.pk,
+                    candidate_ids=candidates[pair.pk],
+                    count=orders_per_pair,
+                )
+            )
+        ],
+        batch_size=2000,
+    )
+    return run
+
+
+def _enqueue_calls(run: JudgeRun, call_ids: list[int], on_unavailable) -> None:
+    """One task per call once the transaction commits. Without a broker the calls stay
+    pending and the run queued: resuming is safe."""
+    enqueue_on_commit(
+        execute_judge_call,
+        what=f"Judge run {run.pk}",
+        on_unavailable=on_unavailable,
+        calls=[(call_id,) for call_id in call_ids],
+    )
+
+
+@transaction.atomic
+def judge_run_start(*, run_id: int, on_unavailable=None) -> JudgeRun:
+    """Queue a draft run's calls once this transaction commits."""
+    run = JudgeRun.objects.select_for_update().get(pk=run_id)
+    if run.status != RunStatus.DRAFT:
+        raise JudgeRunError(
+            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a draft run "
+            "can be started."
+        )
+    run.status = RunStatus.QUEUED
+    run.started_at = timezone.now()
+    run.save(update_fields=["status", "started_at"])
+    call_ids = list(
+        run.calls.filter(status=CallStatus.PENDING).order_by("pk").values_list("pk", flat=True)
+    )
+    if call_ids:
+        _enqueue_calls(run, call_ids, on_unavailable)
+    else:
+        run_finish_locked(run)
+    return run
+
+
+@transaction.atomic
+def judge_run_cancel(*, run_id: int) -> JudgeRun:
+    """Stop a run: calls still waiting are cancelled now; a call already sent to the
+    model finishes and is recorded (its answer is not thrown away)."""
+    run = JudgeRun.objects.select_for_update().get(pk=run_id)
+    if run.status not in (RunStatus.DRAFT, *JudgeRun.ACTIVE):
+        raise JudgeRunError(
+            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a draft, "
+            "queued or running run can be cancelled."
+        )
+    run.calls.filter(status=CallStatus.PENDING).update(status=CallStatus.CANCELLED)
+    run.status = RunStatus.CANCELLED
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finished_at"])
+    return run
+
+
+@transaction.atomic
+def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
+    """Queue again every call of a cancelled or failed run that has no verdict: cancelled
+    and failed calls become pending; a call left running by a stopped worker is queued
+    too. Succeeded calls are kept as they are."""
+    run = JudgeRun.objects.select_for_update().get(pk=run_id)
+    if run.status not in (RunStatus.CANCELLED, RunStatus.FAILED):
+        raise JudgeRunError(
+            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a cancelled "
+            "run or one that finished with failures can be resumed."
+        )
+    calls = run.calls.select_for_update().exclude(status=CallStatus.SUCCEEDED)
+    call_ids = list(calls.order_by("pk").values_list("pk", flat=True))
+    if not call_ids:
+        raise JudgeRunError(f"Judge run {run.pk} has no call left to run.")
+    JudgeCall.objects.filter(
+        pk__in=call_ids, status__in=(CallStatus.CANCELLED, CallStatus.FAILED)
+    ).update(status=CallStatus.PENDING, error="", error_kind="")
+    run.status = RunStatus.QUEUED
+    run.finished_at = None
+    run.save(update_fields=["status", "finished_at"])
+    _enqueue_calls(run, call_ids, on_unavailable)
+    return run
+
+
+# --- finishing -------------------------------------------------------------------------
+
+
+def run_finish_if_done(*, run_id: int) -> None:
+    # Unlocked first look: each call commits its terminal state before it calls this, so
+    # of two calls finishing together the later one sees both done.
+    if run_has_open_calls(run_id):
+        return
+    with transaction.atomic():
+        run_finish_locked(JudgeRun.objects.select_for_update().get(pk=run_id))
+
+
+def run_has_open_calls(run_id: int) -> bool:
+    return JudgeCall.objects.filter(run_id=run_id).exclude(status__in=JudgeCall.TERMINAL).exists()
+
+
+def run_finish_locked(run: JudgeRun) -> None:
+    """Give an active run whose calls are all final its final status; the caller holds
+    the run's row lock. A cancelled run stays cancelled."""
+    if run.status not in JudgeRun.ACTIVE or run_has_open_calls(run.pk):
+        return
+    failed = run.calls.filter(status=CallStatus.FAILED).exists()
+    run.status = RunStatus.FAILED if failed else RunStatus.FINISHED
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finished_at"])

@@ -1,0 +1,16 @@
+"""The judge-run pages, under /judging/ in the ``judging`` namespace. The calibration
+report (``runs/<run_id>/report/``, ``judging:report``) is added beside them."""
+
+from django.urls import path
+
+from adjudication.judging import views
+
+app_name = "judging"
+
+urlpatterns = [
+    path("runs/", views.judge_run_list, name="runs"),
+    path("runs/new/", views.judge_run_new, name="launch"),
+    path("runs/<int:run_id>/", views.judge_run_detail, name="run"),
+    path("runs/<int:run_id>/cancel/", views.judge_run_cancel, name="cancel"),
+    path("runs/<int:run_id>/resume/", views.judge_run_resume, name="resume"),
+]

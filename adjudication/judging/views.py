@@ -1,0 +1,142 @@
+"""The admin's judge-run pages: the list, the launch form, a run's page (progress polled
+with htmx, cancel, resume, the per-call table). Thin: parse, call a selector or service,
+render.
+
+!!! BLINDING !!!  These pages show the judge's verdicts, model families and candidate
+ids; they stay admin-only (not even the arbitrator, whose decisions the judge must not
+sway), and nothing here may be reused by an annotator- or participant-facing view.
+"""
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from adjudication.judging import selectors
+from adjudication.judging.forms import JudgeRunForm
+from adjudication.judging.models import JudgeRun
+from adjudication.judging.services import runs
+from adjudication.judging.services.runs import JudgeRunError
+from heartbench_site.base.roles import Role, role_required
+
+RUNS_PER_PAGE = 25
+CALLS_PER_PAGE = 50
+
+admin_required = role_required(Role.ADMIN)
+
+
+@admin_required
+def judge_run_list(request):
+    page = Paginator(selectors.judge_run_list(), RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "judging/run_list.html", {"page": page})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def judge_run_new(request):
+    configured = list(runs.judge_provider_configs())
+    eligible = selectors.judge_eligible_pairs()
+    form_kwargs = {"configured": configured, "eligible": eligible}
+    if request.method == "POST":
+        form = JudgeRunForm(request.POST, **form_kwargs)
+    else:
+        form = JudgeRunForm(**form_kwargs)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = runs.judge_run_create(
+                user=request.user,
+                name=data["name"],
+                provider_family=data["provider_family"],
+                judge_family=data["judge_family"],
+                model=data["model"],
+                seed=data["seed"],
+                orders_per_pair=data["orders_per_pair"],
+                pair_ids=form.pair_ids(),
+                note=data["note"],
+            )
+        except JudgeRunError as error:
+            form.add_error(None, str(error))
+        else:
+            runs.judge_run_start(
+                run_id=run.pk, on_unavailable=lambda message: messages.error(request, message)
+            )
+            return redirect("judging:run", run_id=run.pk)
+    return render(
+        request,
+        "judging/run_new.html",
+        {"form": form, "configured": configured, "eligible_count": eligible.count()},
+    )
+
+
+@admin_required
+def judge_run_detail(request, run_id):
+    return _render_run(request, run_id)
+
+
+def _render_run(request, run_id, *, action_error: str = ""):
+    """The whole run page, or for htmx only its progress fragment (the status, actions
+    and call table, so a swap keeps them consistent)."""
+    run = selectors.judge_run_get(run_id=run_id)
+    template = "judging/run_detail.html"
+    if request.htmx:
+        template += "#run-progress"
+    return render(
+        request,
+        template,
+        {
+            "run": run,
+            "progress": selectors.judge_run_progress(run_id=run.pk),
+            "calls": selectors.judge_call_page(
+                run_id=run.pk, page_number=request.GET.get("page"), per_page=CALLS_PER_PAGE
+            ),
+            "report_url": selectors.judge_report_url(run.pk) if run.is_over else None,
+            "polling": run.is_active,
+            "can_cancel": run.status in (JudgeRun.Status.DRAFT, *JudgeRun.ACTIVE),
+            "can_resume": run.status in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED),
+            "action_error": action_error,
+        },
+    )
+
+
+def _run_action(request, run_id, action, done_message: str):
+    """``action(on_unavailable)`` is one run-level service call; a refusal, or calls the
+    broker could not take, is shown in place of ``done_message``."""
+    unqueued: list[str] = []
+    try:
+        action(unqueued.append)
+    except JudgeRunError as error:
+        problem = str(error)
+    else:
+        problem = unqueued[0] if unqueued else ""
+    if request.htmx:
+        return _render_run(request, run_id, action_error=problem)
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, done_message)
+    return redirect("judging:run", run_id=run_id)
+
+
+@admin_required
+@require_POST
+def judge_run_cancel(request, run_id):
+    selectors.judge_run_get(run_id=run_id)  # 404 before any write
+    return _run_action(
+        request,
+        run_id,
+        lambda on_unavailable: runs.judge_run_cancel(run_id=run_id),
+        f"Judge run {run_id} is cancelled: calls already sent finish and are recorded.",
+    )
+
+
+@admin_required
+@require_POST
+def judge_run_resume(request, run_id):
+    selectors.judge_run_get(run_id=run_id)
+    return _run_action(
+        request,
+        run_id,
+        lambda on_unavailable: runs.judge_run_resume(run_id=run_id, on_unavailable=on_unavailable),
+        f"Judge run {run_id} is resumed: the calls without a verdict are queued again.",
+    )
