@@ -113,6 +113,9 @@ ACCESS = {
             "judging:run",
             "judging:cancel",
             "judging:resume",
+            "judging:report",
+            "judging:report-csv",
+            "judging:report-plot",
             # Memory quota allocation (App. B.4).
             "memory_generation:index",
             "memory_generation:weights",
@@ -422,6 +425,7 @@ PLOTS = {
     "audit:labels:outcomes-plot": "outcomes",
     "adjudication:outcomes-plot": "positions",
     "adjudication:analytics-plot": "agreement",
+    "judging:report-plot": "kappa",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
 }

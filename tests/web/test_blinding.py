@@ -102,6 +102,7 @@ PLOT_NAMES = {
     "review:coverage-plot": "life-stages",
     "audit:labels:outcomes-plot": "outcomes",
     "adjudication:outcomes-plot": "positions",
+    "judging:report-plot": "kappa",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
 }
@@ -264,7 +265,7 @@ def test_no_annotator_or_arbitrator_receives_the_judges_output(who, judged_world
     client.force_login(user)
     urls = every_url(corpus, user)
     judging = {path for path, name in urls.items() if name.startswith("judging:")}
-    assert len(judging) >= 5, "the walk covers the judge-run pages"
+    assert len(judging) >= 8, "the walk covers the judge-run pages and the report"
     for (requested, headers), (_, response) in fetch_everything(client, urls).items():
         found = judge_leaks(response.content.decode(errors="replace"))
         assert not found, f"{requested} {headers} ({response.status_code}) leaks {found}"

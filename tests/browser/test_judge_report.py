@@ -1,0 +1,87 @@
+"""The judge run's calibration report in Chromium (issue 22): a judge run goes through a
+real Celery worker, the judge answering from the fake provider on loopback; the admin
+watches the run page until it shows the run finished, follows its link to the report and
+reads the κ table and the plots."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from adjudication.judging.models import JudgeRun
+from adjudication.judging.services.runs import judge_run_create, judge_run_start
+from heartbench_site.base.providers import clear_client_cache
+from heartbench_site.base.roles import Role
+from llm.testing.fake_server import DemoResponder, FakeProviderServer
+from tests.browser.actions import in_viewport, keep_screenshot
+from tests.comparison.helpers import assign, judge, make_pair, people
+from tests.factories import ScenarioFactory
+from tests.generation.helpers import family_settings, worker_env
+from tests.judging.test_report import HUMANS
+
+from .test_login import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker]
+
+
+@pytest.fixture
+def server():
+    with FakeProviderServer(responder=DemoResponder(seed=0), latency_s=0.0) as server:
+        yield server
+
+
+@pytest.fixture
+def judged(transactional_db, settings, server):
+    """Four pairs the three annotators judged differently (so κ has a value), with the
+    fake provider configured in this process (the live server) too."""
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=5.0)
+    who = people()
+    pairs = []
+    for i, humans in enumerate(HUMANS):
+        pair = make_pair(key=f"CHAR_B{i}", scenario=ScenarioFactory())
+        for assignment, (family, rating) in zip(
+            assign(pair, who["annotators"], who["admin"]).values(), humans, strict=True
+        ):
+            guidance = "Be concrete." if rating == "partial" else ""
+            judge(assignment, family=family, rating=rating, guidance=guidance)
+        pairs.append(pair)
+    yield pairs, who
+    clear_client_cache()
+
+
+def test_the_admin_opens_the_finished_runs_report(
+    page, live_server, judged, server, celery_worker_factory
+):
+    pairs, who = judged
+    celery_worker_factory(extra_env=worker_env(server, timeout=5.0, max_retries=1))
+    run = judge_run_create(
+        user=who["admin"],
+        name="Report walk",
+        provider_family="gpt",
+        seed=7,
+        orders_per_pair=2,
+        pair_ids=[p.pk for p in pairs],
+    )
+    judge_run_start(run_id=run.pk)
+
+    log_in(page, live_server, who["admin"].username)
+    page.goto(f"{live_server.url}/judging/runs/{run.pk}/")
+    link = page.get_by_test_id("report-link")
+    link.wait_for(timeout=120_000)  # the page polls until the run is over
+    assert JudgeRun.objects.get(pk=run.pk).status == JudgeRun.Status.FINISHED
+    link.click()
+    page.wait_for_url(f"{live_server.url}/judging/runs/{run.pk}/report/")
+
+    assert page.get_by_role("heading", level=1).inner_text().startswith("Calibration report")
+    assert page.get_by_test_id("report-pairs").inner_text().startswith("4 pairs")
+    kappa = page.get_by_test_id("report-selection")
+    assert in_viewport(page, page.get_by_role("heading", name="Agreement on the selection"))
+    row = kappa.locator("tr", has=page.get_by_role("rowheader", name="Judge–human κ"))
+    assert row.get_by_test_id("estimate").inner_text() not in ("", "—")
+    assert "95% CI" in row.get_by_test_id("interval").inner_text()
+    assert kappa.locator("caption").inner_text()
+    plot = page.get_by_test_id("report-kappa")
+    plot.scroll_into_view_if_needed()
+    assert plot.is_visible() and plot.get_attribute("role") == "img"
+    assert page.locator("figure[data-plot]").count() == 6
+    keep_screenshot(page, "judge-report")
