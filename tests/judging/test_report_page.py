@@ -245,3 +245,26 @@ def test_the_run_page_links_the_report_once_the_run_is_over(run, client):
     assert report_url not in client.get(run_url).content.decode()
     JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.FINISHED)
     assert f'href="{report_url}"' in client.get(run_url).content.decode()
+
+
+# Last in the module: the demo, once built, stays for the rest of the module (conftest.py).
+def test_the_demo_runs_report_shows_numbers(demo_built, client):
+    """The demo has two fully judged pairs: position, self-preference, outcome and replace one
+    expert always have a value; κ only when the judge's choices vary (README notes), and a
+    figure without one says why."""
+    from adjudication.judging.demo import DEMO_JUDGE_NAME
+
+    demo_run = JudgeRun.objects.get(name=DEMO_JUDGE_NAME)
+    report = judge_report(run_id=demo_run.pk, n_boot=0)
+    assert report.n_pairs >= 2
+    assert {"outcome", "replace", "position", "self_preference"} <= set(report.figures)
+    client.force_login(demo_run.created_by)
+    page = client.get(reverse("judging:run", kwargs={"run_id": demo_run.pk}))
+    report_url = reverse("judging:report", kwargs={"run_id": demo_run.pk})
+    assert f'href="{report_url}"' in page.content.decode()
+    body = client.get(report_url).content.decode()
+    assert 'data-testid="report-position"' in body
+    assert body.count('data-testid="not-computable"') >= len(report.notes)
+    rows = csv_rows(client.get(reverse("judging:report-csv", kwargs={"run_id": demo_run.pk})))
+    consistency = rows["Position consistency (same candidate in every order)"]
+    assert consistency["estimate"] and int(consistency["n"]) == report.n_pairs
