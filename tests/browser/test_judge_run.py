@@ -7,6 +7,7 @@ import pytest
 from adjudication.judging.models import JudgeRun, JudgeVerdict
 from tests.browser.actions import keep_screenshot
 from tests.browser.confirming import open_confirmation
+from tests.browser.test_accessibility import BLOCKING, axe_violations
 from tests.factories import DEFAULT_PASSWORD
 from tests.judging.helpers import judged_pairs
 
@@ -60,8 +61,30 @@ def test_launch_a_judge_run_and_watch_it_finish(
     a, b, c = first.permutation
     assert rows.first.get_by_test_id("permutation").inner_text() == f"A → {a} · B → {b} · C → {c}"
     keep_screenshot(page, "judge-run-finished")
+    serious = [v for v in axe_violations(page, live_server.url) if v["impact"] in BLOCKING]
+    assert not serious, serious
 
     page.get_by_role("link", name="Judge runs").first.click()
     page.get_by_role("link", name="Browser judge").click()
     page.wait_for_url(f"{live_server.url}/judging/runs/{run.pk}/")
     assert page.get_by_role("heading", name=f"Judge run {run.pk}: Browser judge").is_visible()
+
+    # The list and the launch form pass the same accessibility check, by keyboard too.
+    for path in ("/judging/runs/", "/judging/runs/new/"):
+        page.goto(f"{live_server.url}{path}")
+        serious = [v for v in axe_violations(page, live_server.url) if v["impact"] in BLOCKING]
+        assert not serious, (path, serious)
+    page.get_by_label("Name").focus()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.value") == "Launch judge run":
+            break
+    else:
+        raise AssertionError("the launch button is not reachable by keyboard")
+    page.keyboard.press("Enter")
+    message = page.get_by_test_id("confirm-message")
+    message.wait_for()
+    page.keyboard.press("Escape")
+    message.wait_for(state="hidden")
+    assert page.url == f"{live_server.url}/judging/runs/new/"
+    assert JudgeRun.objects.count() == 1, "Escape cancels the launch"

@@ -164,3 +164,27 @@ def test_a_launch_without_a_broker_keeps_the_run_and_says_so(client, broker_down
     # Once a worker is back, the admin cancels and resumes: the calls are queued again.
     judge_run_cancel(run_id=run.pk)
     assert set(run.calls.values_list("status", flat=True)) == {"cancelled"}
+
+
+def test_the_pages_take_a_fixed_number_of_queries(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    pairs, people_ = judged_pairs(3)
+    client.force_login(people_["admin"])
+
+    def queries(path):
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(path).status_code == 200
+        return len(ctx)
+
+    small = create(pair_ids=[pairs[0].pk], orders_per_pair=1)
+    large = create(orders_per_pair=3)
+    for call in large.calls.all()[:4]:
+        JudgeCall.objects.filter(pk=call.pk).update(status="succeeded")
+    page = reverse("judging:run", kwargs={"run_id": small.pk})
+    assert queries(page) == queries(reverse("judging:run", kwargs={"run_id": large.pk}))
+    one = queries(reverse("judging:runs"))
+    create(orders_per_pair=2)
+    create(orders_per_pair=2)
+    assert queries(reverse("judging:runs")) == one
