@@ -78,9 +78,20 @@ class ArbitrationForm(forms.Form):
         required=False,
         help_text="Required to discard: why the pair is fundamentally unfit.",
     )
+    guidance_followed = forms.TypedMultipleChoiceField(
+        label="Guidance this edit follows",
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="On an edit: tick each annotator whose revision guidance the edit follows.",
+    )
 
-    def __init__(self, *args, pair_id: int, pair_label: str = "this pair", **kwargs):
+    def __init__(self, *args, pair_id: int, pair_label: str = "this pair", guidance=(), **kwargs):
         super().__init__(*args, **kwargs)
+        # (judgment id, "annotator: guidance") for each judgment with revision guidance.
+        self.fields["guidance_followed"].choices = list(guidance)
+        if not guidance:
+            del self.fields["guidance_followed"]
         self.helper = FormHelper()
         self.helper.form_action = reverse("adjudication:pair", kwargs={"pair_id": pair_id})
         self.helper.form_method = "post"

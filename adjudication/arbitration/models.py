@@ -160,6 +160,11 @@ class ArbitrationDecision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reopen_reason = models.TextField(blank=True)
+    # On an edit: the judgments whose revision guidance the edit follows, as the arbitrator
+    # ticked them (arbitration analytics: how often each annotator's guidance is followed).
+    guidance_followed = models.ManyToManyField(
+        "annotation.ComparisonJudgment", blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["pair", "decided_at"]

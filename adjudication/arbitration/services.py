@@ -20,6 +20,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, word_edit_rate
+from agreement.judge_calibration import consensus_routing
 from annotation.comparison.models import (
     ComparisonJudgment,
     ComparisonPair,
@@ -119,14 +120,11 @@ def reference_adopt_unanimous(*, pair: ComparisonPair, candidate_id: int) -> Ref
 def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
     """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
     rule of App. D.2."""
-    reasons = []
-    if any(j.suitability == Suitability.FLAGGED for j in judgments):
-        reasons.append("suitability flagged")
-    if len({j.selected_candidate_id for j in judgments}) > 1:
-        reasons.append("different candidates selected")
-    if any(j.rating != Rating.AS_IS for j in judgments):
-        reasons.append("partial revisions requested")
-    return not reasons, reasons
+    return consensus_routing(
+        selected=[j.selected_candidate_id for j in judgments],
+        as_is=[j.rating == Rating.AS_IS for j in judgments],
+        flagged=[j.suitability == Suitability.FLAGGED for j in judgments],
+    )
 
 
 @transaction.atomic
@@ -227,6 +225,26 @@ def _require_arbitrator(user) -> None:
         raise ArbitrationError("Only an arbitrator decides escalated pairs.")
 
 
+def _guidance_judgments(pair, kind: str, ids) -> list[ComparisonJudgment]:
+    """The judgments an edit follows: on this pair, with revision guidance."""
+    ids = {int(i) for i in ids or ()}
+    if not ids:
+        return []
+    if kind != ArbitrationDecision.Kind.EDITED:
+        raise ArbitrationError("Only an edit follows the annotators' revision guidance.")
+    judgments = list(
+        ComparisonJudgment.objects.filter(pk__in=ids, assignment__pair=pair).exclude(
+            revision_guidance=""
+        )
+    )
+    if len(judgments) != len(ids):
+        raise ArbitrationError(
+            "Tick only guidance given on this pair: an annotator without revision guidance "
+            "cannot be followed."
+        )
+    return judgments
+
+
 @transaction.atomic
 def arbitration_resolve(
     *,
@@ -236,10 +254,13 @@ def arbitration_resolve(
     candidate_id: int | None = None,
     fields: dict | None = None,
     reason: str = "",
+    guidance_followed=(),
 ) -> ArbitrationDecision:
     """Retain the pair and set its reference: ``adopted`` (a candidate as-is), ``edited``
     (a candidate revised: ``fields`` is the edited text) or ``rewritten`` (``fields``
-    from scratch). The result must state a concrete behavioral decision."""
+    from scratch). The result must state a concrete behavioral decision.
+    ``guidance_followed``: on an edit, the ids of this pair's judgments whose revision
+    guidance the edit follows."""
     _require_arbitrator(arbitrator)
     Kind = ArbitrationDecision.Kind
     if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
@@ -262,9 +283,11 @@ def arbitration_resolve(
         )
     if not fields["summary"]:
         raise ArbitrationError("The reference response needs its first-person rationale (summary).")
+    followed = _guidance_judgments(pair, kind, guidance_followed)
     decision = _record(
         pair=pair, kind=kind, arbitrator=arbitrator, source_candidate=candidate, reason=reason
     )
+    decision.guidance_followed.set(followed)
     decision.reference = _install_reference(
         pair=pair,
         fields=fields,

@@ -255,6 +255,9 @@ ACCESS = {
     "adjudication:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes-csv": only(ARBITRATOR, ADMIN),
     "adjudication:outcomes-plot": only(ARBITRATOR, ADMIN),
+    "adjudication:analytics": only(ARBITRATOR, ADMIN),
+    "adjudication:analytics-csv": only(ARBITRATOR, ADMIN),
+    "adjudication:analytics-plot": only(ARBITRATOR, ADMIN),
     "adjudication-api:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:reopen": only(ADMIN),
     # MCQ item review (senior experts) and assembly (admins).
@@ -410,6 +413,7 @@ PLOTS = {
     "review:coverage-plot": "life-stages",
     "audit:labels:outcomes-plot": "outcomes",
     "adjudication:outcomes-plot": "positions",
+    "adjudication:analytics-plot": "agreement",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
 }
