@@ -91,5 +91,9 @@ def comparison_assign(request):
     return render(
         request,
         "comparison/assign.html",
-        {"form": form, "pairs": selectors.comparison_assignable()},
+        {
+            "form": form,
+            "pairs": selectors.comparison_assignable(),
+            "regenerations": selectors.comparison_regenerations_waiting(),
+        },
     )

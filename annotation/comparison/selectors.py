@@ -234,6 +234,18 @@ def comparison_assignable(*, run_id=None):
     return list(pairs)
 
 
+def comparison_regenerations_waiting():
+    """Pairs sent back for regeneration whose next round does not exist yet, with their
+    run: what the assignment page and the pipeline list so that none is forgotten."""
+    return list(
+        ComparisonPair.objects.filter(
+            status=ComparisonPair.Status.REGENERATING, next_round__isnull=True
+        )
+        .select_related("character", "scenario", "regeneration_run")
+        .order_by("character__key", "scenario__scenario_id")
+    )
+
+
 def comparison_home_queues(*, user) -> dict:
     """The primary annotators' home card: pairs awaiting their comparison (one query).
     The arbitrators' card of escalated pairs is arbitration's
@@ -299,11 +311,11 @@ def chain_candidates(items) -> dict:
     if not items:
         return {}
     wanted = set(_pairs_of(items))
-    in_pairs = set(
+    in_pairs = dict(
         ComparisonPair.candidates.through.objects.filter(
             comparisonpair__character_id__in=[c for c, _ in wanted],
             comparisonpair__scenario_id__in=[s for _, s in wanted],
-        ).values_list("candidate_id", flat=True)
+        ).values_list("candidate_id", "comparisonpair__round")
     )
     rows = defaultdict(list)
     for c in (
@@ -324,7 +336,7 @@ def chain_candidates(items) -> dict:
         pair = (c.character_id, c.scenario_id)
         if pair not in wanted:
             continue
-        rows[pair].append(_candidate(c, c.pk in in_pairs))
+        rows[pair].append(_candidate(c, c.pk in in_pairs) | {"round": in_pairs.get(c.pk)})
     return by_item_of_pair(items, rows)
 
 
@@ -351,6 +363,7 @@ def _candidate(c, in_comparison: bool) -> dict:
                 "families": run.families,
                 "models": run.models,
                 "activation_models": run.activation_models,
+                "guidance": run.guidance,
                 "prompts": {
                     p.stage: p.number
                     for p in (run.screening_prompt, run.reranking_prompt, run.response_prompt)
@@ -409,6 +422,7 @@ def chain_comparison(items) -> dict:
         ComparisonPair.objects.filter(**_pair_filter(items))
         .select_related("profile_version", "created_by")
         .prefetch_related(
+            "candidates",
             Prefetch(
                 "assignments",
                 queryset=PairAssignment.objects.select_related(
@@ -422,18 +436,32 @@ def chain_comparison(items) -> dict:
         )
         .order_by("pk")
     )
+    rounds = defaultdict(list)
     for pair in pairs:
-        rows[(pair.character_id, pair.scenario_id)] = {
-            "pair_id": pair.pk,
-            "status": pair.status,
-            "profile_version": pair.profile_version.number,
-            "escalation_reasons": pair.escalation_reasons,
-            "created_by": _username(pair.created_by),
-            "created_at": _iso(pair.created_at),
-            "routed_at": _iso(pair.routed_at),
-            "assignments": [_assignment(a) for a in pair.assignments.all()],
-        }
+        rounds[(pair.character_id, pair.scenario_id)].append(_pair_round(pair))
+    # The latest round at the top (the one that set the reference), earlier rounds, sent
+    # back for regeneration (issue #22), oldest first beside it.
+    for key, found in rounds.items():
+        found.sort(key=lambda r: r["round"])
+        rows[key] = {**found[-1], "earlier_rounds": found[:-1]}
     return by_item_of_pair(items, rows)
+
+
+def _pair_round(pair) -> dict:
+    return {
+        "pair_id": pair.pk,
+        "round": pair.round,
+        "previous_round": pair.previous_round_id,
+        "regeneration_run": pair.regeneration_run_id,
+        "status": pair.status,
+        "profile_version": pair.profile_version.number,
+        "candidates": sorted(c.pk for c in pair.candidates.all()),
+        "escalation_reasons": pair.escalation_reasons,
+        "created_by": _username(pair.created_by),
+        "created_at": _iso(pair.created_at),
+        "routed_at": _iso(pair.routed_at),
+        "assignments": [_assignment(a) for a in pair.assignments.all()],
+    }
 
 
 def _judgment(content) -> dict:

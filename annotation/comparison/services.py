@@ -48,7 +48,9 @@ def canonical_candidate(*, assignment: PairAssignment, letter: str) -> int:
 
 def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
     """A pair for every (character, scenario) of the run with three candidates and none
-    yet. Idempotent."""
+    yet, and the next round's pair for every pair the run regenerates (issue #22: a pair
+    an arbitrator sent back, whose ``regeneration_run`` this is). Idempotent: the only
+    function that creates comparison pairs, first rounds and later ones."""
     if not has_any_role(user, [Role.ADMIN]):
         raise ComparisonError("Only an admin creates comparison pairs.")
     with transaction.atomic():
@@ -62,10 +64,19 @@ def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
             .filter(n=len(COMPARISON_LETTERS))
         )
         existing = set(ComparisonPair.objects.values_list("character", "scenario"))
+        sent_back = {
+            (p.character_id, p.scenario_id): p
+            for p in ComparisonPair.objects.select_for_update(of=("self",)).filter(
+                regeneration_run=run,
+                status=ComparisonPair.Status.REGENERATING,
+                next_round__isnull=True,
+            )
+        }
         created = []
         for group in groups:
             key = (group["character"], group["scenario"])
-            if key in existing:
+            previous = sent_back.get(key)
+            if key in existing and previous is None:
                 continue
             candidates = list(
                 Candidate.objects.filter(
@@ -77,6 +88,8 @@ def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
                 scenario_id=key[1],
                 profile_version=candidates[0].profile_version,
                 created_by=user,
+                round=previous.round + 1 if previous else 1,
+                previous_round=previous,
             )
             pair.candidates.set(candidates)
             created.append(pair)
