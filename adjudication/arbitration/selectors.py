@@ -14,6 +14,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, fleiss_kappa
+from annotation.blinding.stats import letter_counts
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonJudgment,
@@ -329,10 +330,10 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
             "assignment__pair_id", "selected_candidate__family", "selected_letter"
         )
     )
-    positions = dict.fromkeys(COMPARISON_LETTERS, 0)
+    # The same count as the blinding report's (annotation.blinding).
+    positions = letter_counts((letter for *_, letter in judgments), COMPARISON_LETTERS)
     per_pair: dict[int, list[str]] = {}
-    for pair_id, family, letter in judgments:
-        positions[letter] += 1
+    for pair_id, family, _ in judgments:
         per_pair.setdefault(pair_id, []).append(family)
     # κ needs the same number of raters per item: the modal count (three by default).
     kappa = ci = None

@@ -15,6 +15,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.candidate_screening.selectors import open_flag_candidates, open_flags_of
 from annotation.comparison.models import (
     COMPARISON_CRITERIA,
     COMPARISON_LETTERS,
@@ -129,6 +130,8 @@ def comparison_queue(*, user) -> AnnotatorQueue:
     """The annotator's assignments in batch and pair order (never database order)."""
     rows = (
         PairAssignment.objects.filter(annotator=user)
+        # A pair waiting for a leak flag is in nobody's queue (issue 22).
+        .exclude(pair__candidates__in=open_flag_candidates())
         .select_related("pair__character", "pair__scenario")
         .annotate(
             submitted=Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))),
@@ -226,12 +229,28 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
     )
 
 
+def waiting_flags(pairs) -> dict[int, list[int]]:
+    """{pair pk: [open leak flag pk, ...]} for the pairs that wait for a flag."""
+    through = ComparisonPair.candidates.through.objects.filter(comparisonpair__in=pairs)
+    by_candidate = open_flags_of(through.values_list("candidate_id", flat=True))
+    out: dict[int, list[int]] = {}
+    for pair_id, candidate_id in through.values_list("comparisonpair_id", "candidate_id"):
+        if candidate_id in by_candidate:
+            out.setdefault(pair_id, []).append(by_candidate[candidate_id])
+    return {k: sorted(v) for k, v in out.items()}
+
+
 def comparison_assignable(*, run_id=None):
     """Pairs for the admin's assignment page, with their assignment counts."""
-    pairs = ComparisonPair.objects.select_related("character", "scenario").annotate(
-        n_assigned=Count("assignments")
+    pairs = list(
+        ComparisonPair.objects.select_related("character", "scenario").annotate(
+            n_assigned=Count("assignments")
+        )
     )
-    return list(pairs)
+    waiting = waiting_flags(pairs)
+    for pair in pairs:
+        pair.waiting_flags = waiting.get(pair.pk, [])
+    return pairs
 
 
 def comparison_regenerations_waiting():
@@ -254,6 +273,7 @@ def comparison_home_queues(*, user) -> dict:
         return {}
     count = (
         PairAssignment.objects.filter(annotator=user, pair__status=ComparisonPair.Status.ANNOTATING)
+        .exclude(pair__candidates__in=open_flag_candidates())
         .exclude(Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))))
         .count()
     )

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.candidate_screening.services import screen_pair_candidates
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     CRITERIA_FIELDS,
@@ -28,6 +29,7 @@ from annotation.comparison.models import (
     Rating,
     Suitability,
 )
+from annotation.comparison.selectors import waiting_flags
 from annotation.generation.models import Candidate, GenerationRun
 from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
 from heartbench_site.base.roles import Role, has_any_role
@@ -92,8 +94,21 @@ def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
                 previous_round=previous,
             )
             pair.candidates.set(candidates)
+            screen_pair_candidates(pair, user=user)  # a leaking candidate makes it wait
             created.append(pair)
         return created
+
+
+@transaction.atomic
+def comparison_pairs_screen(*, user) -> int:
+    """Screen again the candidates of every pair still with the annotators (the admin's
+    re-run, e.g. after the leak rules changed). Returns the number of flags opened."""
+    if not has_any_role(user, [Role.ADMIN]):
+        raise ComparisonError("Only an admin screens candidates.")
+    opened = 0
+    for pair in ComparisonPair.objects.filter(status=ComparisonPair.Status.ANNOTATING):
+        opened += len(screen_pair_candidates(pair, user=user))
+    return opened
 
 
 def _shuffled_permutation(pair: ComparisonPair) -> list[int]:
@@ -158,6 +173,16 @@ def comparison_assign(
         .filter(pk__in=pair_ids, status=ComparisonPair.Status.ANNOTATING)
         .order_by("character__key", "scenario__scenario_id")
     )
+    waiting = waiting_flags(pairs)
+    if waiting:
+        raise ComparisonError(
+            [
+                f"{pair} waits for leak flag {', '.join(str(f) for f in waiting[pair.pk])}: "
+                "clean the candidate or accept the flag before assigning the pair."
+                for pair in pairs
+                if pair.pk in waiting
+            ]
+        )
     taken: dict[int, set[int]] = {}
     for pair_id, annotator_id in PairAssignment.objects.filter(pair__in=pairs).values_list(
         "pair_id", "annotator_id"

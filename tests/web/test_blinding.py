@@ -91,6 +91,8 @@ def url_arguments(corpus, user):
         "batch_id": 1,
         "plan_id": 1,
         "character_key": character.key,
+        # Candidate screening (admin only): any id does for the walk.
+        "flag_id": 1,
         # The statistics pages' plot downloads: SVG is text, so the scan reads it.
         "fmt": "svg",
     }
@@ -103,6 +105,7 @@ PLOT_NAMES = {
     "adjudication:outcomes-plot": "positions",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
+    "blinding:report-plot": "success",
 }
 
 
@@ -207,3 +210,37 @@ def test_a_participant_also_gets_nothing_through_a_token(make_user, secret_corpu
 def test_api_me_shows_only_the_participants_own_identity(role, client_for):
     body = client_for(role, username="participant-3").get(reverse("api-me")).json()
     assert body == {"username": "participant-3", "roles": ["baseline_participant"]}
+
+
+def test_the_family_question_is_unreachable_and_no_family_is_named_before_final(client):
+    """Issue 22: before an annotator's judgment is final (not submitted, or the pair still
+    open) the comparison page, the queue and the API name no family, and the family
+    question answers 404; once the pair is routed it opens and may name them."""
+    from tests.comparison.helpers import assign, judge, make_pair, people
+    from tests.web.test_generation_blinding import FAMILY_WORD
+
+    who = people()
+    pair = make_pair(key="CHAR_61")
+    first, *others = assign(pair, who["annotators"], who["admin"]).values()
+    client.force_login(first.annotator)
+    guess = reverse("blinding:guess", args=[first.public_id])
+    pages = [
+        reverse("comparison:queue"),
+        reverse("comparison:pair", args=[first.public_id]),
+        reverse("comparison-api:queue"),
+        reverse("comparison-api:pair", args=[first.public_id]),
+    ]
+    for step in ("assigned", "submitted"):
+        for url in pages:
+            response = client.get(url)
+            body = response.content.decode()
+            assert response.status_code == 200, url
+            assert not FAMILY_WORD.search(body), f"{step}: {url} names a family"
+            assert guess not in body, f"{step}: {url} offers the family question"
+        assert client.get(guess).status_code == 404, step
+        if step == "assigned":
+            judge(first, family="claude")
+    for a in others:
+        judge(a, family="claude")
+    assert client.get(guess).status_code == 200
+    assert guess in client.get(reverse("comparison:queue")).content.decode()
