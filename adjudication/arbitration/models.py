@@ -141,6 +141,7 @@ class ArbitrationDecision(models.Model):
         ADOPTED = "adopted", "Adopted a candidate as-is"
         EDITED = "edited", "Edited a candidate"
         REWRITTEN = "rewritten", "Rewrote the response"
+        REGENERATE = "regenerate", "Asked for regeneration"
 
     pair = models.ForeignKey(ComparisonPair, on_delete=models.PROTECT, related_name="decisions")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -160,6 +161,11 @@ class ArbitrationDecision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reopen_reason = models.TextField(blank=True)
+    # On an edit: the judgments whose revision guidance the edit follows, as the arbitrator
+    # ticked them (arbitration analytics: how often each annotator's guidance is followed).
+    guidance_followed = models.ManyToManyField(
+        "annotation.ComparisonJudgment", blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["pair", "decided_at"]

@@ -20,6 +20,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, word_edit_rate
+from agreement.judge_calibration import consensus_routing
 from annotation.comparison.models import (
     ComparisonJudgment,
     ComparisonPair,
@@ -28,7 +29,12 @@ from annotation.comparison.models import (
     Suitability,
 )
 from annotation.comparison.services import judged_by_all
-from annotation.generation.models import Candidate
+from annotation.generation.models import Candidate, ModelFamily
+from annotation.generation.services.runs import (
+    GenerationError,
+    generation_run_create,
+    generation_run_start,
+)
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.roles import Role, has_any_role
 
@@ -36,6 +42,9 @@ REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_d
 # The text an MCQ keys: the reference's final decision becomes the correct option
 # (adjudication.mcq assembly, seed 000 §2.4 Stage 3).
 KEYED_TEXT_FIELD = "final_decision"
+# Issue #22: the guidance of a regeneration joins every new candidate's prompt; a few
+# paragraphs at most, so it steers the response without drowning the stored prompt.
+REGENERATION_GUIDANCE_MAX_CHARS = 2000
 
 
 class ArbitrationError(ValidationError):
@@ -119,14 +128,11 @@ def reference_adopt_unanimous(*, pair: ComparisonPair, candidate_id: int) -> Ref
 def routing_outcome(judgments: list[ComparisonJudgment]) -> tuple[bool, list[str]]:
     """(unanimous adoption?, reasons for escalation) per the consensus-then-arbitration
     rule of App. D.2."""
-    reasons = []
-    if any(j.suitability == Suitability.FLAGGED for j in judgments):
-        reasons.append("suitability flagged")
-    if len({j.selected_candidate_id for j in judgments}) > 1:
-        reasons.append("different candidates selected")
-    if any(j.rating != Rating.AS_IS for j in judgments):
-        reasons.append("partial revisions requested")
-    return not reasons, reasons
+    return consensus_routing(
+        selected=[j.selected_candidate_id for j in judgments],
+        as_is=[j.rating == Rating.AS_IS for j in judgments],
+        flagged=[j.suitability == Suitability.FLAGGED for j in judgments],
+    )
 
 
 @transaction.atomic
@@ -227,6 +233,26 @@ def _require_arbitrator(user) -> None:
         raise ArbitrationError("Only an arbitrator decides escalated pairs.")
 
 
+def _guidance_judgments(pair, kind: str, ids) -> list[ComparisonJudgment]:
+    """The judgments an edit follows: on this pair, with revision guidance."""
+    ids = {int(i) for i in ids or ()}
+    if not ids:
+        return []
+    if kind != ArbitrationDecision.Kind.EDITED:
+        raise ArbitrationError("Only an edit follows the annotators' revision guidance.")
+    judgments = list(
+        ComparisonJudgment.objects.filter(pk__in=ids, assignment__pair=pair).exclude(
+            revision_guidance=""
+        )
+    )
+    if len(judgments) != len(ids):
+        raise ArbitrationError(
+            "Tick only guidance given on this pair: an annotator without revision guidance "
+            "cannot be followed."
+        )
+    return judgments
+
+
 @transaction.atomic
 def arbitration_resolve(
     *,
@@ -236,10 +262,13 @@ def arbitration_resolve(
     candidate_id: int | None = None,
     fields: dict | None = None,
     reason: str = "",
+    guidance_followed=(),
 ) -> ArbitrationDecision:
     """Retain the pair and set its reference: ``adopted`` (a candidate as-is), ``edited``
     (a candidate revised: ``fields`` is the edited text) or ``rewritten`` (``fields``
-    from scratch). The result must state a concrete behavioral decision."""
+    from scratch). The result must state a concrete behavioral decision.
+    ``guidance_followed``: on an edit, the ids of this pair's judgments whose revision
+    guidance the edit follows."""
     _require_arbitrator(arbitrator)
     Kind = ArbitrationDecision.Kind
     if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
@@ -262,9 +291,11 @@ def arbitration_resolve(
         )
     if not fields["summary"]:
         raise ArbitrationError("The reference response needs its first-person rationale (summary).")
+    followed = _guidance_judgments(pair, kind, guidance_followed)
     decision = _record(
         pair=pair, kind=kind, arbitrator=arbitrator, source_candidate=candidate, reason=reason
     )
+    decision.guidance_followed.set(followed)
     decision.reference = _install_reference(
         pair=pair,
         fields=fields,
@@ -275,6 +306,53 @@ def arbitration_resolve(
     decision.save(update_fields=["reference"])
     pair.status = ComparisonPair.Status.RESOLVED
     pair.save(update_fields=["status"])
+    return decision
+
+
+@transaction.atomic
+def arbitration_regenerate(
+    *, pair_id: int, arbitrator, guidance: str, on_unavailable=None
+) -> ArbitrationDecision:
+    """All three candidates are unusable but the pair is suitable (issue #22): record the
+    decision with the arbitrator's guidance, send the pair back (status
+    ``regenerating``) and start a generation run for that pair alone, with the same
+    families and gates and the guidance added to the response prompt. When the run has
+    its candidates, ``annotation.comparison.services.comparison_pairs_create`` makes the
+    next round's pair: a fresh blind comparison with new letters."""
+    _require_arbitrator(arbitrator)
+    guidance = (guidance or "").strip()
+    if not guidance:
+        raise ArbitrationError(
+            "Give the guidance for the new candidates: what all three got wrong and what "
+            "a usable response needs."
+        )
+    if len(guidance) > REGENERATION_GUIDANCE_MAX_CHARS:
+        raise ArbitrationError(
+            f"Keep the guidance to {REGENERATION_GUIDANCE_MAX_CHARS} characters "
+            f"(it has {len(guidance)})."
+        )
+    pair = _locked_escalated_pair(pair_id)
+    _refuse_own_pair(pair, arbitrator)
+    families = sorted(set(pair.candidates.values_list("family", flat=True)))
+    families = [f for f in ModelFamily.values if f in families]
+    try:
+        run = generation_run_create(
+            user=arbitrator,
+            families=families,
+            characters=[pair.character.key],
+            scenarios=[pair.scenario.scenario_id],
+            note=f"Regeneration of {pair}, asked by {arbitrator.get_username()}.",
+            guidance=guidance,
+        )
+    except GenerationError as error:
+        raise ArbitrationError(f"The new candidates cannot be generated: {error}") from None
+    decision = _record(
+        pair=pair, kind=ArbitrationDecision.Kind.REGENERATE, arbitrator=arbitrator, reason=guidance
+    )
+    pair.status = ComparisonPair.Status.REGENERATING
+    pair.regeneration_run = run
+    pair.save(update_fields=["status", "regeneration_run"])
+    generation_run_start(run_id=run.pk, on_unavailable=on_unavailable)
     return decision
 
 
@@ -299,6 +377,11 @@ def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecisi
     )
     if decision is None:
         raise ArbitrationError("This pair has no decision to reopen.")
+    if decision.kind == ArbitrationDecision.Kind.REGENERATE:
+        raise ArbitrationError(
+            f"{pair} was sent back for regeneration; its next round decides it, and a "
+            "decision there can be reopened instead."
+        )
     now = timezone.now()
     decision.reopened_at, decision.reopened_by, decision.reopen_reason = now, admin, reason
     decision.save(update_fields=["reopened_at", "reopened_by", "reopen_reason"])

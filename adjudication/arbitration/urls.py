@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from adjudication.arbitration import outcome_views, views
+from adjudication.arbitration import analytics_views, outcome_views, views
 
 app_name = "adjudication"
 urlpatterns = [
@@ -14,6 +14,13 @@ urlpatterns = [
         "outcomes/plots/<slug:plot>.<slug:fmt>",
         outcome_views.comparison_outcomes_plot,
         name="outcomes-plot",
+    ),
+    path("analytics/", analytics_views.arbitration_analytics, name="analytics"),
+    path("analytics.csv", analytics_views.arbitration_analytics_csv, name="analytics-csv"),
+    path(
+        "analytics/plots/<slug:plot>.<slug:fmt>",
+        analytics_views.arbitration_analytics_plot,
+        name="analytics-plot",
     ),
     path("pairs/<int:pair_id>/", views.arbitration_pair, name="pair"),
     path("pairs/<int:pair_id>/reopen/", views.arbitration_reopen, name="reopen"),

@@ -49,6 +49,15 @@ def _prefill(page, number):
     }
 
 
+def _guidance(page):
+    """The revision guidance an edit may follow: (judgment id, "annotator: guidance")."""
+    return [
+        (j["judgment"].pk, f"{j['annotator'].get_username()}: {j['judgment'].revision_guidance}")
+        for j in page.judgments
+        if j["judgment"].revision_guidance
+    ]
+
+
 @arbitration_readers
 @require_http_methods(["GET", "POST"])
 def arbitration_pair(request, pair_id):
@@ -62,7 +71,9 @@ def arbitration_pair(request, pair_id):
     if request.method == "POST":
         if not is_arbitrator:
             raise Http404("Only an arbitrator decides.")
-        form = ArbitrationForm(request.POST, pair_id=pair_id, pair_label=str(page.pair))
+        form = ArbitrationForm(
+            request.POST, pair_id=pair_id, pair_label=str(page.pair), guidance=_guidance(page)
+        )
         if form.is_valid():
             data = form.cleaned_data
             chosen = page.by_number(data["candidate"]) if data["candidate"] else None
@@ -78,6 +89,13 @@ def arbitration_pair(request, pair_id):
                         services.arbitration_discard(
                             pair_id=pair_id, arbitrator=request.user, reason=data["reason"]
                         )
+                    elif data["kind"] == "regenerate":
+                        services.arbitration_regenerate(
+                            pair_id=pair_id,
+                            arbitrator=request.user,
+                            guidance=data["guidance"],
+                            on_unavailable=lambda message: messages.error(request, message),
+                        )
                     else:
                         services.arbitration_resolve(
                             pair_id=pair_id,
@@ -86,6 +104,7 @@ def arbitration_pair(request, pair_id):
                             candidate_id=chosen.candidate.pk if chosen else None,
                             fields=fields,
                             reason=data["reason"],
+                            guidance_followed=data.get("guidance_followed") or (),
                         )
                 except services.ArbitrationError as error:
                     add_error_messages(form, error)
@@ -98,6 +117,7 @@ def arbitration_pair(request, pair_id):
             initial=_prefill(page, int(number)) if number.isdigit() else {},
             pair_id=pair_id,
             pair_label=str(page.pair),
+            guidance=_guidance(page),
         )
     editing = None
     if form.is_bound and form.is_valid() and form.cleaned_data.get("candidate"):

@@ -1,0 +1,85 @@
+"""The arbitration analytics page (issue 22), its CSV and its plots: admin and arbitrator
+only, never an annotator (who was overturned is not theirs to see). Thin: the selector
+computes, :func:`analytics_plots` draws, the views render."""
+
+from django.shortcuts import render
+
+from adjudication.arbitration import analytics
+from heartbench_site.base import display, plots
+from heartbench_site.base.plot_views import page_plot, plot_download
+from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.web import csv_download
+
+arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
+TITLES = {
+    "agreement": "Agreement with the final reference, per annotator",
+    "overturned": "Selections the arbitrator overturned, per annotator",
+    "guidance_followed": "Revision guidance followed in an edit, per annotator",
+}
+
+
+def analytics_plots(result) -> dict[str, plots.Scene]:
+    """The page's plots by name (the download URLs use the names, with hyphens)."""
+    charts = {}
+    for metric, title in TITLES.items():
+        bars = []
+        for a in result.annotators:
+            rate = getattr(a, metric)
+            bars.append(
+                plots.Bar(
+                    a.username,
+                    rate.share,
+                    low=rate.low,
+                    high=rate.high,
+                    value_text=f"{display.format_percent(rate.share)} ({rate.hits}/{rate.n})"
+                    if rate.n
+                    else "",
+                )
+            )
+        charts[metric.replace("_", "-")] = plots.hbar_chart(
+            bars,
+            title=title,
+            x_label="Share of the annotator's judgments",
+            y_label="Annotator",
+            tick_format=plots.percent_ticks,
+            x_range=(0.0, 1.0),
+            interval_label="95% Wilson interval",
+        )
+    return charts
+
+
+@arbitration_readers
+def arbitration_analytics(request):
+    result = analytics.arbitration_analytics()
+    lift = result.lift
+    return render(
+        request,
+        "adjudication/analytics.html",
+        {
+            "a": result,
+            "plots": [
+                page_plot(
+                    scene,
+                    name=name,
+                    url_name="adjudication:analytics-plot",
+                    testid=f"analytics-{name}",
+                )
+                for name, scene in analytics_plots(result).items()
+            ],
+            "lift_note": display.small_n_note(lift.pairs, "pair") if lift else "",
+        },
+    )
+
+
+@arbitration_readers
+def arbitration_analytics_plot(request, plot, fmt):
+    charts = analytics_plots(analytics.arbitration_analytics(n_boot=0))
+    return plot_download(charts.get(plot), filename=f"arbitration-analytics-{plot}", fmt=fmt)
+
+
+@arbitration_readers
+def arbitration_analytics_csv(request):
+    response, writer = csv_download("arbitration-analytics.csv")
+    for row in analytics.arbitration_analytics().csv_rows():
+        writer.writerow(["" if value is None else value for value in row])
+    return response
