@@ -1,5 +1,7 @@
 """Registers each workflow package's Django admin pages (Django autodiscovers this module)."""
 
+from annotation.blinding import admin as blinding_admin  # noqa: F401
+from annotation.candidate_screening import admin as candidate_screening_admin  # noqa: F401
 from annotation.character_drafting import admin as character_drafting_admin  # noqa: F401
 from annotation.corpus import admin as corpus_admin  # noqa: F401
 from annotation.corpus_import import admin as corpus_import_admin  # noqa: F401

@@ -2,6 +2,8 @@
 Django registers them under the ``annotation`` label. Nothing imports this module; code
 imports a model from the workflow package that defines it."""
 
+from annotation.blinding.models import *  # noqa: F401,F403
+from annotation.candidate_screening.models import *  # noqa: F401,F403
 from annotation.character_drafting.models import *  # noqa: F401,F403
 from annotation.comparison.models import *  # noqa: F401,F403
 from annotation.corpus.models import *  # noqa: F401,F403

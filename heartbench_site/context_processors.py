@@ -104,6 +104,8 @@ NAV_GROUPS: tuple[tuple[str, tuple[NavLink, ...]], ...] = (
             _link("Comparison", "comparison:queue", COMPARISON_ROLES, _prefix("comparison:")),
             _link("Arbitration", "adjudication:queue", ARBITRATION_ROLES, _prefix("adjudication:")),
             _link("Judge runs", "judging:runs", CORPUS_ADMINS, _prefix("judging:")),
+            _link("Leak flags", "screening:flags", ADMINS, _prefix("screening:")),
+            _link("Blinding report", "blinding:report", ADMINS, _prefix("blinding:report")),
         ),
     ),
     ("Items", (_link("Item review", "mcq:queue", ARBITRATION_ROLES, _prefix("mcq:")),)),

@@ -46,6 +46,8 @@ urlpatterns = [
     path("memory-generation/", include("annotation.memory_generation.urls")),
     path("drafting/", include("annotation.character_drafting.urls")),
     path("arbitration/", include("adjudication.arbitration.urls")),
+    path("screening/", include("annotation.candidate_screening.urls")),
+    path("blinding/", include("annotation.blinding.urls")),
     path("baseline/", include("humanbaseline.urls")),
     path("evaluation/", include("evaluation.urls")),
     path("items/", include("adjudication.mcq.urls")),

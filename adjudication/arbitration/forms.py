@@ -7,12 +7,14 @@ from django import forms
 from django.urls import reverse
 
 from adjudication.arbitration.models import ArbitrationDecision
+from adjudication.arbitration.services import REGENERATION_GUIDANCE_MAX_CHARS
 
 DECISION_CHOICES = [
     ("adopted", "Adopt a candidate as-is"),
     ("edited", "Edit a candidate (using the annotators' guidance)"),
     ("rewritten", "Rewrite the response from scratch"),
     ("discarded", "Discard the pair (fundamentally unfit)"),
+    ("regenerate", "Ask for regeneration (all three unusable, the pair suitable)"),
 ]
 
 
@@ -51,6 +53,12 @@ def confirmations(pair_label: str) -> dict[str, tuple[str, str]]:
             f"Discard {pair_label}: it gets no reference response and no MCQ item.{closed}",
             "Discard",
         ),
+        "regenerate": (
+            f"Send {pair_label} back for regeneration: three new candidates are generated "
+            "with your guidance and go to a new blind round. This round ends with no "
+            "reference response. This cannot be undone: only the new round decides the pair.",
+            "Ask for regeneration",
+        ),
     }
 
 
@@ -84,6 +92,15 @@ class ArbitrationForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text="On an edit: tick each annotator whose revision guidance the edit follows.",
+    )
+    guidance = forms.CharField(
+        label="Guidance for regeneration",
+        widget=_rows(3),
+        required=False,
+        max_length=REGENERATION_GUIDANCE_MAX_CHARS,
+        help_text=f"Required to ask for regeneration, at most "
+        f"{REGENERATION_GUIDANCE_MAX_CHARS:,} characters: what all three candidates got "
+        "wrong and what a usable response needs. It is added to the new candidates' prompt.",
     )
 
     def __init__(self, *args, pair_id: int, pair_label: str = "this pair", guidance=(), **kwargs):

@@ -141,6 +141,7 @@ class ArbitrationDecision(models.Model):
         ADOPTED = "adopted", "Adopted a candidate as-is"
         EDITED = "edited", "Edited a candidate"
         REWRITTEN = "rewritten", "Rewrote the response"
+        REGENERATE = "regenerate", "Asked for regeneration"
 
     pair = models.ForeignKey(ComparisonPair, on_delete=models.PROTECT, related_name="decisions")
     kind = models.CharField(max_length=16, choices=Kind.choices)

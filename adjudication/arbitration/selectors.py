@@ -5,6 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Q
 from django.urls import reverse
 
 from adjudication.arbitration.models import (
@@ -13,6 +14,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, fleiss_kappa
+from annotation.blinding.stats import letter_counts
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonJudgment,
@@ -76,10 +78,19 @@ def arbitration_decided():
 
 
 def arbitration_decisions_by(*, pair_ids, arbitrator_ids) -> list[ArbitrationDecision]:
-    """Every decision (reopened ones included) these people took on these pairs: who has
-    arbitrated a pair may not judge it (App. D.2)."""
+    """Every decision (reopened ones included) these people took on these pairs or on an
+    earlier round of them: who has arbitrated a pair may not judge it (App. D.2), nor
+    the round a regeneration of their decision started (issue #22)."""
+    rounds = ComparisonPair.objects.filter(pk__in=pair_ids).values_list(
+        "character_id", "scenario_id", "round"
+    )
+    earlier = Q(pk__in=pair_ids)
+    for character_id, scenario_id, number in rounds:
+        earlier |= Q(character_id=character_id, scenario_id=scenario_id, round__lt=number)
     return list(
-        ArbitrationDecision.objects.filter(pair__in=pair_ids, arbitrator__in=arbitrator_ids)
+        ArbitrationDecision.objects.filter(
+            pair__in=ComparisonPair.objects.filter(earlier), arbitrator__in=arbitrator_ids
+        )
         .select_related("pair__character", "pair__scenario", "arbitrator")
         .order_by("decided_at", "pk")
     )
@@ -104,6 +115,9 @@ class ArbitrationPage:
     decision: ArbitrationDecision | None
     history: list[ArbitrationDecision]
     reference: ReferenceResponse | None
+    # Every round of this (character, scenario), oldest first, each with the guidance
+    # its regeneration was asked with (issue #22); one entry for a pair never sent back.
+    rounds: list[dict] = field(default_factory=list)
 
     def by_number(self, number):
         return next((c for c in self.candidates if c.number == number), None)
@@ -178,6 +192,7 @@ def arbitration_page(*, pair_id: int) -> ArbitrationPage | None:
         .first()
     )
     return ArbitrationPage(
+        rounds=pair_rounds(pair),
         pair=pair,
         candidates=views,
         judgments=judgments,
@@ -187,6 +202,22 @@ def arbitration_page(*, pair_id: int) -> ArbitrationPage | None:
         history=history,
         reference=reference,
     )
+
+
+def pair_rounds(pair: ComparisonPair) -> list[dict]:
+    """Every round of the pair's (character, scenario), oldest first, with the guidance
+    of the regeneration that ended it, if any (two queries)."""
+    rounds = list(
+        ComparisonPair.objects.filter(character=pair.character_id, scenario=pair.scenario_id)
+        .select_related("regeneration_run")
+        .order_by("round")
+    )
+    guidance = dict(
+        ArbitrationDecision.objects.filter(
+            pair__in=rounds, kind=ArbitrationDecision.Kind.REGENERATE
+        ).values_list("pair_id", "reason")
+    )
+    return [{"pair": r, "guidance": guidance.get(r.pk, "")} for r in rounds]
 
 
 def edit_diff(before: str, after: str) -> list[tuple[str, str]]:
@@ -299,10 +330,10 @@ def comparison_outcomes(*, n_boot: int = N_BOOTSTRAP) -> Outcomes:
             "assignment__pair_id", "selected_candidate__family", "selected_letter"
         )
     )
-    positions = dict.fromkeys(COMPARISON_LETTERS, 0)
+    # The same count as the blinding report's (annotation.blinding).
+    positions = letter_counts((letter for *_, letter in judgments), COMPARISON_LETTERS)
     per_pair: dict[int, list[str]] = {}
-    for pair_id, family, letter in judgments:
-        positions[letter] += 1
+    for pair_id, family, _ in judgments:
         per_pair.setdefault(pair_id, []).append(family)
     # κ needs the same number of raters per item: the modal count (three by default).
     kappa = ci = None
@@ -383,6 +414,12 @@ def chain_arbitration(items) -> dict:
             {
                 "id": d.pk,
                 "kind": d.kind,
+                "round": d.pair.round,
+                "regeneration_run": (
+                    d.pair.regeneration_run_id
+                    if d.kind == ArbitrationDecision.Kind.REGENERATE
+                    else None
+                ),
                 "arbitrator": _username(d.arbitrator),
                 "source_candidate": d.source_candidate_id,
                 "reason": d.reason,

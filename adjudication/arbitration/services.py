@@ -29,7 +29,12 @@ from annotation.comparison.models import (
     Suitability,
 )
 from annotation.comparison.services import judged_by_all
-from annotation.generation.models import Candidate
+from annotation.generation.models import Candidate, ModelFamily
+from annotation.generation.services.runs import (
+    GenerationError,
+    generation_run_create,
+    generation_run_start,
+)
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.roles import Role, has_any_role
 
@@ -37,6 +42,9 @@ REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_d
 # The text an MCQ keys: the reference's final decision becomes the correct option
 # (adjudication.mcq assembly, seed 000 §2.4 Stage 3).
 KEYED_TEXT_FIELD = "final_decision"
+# Issue #22: the guidance of a regeneration joins every new candidate's prompt; a few
+# paragraphs at most, so it steers the response without drowning the stored prompt.
+REGENERATION_GUIDANCE_MAX_CHARS = 2000
 
 
 class ArbitrationError(ValidationError):
@@ -302,6 +310,53 @@ def arbitration_resolve(
 
 
 @transaction.atomic
+def arbitration_regenerate(
+    *, pair_id: int, arbitrator, guidance: str, on_unavailable=None
+) -> ArbitrationDecision:
+    """All three candidates are unusable but the pair is suitable (issue #22): record the
+    decision with the arbitrator's guidance, send the pair back (status
+    ``regenerating``) and start a generation run for that pair alone, with the same
+    families and gates and the guidance added to the response prompt. When the run has
+    its candidates, ``annotation.comparison.services.comparison_pairs_create`` makes the
+    next round's pair: a fresh blind comparison with new letters."""
+    _require_arbitrator(arbitrator)
+    guidance = (guidance or "").strip()
+    if not guidance:
+        raise ArbitrationError(
+            "Give the guidance for the new candidates: what all three got wrong and what "
+            "a usable response needs."
+        )
+    if len(guidance) > REGENERATION_GUIDANCE_MAX_CHARS:
+        raise ArbitrationError(
+            f"Keep the guidance to {REGENERATION_GUIDANCE_MAX_CHARS} characters "
+            f"(it has {len(guidance)})."
+        )
+    pair = _locked_escalated_pair(pair_id)
+    _refuse_own_pair(pair, arbitrator)
+    families = sorted(set(pair.candidates.values_list("family", flat=True)))
+    families = [f for f in ModelFamily.values if f in families]
+    try:
+        run = generation_run_create(
+            user=arbitrator,
+            families=families,
+            characters=[pair.character.key],
+            scenarios=[pair.scenario.scenario_id],
+            note=f"Regeneration of {pair}, asked by {arbitrator.get_username()}.",
+            guidance=guidance,
+        )
+    except GenerationError as error:
+        raise ArbitrationError(f"The new candidates cannot be generated: {error}") from None
+    decision = _record(
+        pair=pair, kind=ArbitrationDecision.Kind.REGENERATE, arbitrator=arbitrator, reason=guidance
+    )
+    pair.status = ComparisonPair.Status.REGENERATING
+    pair.regeneration_run = run
+    pair.save(update_fields=["status", "regeneration_run"])
+    generation_run_start(run_id=run.pk, on_unavailable=on_unavailable)
+    return decision
+
+
+@transaction.atomic
 def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecision:
     """An admin reopens a decided pair: the decision stays, marked reopened; its
     reference is superseded (the one it superseded becomes current again) and the pair
@@ -322,6 +377,11 @@ def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecisi
     )
     if decision is None:
         raise ArbitrationError("This pair has no decision to reopen.")
+    if decision.kind == ArbitrationDecision.Kind.REGENERATE:
+        raise ArbitrationError(
+            f"{pair} was sent back for regeneration; its next round decides it, and a "
+            "decision there can be reopened instead."
+        )
     now = timezone.now()
     decision.reopened_at, decision.reopened_by, decision.reopen_reason = now, admin, reason
     decision.save(update_fields=["reopened_at", "reopened_by", "reopen_reason"])

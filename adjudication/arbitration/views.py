@@ -89,6 +89,13 @@ def arbitration_pair(request, pair_id):
                         services.arbitration_discard(
                             pair_id=pair_id, arbitrator=request.user, reason=data["reason"]
                         )
+                    elif data["kind"] == "regenerate":
+                        services.arbitration_regenerate(
+                            pair_id=pair_id,
+                            arbitrator=request.user,
+                            guidance=data["guidance"],
+                            on_unavailable=lambda message: messages.error(request, message),
+                        )
                     else:
                         services.arbitration_resolve(
                             pair_id=pair_id,

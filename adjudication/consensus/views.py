@@ -79,7 +79,8 @@ def comparison_assign(request):
             pairs = selectors.comparison_assignable()
             created = services.pairs_assign(
                 user=request.user,
-                pair_ids=[p.pk for p in pairs],
+                # A pair waiting for a leak flag stays out until it is cleaned or accepted.
+                pair_ids=[p.pk for p in pairs if not p.waiting_flags],
                 annotator_ids=[u.pk for u in form.cleaned_data["annotators"]],
                 batch_size=form.cleaned_data["batch_size"],
             )
@@ -91,5 +92,9 @@ def comparison_assign(request):
     return render(
         request,
         "comparison/assign.html",
-        {"form": form, "pairs": selectors.comparison_assignable()},
+        {
+            "form": form,
+            "pairs": selectors.comparison_assignable(),
+            "regenerations": selectors.comparison_regenerations_waiting(),
+        },
     )

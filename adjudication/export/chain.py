@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from adjudication.arbitration.selectors import chain_arbitration
 from adjudication.mcq.selectors import chain_item_review, chain_screening
+from annotation.candidate_screening.selectors import chain_candidate_cleaning
 from annotation.comparison.selectors import chain_candidates, chain_comparison
 from audit.reference_labels.selectors import label_audit_chain_section
 
@@ -24,6 +25,7 @@ SectionFn = Callable[[list], dict]
 # ``chain_sections`` (changing it changes the export's bytes).
 CHAIN_SECTIONS: tuple[tuple[str, SectionFn], ...] = (
     ("arbitration", chain_arbitration),
+    ("candidate_cleaning", chain_candidate_cleaning),
     ("candidates", chain_candidates),
     ("comparison", chain_comparison),
     ("item_review", chain_item_review),

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
-from annotation.generation.models import Candidate
+from annotation.generation.models import Candidate, GenerationRun
 
 __all__ = [
     "COMPARISON_LETTERS",
@@ -43,6 +43,7 @@ class ComparisonPair(models.Model):
         ADOPTED = "adopted", "Adopted unanimously"
         RESOLVED = "resolved", "Resolved by the arbitrator"
         DISCARDED = "discarded", "Discarded by the arbitrator"
+        REGENERATING = "regenerating", "Sent back for regeneration"
 
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="+")
@@ -55,15 +56,33 @@ class ComparisonPair(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     routed_at = models.DateTimeField(null=True, blank=True)
+    # Regeneration (issue #22): an arbitrator who finds all three candidates unusable but
+    # the pair suitable sends it back; a run generates new candidates with their guidance
+    # and the next round's pair is a fresh blind comparison of them. Every round stays.
+    round = models.PositiveIntegerField(default=1)
+    previous_round = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_round"
+    )
+    regeneration_run = models.ForeignKey(
+        GenerationRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The run generating this pair's next round (set when sent back).",
+    )
 
     class Meta:
-        ordering = ["character__key", "scenario__scenario_id"]
+        ordering = ["character__key", "scenario__scenario_id", "round"]
         constraints = [
-            models.UniqueConstraint(fields=["character", "scenario"], name="comparison_pair_unique")
+            models.UniqueConstraint(
+                fields=["character", "scenario", "round"], name="comparison_pair_round_unique"
+            )
         ]
 
     def __str__(self):
-        return f"{self.character.key} × {self.scenario.scenario_id}"
+        label = f"{self.character.key} × {self.scenario.scenario_id}"
+        return f"{label} (round {self.round})" if self.round > 1 else label
 
     @property
     def is_open(self) -> bool:

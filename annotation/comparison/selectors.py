@@ -15,6 +15,7 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.candidate_screening.selectors import open_flag_candidates, open_flags_of
 from annotation.comparison.models import (
     COMPARISON_CRITERIA,
     COMPARISON_LETTERS,
@@ -129,6 +130,8 @@ def comparison_queue(*, user) -> AnnotatorQueue:
     """The annotator's assignments in batch and pair order (never database order)."""
     rows = (
         PairAssignment.objects.filter(annotator=user)
+        # A pair waiting for a leak flag is in nobody's queue (issue 22).
+        .exclude(pair__candidates__in=open_flag_candidates())
         .select_related("pair__character", "pair__scenario")
         .annotate(
             submitted=Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))),
@@ -226,12 +229,40 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
     )
 
 
+def waiting_flags(pairs) -> dict[int, list[int]]:
+    """{pair pk: [open leak flag pk, ...]} for the pairs that wait for a flag."""
+    through = ComparisonPair.candidates.through.objects.filter(comparisonpair__in=pairs)
+    by_candidate = open_flags_of(through.values_list("candidate_id", flat=True))
+    out: dict[int, list[int]] = {}
+    for pair_id, candidate_id in through.values_list("comparisonpair_id", "candidate_id"):
+        if candidate_id in by_candidate:
+            out.setdefault(pair_id, []).append(by_candidate[candidate_id])
+    return {k: sorted(v) for k, v in out.items()}
+
+
 def comparison_assignable(*, run_id=None):
     """Pairs for the admin's assignment page, with their assignment counts."""
-    pairs = ComparisonPair.objects.select_related("character", "scenario").annotate(
-        n_assigned=Count("assignments")
+    pairs = list(
+        ComparisonPair.objects.select_related("character", "scenario").annotate(
+            n_assigned=Count("assignments")
+        )
     )
-    return list(pairs)
+    waiting = waiting_flags(pairs)
+    for pair in pairs:
+        pair.waiting_flags = waiting.get(pair.pk, [])
+    return pairs
+
+
+def comparison_regenerations_waiting():
+    """Pairs sent back for regeneration whose next round does not exist yet, with their
+    run: what the assignment page and the pipeline list so that none is forgotten."""
+    return list(
+        ComparisonPair.objects.filter(
+            status=ComparisonPair.Status.REGENERATING, next_round__isnull=True
+        )
+        .select_related("character", "scenario", "regeneration_run")
+        .order_by("character__key", "scenario__scenario_id")
+    )
 
 
 def comparison_home_queues(*, user) -> dict:
@@ -242,6 +273,7 @@ def comparison_home_queues(*, user) -> dict:
         return {}
     count = (
         PairAssignment.objects.filter(annotator=user, pair__status=ComparisonPair.Status.ANNOTATING)
+        .exclude(pair__candidates__in=open_flag_candidates())
         .exclude(Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))))
         .count()
     )
@@ -299,11 +331,11 @@ def chain_candidates(items) -> dict:
     if not items:
         return {}
     wanted = set(_pairs_of(items))
-    in_pairs = set(
+    in_pairs = dict(
         ComparisonPair.candidates.through.objects.filter(
             comparisonpair__character_id__in=[c for c, _ in wanted],
             comparisonpair__scenario_id__in=[s for _, s in wanted],
-        ).values_list("candidate_id", flat=True)
+        ).values_list("candidate_id", "comparisonpair__round")
     )
     rows = defaultdict(list)
     for c in (
@@ -324,7 +356,7 @@ def chain_candidates(items) -> dict:
         pair = (c.character_id, c.scenario_id)
         if pair not in wanted:
             continue
-        rows[pair].append(_candidate(c, c.pk in in_pairs))
+        rows[pair].append(_candidate(c, c.pk in in_pairs) | {"round": in_pairs.get(c.pk)})
     return by_item_of_pair(items, rows)
 
 
@@ -351,6 +383,7 @@ def _candidate(c, in_comparison: bool) -> dict:
                 "families": run.families,
                 "models": run.models,
                 "activation_models": run.activation_models,
+                "guidance": run.guidance,
                 "prompts": {
                     p.stage: p.number
                     for p in (run.screening_prompt, run.reranking_prompt, run.response_prompt)
@@ -409,6 +442,7 @@ def chain_comparison(items) -> dict:
         ComparisonPair.objects.filter(**_pair_filter(items))
         .select_related("profile_version", "created_by")
         .prefetch_related(
+            "candidates",
             Prefetch(
                 "assignments",
                 queryset=PairAssignment.objects.select_related(
@@ -422,18 +456,32 @@ def chain_comparison(items) -> dict:
         )
         .order_by("pk")
     )
+    rounds = defaultdict(list)
     for pair in pairs:
-        rows[(pair.character_id, pair.scenario_id)] = {
-            "pair_id": pair.pk,
-            "status": pair.status,
-            "profile_version": pair.profile_version.number,
-            "escalation_reasons": pair.escalation_reasons,
-            "created_by": _username(pair.created_by),
-            "created_at": _iso(pair.created_at),
-            "routed_at": _iso(pair.routed_at),
-            "assignments": [_assignment(a) for a in pair.assignments.all()],
-        }
+        rounds[(pair.character_id, pair.scenario_id)].append(_pair_round(pair))
+    # The latest round at the top (the one that set the reference), earlier rounds, sent
+    # back for regeneration (issue #22), oldest first beside it.
+    for key, found in rounds.items():
+        found.sort(key=lambda r: r["round"])
+        rows[key] = {**found[-1], "earlier_rounds": found[:-1]}
     return by_item_of_pair(items, rows)
+
+
+def _pair_round(pair) -> dict:
+    return {
+        "pair_id": pair.pk,
+        "round": pair.round,
+        "previous_round": pair.previous_round_id,
+        "regeneration_run": pair.regeneration_run_id,
+        "status": pair.status,
+        "profile_version": pair.profile_version.number,
+        "candidates": sorted(c.pk for c in pair.candidates.all()),
+        "escalation_reasons": pair.escalation_reasons,
+        "created_by": _username(pair.created_by),
+        "created_at": _iso(pair.created_at),
+        "routed_at": _iso(pair.routed_at),
+        "assignments": [_assignment(a) for a in pair.assignments.all()],
+    }
 
 
 def _judgment(content) -> dict:

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.candidate_screening.services import screen_pair_candidates
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     CRITERIA_FIELDS,
@@ -28,6 +29,7 @@ from annotation.comparison.models import (
     Rating,
     Suitability,
 )
+from annotation.comparison.selectors import waiting_flags
 from annotation.generation.models import Candidate, GenerationRun
 from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
 from heartbench_site.base.roles import Role, has_any_role
@@ -48,7 +50,9 @@ def canonical_candidate(*, assignment: PairAssignment, letter: str) -> int:
 
 def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
     """A pair for every (character, scenario) of the run with three candidates and none
-    yet. Idempotent."""
+    yet, and the next round's pair for every pair the run regenerates (issue #22: a pair
+    an arbitrator sent back, whose ``regeneration_run`` this is). Idempotent: the only
+    function that creates comparison pairs, first rounds and later ones."""
     if not has_any_role(user, [Role.ADMIN]):
         raise ComparisonError("Only an admin creates comparison pairs.")
     with transaction.atomic():
@@ -62,10 +66,19 @@ def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
             .filter(n=len(COMPARISON_LETTERS))
         )
         existing = set(ComparisonPair.objects.values_list("character", "scenario"))
+        sent_back = {
+            (p.character_id, p.scenario_id): p
+            for p in ComparisonPair.objects.select_for_update(of=("self",)).filter(
+                regeneration_run=run,
+                status=ComparisonPair.Status.REGENERATING,
+                next_round__isnull=True,
+            )
+        }
         created = []
         for group in groups:
             key = (group["character"], group["scenario"])
-            if key in existing:
+            previous = sent_back.get(key)
+            if key in existing and previous is None:
                 continue
             candidates = list(
                 Candidate.objects.filter(
@@ -77,10 +90,25 @@ def comparison_pairs_create(*, user, run_id: int) -> list[ComparisonPair]:
                 scenario_id=key[1],
                 profile_version=candidates[0].profile_version,
                 created_by=user,
+                round=previous.round + 1 if previous else 1,
+                previous_round=previous,
             )
             pair.candidates.set(candidates)
+            screen_pair_candidates(pair, user=user)  # a leaking candidate makes it wait
             created.append(pair)
         return created
+
+
+@transaction.atomic
+def comparison_pairs_screen(*, user) -> int:
+    """Screen again the candidates of every pair still with the annotators (the admin's
+    re-run, e.g. after the leak rules changed). Returns the number of flags opened."""
+    if not has_any_role(user, [Role.ADMIN]):
+        raise ComparisonError("Only an admin screens candidates.")
+    opened = 0
+    for pair in ComparisonPair.objects.filter(status=ComparisonPair.Status.ANNOTATING):
+        opened += len(screen_pair_candidates(pair, user=user))
+    return opened
 
 
 def _shuffled_permutation(pair: ComparisonPair) -> list[int]:
@@ -145,6 +173,16 @@ def comparison_assign(
         .filter(pk__in=pair_ids, status=ComparisonPair.Status.ANNOTATING)
         .order_by("character__key", "scenario__scenario_id")
     )
+    waiting = waiting_flags(pairs)
+    if waiting:
+        raise ComparisonError(
+            [
+                f"{pair} waits for leak flag {', '.join(str(f) for f in waiting[pair.pk])}: "
+                "clean the candidate or accept the flag before assigning the pair."
+                for pair in pairs
+                if pair.pk in waiting
+            ]
+        )
     taken: dict[int, set[int]] = {}
     for pair_id, annotator_id in PairAssignment.objects.filter(pair__in=pairs).values_list(
         "pair_id", "annotator_id"

@@ -11,4 +11,5 @@ from annotation.comparison import views
 urlpatterns = [
     path("", views.comparison_queue, name="queue"),
     path("<uuid:assignment>/draft/", views.comparison_draft, name="draft"),
+    path("screen/", views.comparison_screen, name="screen"),
 ]

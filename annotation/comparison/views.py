@@ -6,13 +6,15 @@ route the pair, and the assignment page checks arbitration records: both are
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.comparison import selectors, services
 from annotation.comparison.models import JUDGMENT_FIELDS
 from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
+admin_required = role_required(Role.ADMIN)
 
 
 @annotator_required
@@ -41,3 +43,12 @@ def comparison_draft(request, assignment):
         return render(request, "comparison/pair.html#autosave", {"status": status})
     messages.info(request, status)
     return redirect("comparison:pair", assignment=assignment)
+
+
+@admin_required
+@require_POST
+def comparison_screen(request):
+    """The admin's re-run of the leak screening over the pairs still with the annotators."""
+    opened = services.comparison_pairs_screen(user=request.user)
+    messages.info(request, f"Screening done: {counted(opened, 'new leak flag')}.")
+    return redirect("screening:flags")

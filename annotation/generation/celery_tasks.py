@@ -2,7 +2,9 @@
 
 from celery import shared_task
 
+from annotation.generation.models import GenerationRun, GenerationUnit
 from annotation.generation.services import units
+from heartbench_site.base.tasks import resend_when_stranded
 
 
 @shared_task(name="annotation.execute_generation_unit", acks_late=True)
@@ -11,3 +13,13 @@ def execute_generation_unit(unit_id: int) -> str:
     a worker was killed, say) resumes at the stage the unit reached and never creates a
     second candidate (see ``services.units.generation_unit_execute``)."""
     return units.generation_unit_execute(unit_id=unit_id).status
+
+
+def _pending_units():
+    """Units a running run still waits for that no worker has taken."""
+    return GenerationUnit.objects.filter(
+        status=GenerationUnit.Status.PENDING, run__status=GenerationRun.Status.RUNNING
+    ).values_list("pk")
+
+
+resend_when_stranded(execute_generation_unit, _pending_units)

@@ -135,6 +135,9 @@ class GenerationRun(models.Model):
     reranking_prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="+")
     response_prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="+")
     note = models.TextField(blank=True)
+    # Issue #22: an arbitrator's regeneration guidance, added to the response prompt of
+    # every unit as a separate block (``prompts.guidance_block``); blank for other runs.
+    guidance = models.TextField(blank=True)
     activation_models = models.JSONField(
         default=dict, blank=True, help_text="{family: model name} for screening and re-ranking."
     )

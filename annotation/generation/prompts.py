@@ -187,3 +187,18 @@ def response_memory_line(memory) -> str:
         f"  what I do since: {memory.behavior_policy}\n"
         f"  how it felt: {_emotion(memory)}"
     )
+
+
+# Issue #22: an arbitrator's regeneration guidance joins the response prompt as its own
+# block after the stored template's text, so the stored prompt versions stay as they are.
+GUIDANCE_HEADER = "--- Guidance for this response (from the reviewers of earlier responses) ---"
+GUIDANCE_FOOTER = "--- End of guidance ---"
+
+
+def with_guidance(user_prompt: str, guidance: str) -> str:
+    """The response prompt with the run's regeneration guidance appended as a clearly
+    separated block; unchanged when there is no guidance."""
+    guidance = (guidance or "").strip()
+    if not guidance:
+        return user_prompt
+    return f"{user_prompt}\n\n{GUIDANCE_HEADER}\n{guidance}\n{GUIDANCE_FOOTER}"

@@ -1,8 +1,12 @@
 """Queueing Celery work from a request or a service: the one way every workflow does it."""
 
+import base64
+import json
 import logging
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from celery import current_app, shared_task
 from django.db import transaction
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
@@ -39,3 +43,72 @@ def enqueue_on_commit(
                 )
 
     transaction.on_commit(send)
+
+
+# --- re-sending work whose message the broker lost ---------------------------------------
+#
+# A broker restart can lose a message in flight (Redis pops a message for a worker; the
+# broker stops before the worker records it as unacknowledged). The rows say what should
+# be queued (a pending unit of a running run), so each worker, when its consumer (re)connects,
+# asks for a sweep: every registered task's pending work that has no message waiting or
+# unacknowledged in the broker is sent again. A unit sent twice by two sweeps at once is
+# harmless (the tasks are idempotent); a unit whose message is still queued is not re-sent.
+
+#: task name → (task, callable returning the argument tuples that should have a message).
+STRANDED_SWEEPS: dict[str, tuple[Any, Callable[[], Iterable[tuple]]]] = {}
+
+
+def resend_when_stranded(task, pending: Callable[[], Iterable[tuple]]) -> None:
+    """Register ``pending`` (the argument tuples of ``task`` that should be queued now)."""
+    STRANDED_SWEEPS[task.name] = (task, pending)
+
+
+def _decode(raw) -> tuple[str, tuple] | None:
+    """(task name, args) of one kombu Redis message, or None for anything else."""
+    try:
+        message = json.loads(raw)
+        if isinstance(message, list):  # the unacknowledged hash stores [message, exchange, key]
+            message = message[0]
+        body = message["body"]
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args = json.loads(body)[0]
+        return message["headers"]["task"], tuple(args)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def broker_messages(app) -> set[tuple[str, tuple]] | None:
+    """Every (task, args) waiting in a queue or unacknowledged in the Redis broker; None
+    when the broker is not Redis (nothing can be said, so nothing is re-sent)."""
+    with app.connection_for_read() as connection:
+        channel = connection.default_channel
+        client = getattr(channel, "client", None)
+        if client is None or not hasattr(channel, "_q_for_pri"):
+            return None
+        raw = list(client.hvals(channel.unacked_key))
+        for queue in {q.name for q in app.amqp.queues.values()} | {app.conf.task_default_queue}:
+            for priority in channel.priority_steps:
+                raw.extend(client.lrange(channel._q_for_pri(queue, priority), 0, -1))
+    return {decoded for item in raw if (decoded := _decode(item)) is not None}
+
+
+def resend_stranded(app) -> int:
+    """Send again every registered task's pending work that has no message; the count."""
+    present = broker_messages(app)
+    if present is None:
+        return 0
+    sent = 0
+    for name, (task, pending) in STRANDED_SWEEPS.items():
+        for args in pending():
+            if (name, tuple(args)) not in present:
+                logger.warning("%s%r had no message in the broker: sent again", name, args)
+                task.delay(*args)
+                sent += 1
+    return sent
+
+
+@shared_task(name="heartbench_site.resend_stranded")
+def resend_stranded_task() -> int:
+    """The sweep, as a task: each worker queues one when its consumer (re)connects."""
+    return resend_stranded(current_app)

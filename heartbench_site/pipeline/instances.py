@@ -147,6 +147,17 @@ def adjudication_stage(by_status: dict[str, int]) -> Stage:
             ("Outcomes", reverse("adjudication:outcomes")),
         ],
     )
+    regenerating = ComparisonPair.objects.filter(
+        status=ComparisonPair.Status.REGENERATING, next_round__isnull=True
+    ).count()
+    if regenerating:
+        stage.blockers.append(
+            Blocker(
+                f"{plural(regenerating, 'pair')} sent back for regeneration {waits(regenerating)} "
+                "for new candidates and the next round's pair (admin).",
+                reverse("comparison:assign"),
+            )
+        )
     if escalated:
         stage.blockers.append(
             Blocker(

@@ -132,3 +132,59 @@ def test_choosing_pairs_without_any_is_refused(client):
     assert response.status_code == 200
     assert "Choose at least one pair" in response.content.decode()
     assert not JudgeRun.objects.exists()
+
+
+@pytest.fixture
+def broker_down():
+    """The task broker unreachable (a closed port), as when Redis is not running."""
+    from heartbench_site.celery import app
+
+    previous = app.conf.broker_url
+
+    def point_at(url):
+        app.conf.update(broker_url=url, broker_write_url=url, broker_read_url=url)
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    point_at("redis://127.0.0.1:9/0")
+    yield
+    point_at(previous)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_launch_without_a_broker_keeps_the_run_and_says_so(client, broker_down):
+    _, people_ = judged_pairs(1)
+    client.force_login(people_["admin"])
+    data = {"provider_family": "gpt", "pair_scope": "all", "orders_per_pair": 2, "seed": 1}
+    page = client.post(reverse("judging:launch"), data, follow=True).content.decode()
+    run = JudgeRun.objects.get()
+    assert f"Judge run {run.pk} is saved but could not be queued" in page
+    assert run.status == JudgeRun.Status.QUEUED
+    assert set(run.calls.values_list("status", flat=True)) == {"pending"}
+    # Once a worker is back, the admin cancels and resumes: the calls are queued again.
+    judge_run_cancel(run_id=run.pk)
+    assert set(run.calls.values_list("status", flat=True)) == {"cancelled"}
+
+
+def test_the_pages_take_a_fixed_number_of_queries(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    pairs, people_ = judged_pairs(3)
+    client.force_login(people_["admin"])
+
+    def queries(path):
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(path).status_code == 200
+        return len(ctx)
+
+    small = create(pair_ids=[pairs[0].pk], orders_per_pair=1)
+    large = create(orders_per_pair=3)
+    for call in large.calls.all()[:4]:
+        JudgeCall.objects.filter(pk=call.pk).update(status="succeeded")
+    page = reverse("judging:run", kwargs={"run_id": small.pk})
+    assert queries(page) == queries(reverse("judging:run", kwargs={"run_id": large.pk}))
+    one = queries(reverse("judging:runs"))
+    create(orders_per_pair=2)
+    create(orders_per_pair=2)
+    assert queries(reverse("judging:runs")) == one

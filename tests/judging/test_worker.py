@@ -31,6 +31,7 @@ class Judge:
     def __init__(self):
         self.demo = DemoResponder(seed=0)
         self.broken: set[str] = set()
+        self.flaky = 0  # this many first requests answer 500 (the client retries them)
         self.requests = 0
         self._lock = threading.Lock()
 
@@ -39,6 +40,9 @@ class Judge:
         with self._lock:
             self.requests += 1
             broken = any(f"## Character {key}\n" in user for key in self.broken)
+            if self.flaky:
+                self.flaky -= 1
+                broken = True
         return server_error(500) if broken else self.demo(req)
 
 
@@ -94,9 +98,10 @@ def launch(pairs, *, orders=2, user=None):
 
 
 def test_a_run_records_every_call_and_maps_each_letter_back(
-    celery_worker_factory, providers, server
+    celery_worker_factory, providers, server, judge
 ):
     pairs, people_ = judged_pairs(2)
+    judge.flaky = 1  # the first request fails once: the client retries it
     worker = celery_worker_factory(extra_env=worker_env(server, timeout=2.0, max_retries=1))
     run = launch(pairs, orders=3, user=people_["admin"])
     wait_for(run, over, worker)
@@ -120,6 +125,7 @@ def test_a_run_records_every_call_and_maps_each_letter_back(
         for other in set(call.permutation) - {verdict.selected_candidate_id}:
             assert letter_of(call, other) != verdict.selected_letter
     assert JudgeVerdict.objects.count() == 6
+    assert judge.requests == 7, "six calls, one retried within its call"
 
 
 def test_a_cancelled_run_stops_and_resumes_to_the_end(celery_worker_factory, providers, server):

@@ -269,6 +269,17 @@ ACCESS = {
     "adjudication:analytics-plot": only(ARBITRATOR, ADMIN),
     "adjudication-api:outcomes": only(ARBITRATOR, ADMIN),
     "adjudication:reopen": only(ADMIN),
+    # Blinding integrity (issue 22): leak flags and the blinding report are the admin's; the
+    # family question is the annotator's own, and answers 404 until their judgment is final.
+    "screening:flags": only(ADMIN),
+    "screening:flag": only(ADMIN),
+    "screening:clean": only(ADMIN),
+    "screening:accept": only(ADMIN),
+    "comparison:screen": only(ADMIN),
+    "blinding:guess": only(ANNOTATOR),
+    "blinding:report": only(ADMIN),
+    "blinding:report-csv": only(ADMIN),
+    "blinding:report-plot": only(ADMIN),
     # MCQ item review (senior experts) and assembly (admins).
     "mcq:queue": only(ARBITRATOR, ADMIN),
     "mcq:queue-csv": only(ARBITRATOR, ADMIN),
@@ -394,6 +405,7 @@ def url_values(user):
         "item_id": first(McqItem, status=McqItem.Status.FLAGGED).pk,
         "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
+        "flag_id": 1,  # admin only: any id does (a missing flag is a 404)
     }
     # Until the demo writes a memory run (annotation/memory_generation/demo.py), any id
     # does: every role but the admin is refused before the lookup.
@@ -428,7 +440,12 @@ PLOTS = {
     "judging:report-plot": "kappa",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
+    "blinding:report-plot": "success",
 }
+
+#: The one annotator page that may name the families: the optional question after their
+#: judgment is final (it answers 404 before; tests/web/test_blinding.py scans that).
+AFTER_FINAL_PAGES = {"blinding:guess"}
 
 
 def every_url(user):
@@ -514,7 +531,7 @@ def test_each_role_reaches_exactly_its_declared_urls_and_nothing_it_must_not_see
             denied = is_denied(response, anonymous=user is None, path=path)
             if denied == expected:
                 wrong.append(f"{who} GET {name} {path}: {response.status_code}")
-            if not denied and who in secrets:
+            if not denied and who in secrets and name not in AFTER_FINAL_PAGES:
                 body = response.content.decode(errors="replace")
                 hits = found(body, secrets[who])
                 if hits:

@@ -92,6 +92,8 @@ def url_arguments(corpus, user):
         "batch_id": 1,
         "plan_id": 1,
         "character_key": character.key,
+        # Candidate screening (admin only): any id does for the walk.
+        "flag_id": 1,
         # The statistics pages' plot downloads: SVG is text, so the scan reads it.
         "fmt": "svg",
     }
@@ -105,6 +107,7 @@ PLOT_NAMES = {
     "judging:report-plot": "kappa",
     "baseline:report-plot": "accuracy",
     "evaluation:analysis-plot": "life-stages",
+    "blinding:report-plot": "success",
 }
 
 
@@ -281,3 +284,37 @@ def test_the_judge_scan_finds_the_secrets_on_the_admins_run_page(judged_world):
     page = client.get(reverse("judging:run", kwargs={"run_id": corpus["run"].pk}))
     assert page.status_code == 200
     assert set(judge_leaks(page.content.decode())) == set(JUDGE_SECRETS)
+
+
+def test_the_family_question_is_unreachable_and_no_family_is_named_before_final(client):
+    """Issue 22: before an annotator's judgment is final (not submitted, or the pair still
+    open) the comparison page, the queue and the API name no family, and the family
+    question answers 404; once the pair is routed it opens and may name them."""
+    from tests.comparison.helpers import assign, judge, make_pair, people
+    from tests.web.test_generation_blinding import FAMILY_WORD
+
+    who = people()
+    pair = make_pair(key="CHAR_61")
+    first, *others = assign(pair, who["annotators"], who["admin"]).values()
+    client.force_login(first.annotator)
+    guess = reverse("blinding:guess", args=[first.public_id])
+    pages = [
+        reverse("comparison:queue"),
+        reverse("comparison:pair", args=[first.public_id]),
+        reverse("comparison-api:queue"),
+        reverse("comparison-api:pair", args=[first.public_id]),
+    ]
+    for step in ("assigned", "submitted"):
+        for url in pages:
+            response = client.get(url)
+            body = response.content.decode()
+            assert response.status_code == 200, url
+            assert not FAMILY_WORD.search(body), f"{step}: {url} names a family"
+            assert guess not in body, f"{step}: {url} offers the family question"
+        assert client.get(guess).status_code == 404, step
+        if step == "assigned":
+            judge(first, family="claude")
+    for a in others:
+        judge(a, family="claude")
+    assert client.get(guess).status_code == 200
+    assert guess in client.get(reverse("comparison:queue")).content.decode()

@@ -75,6 +75,7 @@ def generation_run_create(
     note: str = "",
     override_gates: bool = False,
     override_reason: str = "",
+    guidance: str = "",
 ) -> GenerationRun:
     """A pending run over every chosen (character, scenario) pair × family, with all its
     units created up front. ``characters``/``scenarios`` are keys/ids (or instances);
@@ -85,7 +86,8 @@ def generation_run_create(
     refused, naming what it waits for, unless ``override_gates`` with a reason: then
     each blocked pair's gates are recorded as protocol deviations (and each character
     without a finalized audit as used with unaudited memories), and a character without
-    a frozen version uses its latest one."""
+    a frozen version uses its latest one. ``guidance`` (a regeneration's, issue #22) is
+    recorded on the run and added to every response prompt."""
     known = ModelFamily.values
     families = [str(f) for f in (families or [])]
     if not families:
@@ -143,6 +145,7 @@ def generation_run_create(
         models={f: configs[f]["response"].model for f in families},
         activation_models={f: configs[f]["activation"].model for f in families},
         note=note,
+        guidance=(guidance or "").strip(),
     )
     GenerationUnit.objects.bulk_create(
         [

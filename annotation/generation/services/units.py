@@ -99,7 +99,7 @@ def _stage_response(unit: GenerationUnit) -> GenerationUnit:
         stage=Stage.RESPONSE,
         role="response",
         system=prompts.render(prompt.system_template, values),
-        user=prompts.render(prompt.user_template, values),
+        user=prompts.with_guidance(prompts.render(prompt.user_template, values), unit.run.guidance),
         schema=prompts.RESPONSE_SCHEMA,
         details={"memories": len(memories)},
     )
