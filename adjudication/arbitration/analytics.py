@@ -25,7 +25,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from agreement import BootstrapEstimate, UndefinedStatisticError, fleiss_kappa
-from agreement.judge_calibration import agreement_lift
+from agreement.agreement_lift import agreement_lift
 from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 from annotation.generation.models import ModelFamily
 from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED

@@ -12,6 +12,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from agreement import MISSING, AgreementInputError, UndefinedStatisticError
 from agreement import judge_calibration as jc
+from agreement.agreement_lift import agreement_lift
 from agreement.resampling import bootstrap_unit_indices
 
 N_BOOT = 400
@@ -300,7 +301,7 @@ def test_rating_calibration_refuses_a_constant_judge():
 def test_agreement_lift_by_hand_and_loop():
     selected = np.array([[1, 1, 2], [3, 3, 3], [5, 6, 7], [8, 8, 9]])
     reference = np.array([1, 3, 7, 9])
-    result = jc.agreement_lift(selected, reference, n_boot=N_BOOT, seed=SEED)
+    result = agreement_lift(selected, reference, n_boot=N_BOOT, seed=SEED)
     # agreeing annotator pairs: 1, 3, 0, 1 of 3 each → 5/12; hits: 2, 3, 1, 1 of 3 → 7/12
     assert result.blind_agreement.estimate == pytest.approx(5 / 12)
     assert result.outcome_agreement.estimate == pytest.approx(7 / 12)
