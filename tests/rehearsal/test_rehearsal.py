@@ -11,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from adjudication.arbitration.models import ArbitrationDecision
+from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
+from adjudication.judging.models import JudgeCall
 from adjudication.mcq.models import McqItem, McqReviewDecision
 from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
@@ -21,7 +22,7 @@ from audit.memory_quality.models import TimelineEntry
 from evaluation.models import EvaluationPrediction, RetrievedMemory
 from humanbaseline.models import Participation
 
-from . import steps
+from . import judging_steps, steps
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -62,6 +63,25 @@ def test_an_empty_database_to_the_exported_final_set(
     steps.judge_pairs(lab)
     decided = steps.arbitrate(lab)
     assert set(decided.values()) == {"adopted", "edited", "rewritten", "discarded"}
+    # Issue 22: an LLM judge does the annotators' task on every pair in two orders; its
+    # report's agreement with the adjudicated outcome is the share counted here.
+    report = judging_steps.judge_with_an_llm(lab, worker)
+    calls = JudgeCall.objects.filter(run__name="rehearsal judge")
+    assert calls.count() == 2 * 12 == calls.filter(status="succeeded").count()
+    references = {
+        r.character_id * 10**6 + r.scenario_id: r.source_candidate_id
+        for r in ReferenceResponse.objects.filter(
+            superseded_at__isnull=True, source_candidate__isnull=False
+        )
+    }
+    firsts = [
+        (call.pair.character_id * 10**6 + call.pair.scenario_id, call.verdict.selected_candidate_id)
+        for call in calls.filter(order_index=0).select_related("pair", "verdict")
+    ]
+    hits = [references[key] == chosen for key, chosen in firsts if key in references]
+    assert hits and float(
+        report[("Agreement with the adjudicated outcome", "Judge selected the reference's source")]
+    ) == pytest.approx(sum(hits) / len(hits))
     steps.assemble_items(lab, worker)
     steps.review_items(lab, worker)
     assert McqItem.objects.exclude(status__in=("final", "removed")).count() == 0
