@@ -14,6 +14,7 @@ from django.db import transaction
 
 from adjudication.consensus.demo import demo_comparisons
 from adjudication.mcq.demo import seed_mcq_demo
+from annotation.blinding.demo import demo_blinding
 from annotation.character_drafting.demo import demo_drafting
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files
@@ -90,6 +91,7 @@ class Command(BaseCommand):
         accounts += demo_profile_reviews(users=users)
         accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
+        demo_blinding(users=users)  # leak flags (one open, one cleaned), family guesses
         demo_memory_audit(users=users)
         accounts += demo_memory_reviewers()
         # Corpus construction on the platform: a finished drafting job (two drafted
