@@ -6,6 +6,7 @@ Screening runs when comparison pairs are created
 a pair) and again when the admin asks. Every function is keyword-only and atomic.
 """
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -94,6 +95,11 @@ def flag_clean(*, flag_id: int, user, fields: dict, reason: str) -> CandidateCle
         raise ScreeningError("Say why the text was edited (the reason is kept with the edit).")
     flag = _open_flag(flag_id)
     candidate = Candidate.objects.select_for_update().get(pk=flag.candidate_id)
+    # The pairs' rows are what a judgment submit locks: no judgment lands between this
+    # check and the edit. (The comparison layer is above this one: its model by label.)
+    pair = apps.get_model("annotation", "ComparisonPair")
+    held = pair.objects.select_for_update(of=("self",)).filter(candidates=candidate.pk)
+    list(held.values_list("pk", flat=True))
     judged = judged_pairs_of(candidate.pk)
     if judged:
         raise ScreeningError(judged_message(judged))
