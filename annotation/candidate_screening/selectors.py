@@ -5,6 +5,9 @@ flagged candidate is shown to the admin (who may see provenance), never elsewher
 from collections import defaultdict
 from dataclasses import dataclass
 
+from django.apps import apps
+from django.db.models import Count
+
 from annotation.candidate_screening.leaks import highlight, rule_label
 from annotation.candidate_screening.models import SCREENED_FIELDS, CandidateCleaning, LeakFlag
 
@@ -23,6 +26,47 @@ def open_flag_candidates():
     return LeakFlag.objects.filter(status=LeakFlag.Status.OPEN).values("candidate_id")
 
 
+def judged_pairs_of(candidate_id) -> list[tuple[str, int]]:
+    """[(pair label, submitted judgments)] of the comparison pairs holding the candidate
+    that annotators have already judged. The comparison layer sits above this one, so
+    its judgment model is looked up by label (no import up a layer)."""
+    judgment = apps.get_model("annotation", "ComparisonJudgment")
+    rows = (
+        judgment.objects.filter(assignment__pair__candidates=candidate_id)
+        .values(
+            "assignment__pair__character__key",
+            "assignment__pair__scenario__scenario_id",
+            "assignment__pair__round",
+        )
+        .annotate(n=Count("pk"))
+        .order_by(
+            "assignment__pair__character__key",
+            "assignment__pair__scenario__scenario_id",
+            "assignment__pair__round",
+        )
+    )
+    out = []
+    for row in rows:
+        label = f"{row['assignment__pair__character__key']} × "
+        label += row["assignment__pair__scenario__scenario_id"]
+        if row["assignment__pair__round"] > 1:
+            label += f" (round {row['assignment__pair__round']})"
+        out.append((label, row["n"]))
+    return out
+
+
+def judged_message(judged) -> str:
+    """Why a judged candidate is not cleaned in place, naming the pairs."""
+    named = "; ".join(
+        f"{label}: {n} submitted judgment{'s' if n != 1 else ''}" for label, n in judged
+    )
+    return (
+        f"Annotators have already judged this text ({named}). Cleaning it in place would "
+        "change the text behind their judgments, so it is refused: accept the flag with a "
+        "reason instead (the text and the judgments stay as they are, the reason is kept)."
+    )
+
+
 @dataclass
 class FlagField:
     field: str
@@ -34,6 +78,7 @@ class FlagField:
 class FlagView:
     flag: LeakFlag
     fields: list[FlagField]
+    judged: tuple = ()  # judged_pairs_of(the candidate), on the flag's page
 
     @property
     def rules(self) -> list[str]:
@@ -69,6 +114,8 @@ def flag_page(*, flag_id) -> FlagView | None:
         return None
     view = _view(flag)
     view.cleaning = CandidateCleaning.objects.filter(flag=flag).first()
+    if flag.status == LeakFlag.Status.OPEN:
+        view.judged = tuple(judged_pairs_of(flag.candidate_id))
     return view
 
 

@@ -6,12 +6,14 @@ Screening runs when comparison pairs are created
 a pair) and again when the admin asks. Every function is keyword-only and atomic.
 """
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.candidate_screening.leaks import screen_texts
 from annotation.candidate_screening.models import SCREENED_FIELDS, CandidateCleaning, LeakFlag
+from annotation.candidate_screening.selectors import judged_message, judged_pairs_of
 from annotation.generation.models import Candidate
 from heartbench_site.base.roles import Role, has_any_role
 
@@ -83,12 +85,24 @@ def _open_flag(flag_id) -> LeakFlag:
 def flag_clean(*, flag_id: int, user, fields: dict, reason: str) -> CandidateCleaning:
     """Edit the flagged candidate's texts in place, record the edit (before, after, who,
     when, why), close the flag as cleaned and screen the cleaned text again (a leak
-    left in it opens a new flag, so the pair keeps waiting)."""
+    left in it opens a new flag, so the pair keeps waiting).
+
+    Refused once any annotator has submitted a judgment on a pair holding the candidate
+    (a re-screening can flag a pair already being judged): their judgment is about the
+    text they saw, so the admin accepts the flag with a reason instead."""
     _admin(user, "cleans a candidate")
     if not (reason or "").strip():
         raise ScreeningError("Say why the text was edited (the reason is kept with the edit).")
     flag = _open_flag(flag_id)
     candidate = Candidate.objects.select_for_update().get(pk=flag.candidate_id)
+    # The pairs' rows are what a judgment submit locks: no judgment lands between this
+    # check and the edit. (The comparison layer is above this one: its model by label.)
+    pair = apps.get_model("annotation", "ComparisonPair")
+    held = pair.objects.select_for_update(of=("self",)).filter(candidates=candidate.pk)
+    list(held.values_list("pk", flat=True))
+    judged = judged_pairs_of(candidate.pk)
+    if judged:
+        raise ScreeningError(judged_message(judged))
     before = candidate_texts(candidate)
     after = {f: (fields.get(f, before[f]) or "").strip() for f in SCREENED_FIELDS}
     if not after["final_decision"]:

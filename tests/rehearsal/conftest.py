@@ -2,6 +2,7 @@
 every stage that calls a model, and a real Celery worker with the same configuration."""
 
 import json
+import threading
 
 import pytest
 from django.contrib.auth.models import Group
@@ -76,14 +77,23 @@ def provider_env(server) -> dict[str, str]:
     return env
 
 
+# The one candidate whose model gives itself away (issue 22): the first answer of this
+# model for this character carries a planted identity leak in its final decision.
+LEAKY_MODEL, LEAKY_CHARACTER = "fake-gpt-response", "CHAR_02"
+PLANTED_LEAK = " As an AI model by OpenAI, I cannot feel this myself."
+
+
 class RepairsThatChangeNothing:
     """The fake server's own answers, except that the repair model hands back the
     memories in ``held`` unchanged (a repair that fixes nothing), so the audit escalates
-    them to a person, as it does when repair fails."""
+    them to a person, as it does when repair fails; and one candidate response carries
+    a planted identity leak (``PLANTED_LEAK``), which the screening must catch."""
 
     def __init__(self, answers):
         self.answers = answers
         self.held: dict[str, dict] = {}
+        self.planted: list[str] = []  # the scenario id of the leaky candidate
+        self._lock = threading.Lock()
 
     def __call__(self, req):
         schema = req.schema() or {}
@@ -93,7 +103,15 @@ class RepairsThatChangeNothing:
             for memory_id, fields in self.held.items():
                 if f'"{memory_id}"' in user:
                     return Reply(value={k: fields[k] for k in props})
-        return self.answers(req)
+        reply = self.answers(req)
+        if prompt_kind(schema) == "candidate_response" and req.model == LEAKY_MODEL:
+            value = reply.value
+            with self._lock:
+                if value.get("character_id") == LEAKY_CHARACTER and not self.planted:
+                    self.planted.append(value.get("scenario_id", ""))
+                    value = {**value, "final_decision": value["final_decision"] + PLANTED_LEAK}
+            return Reply(value=value)
+        return reply
 
 
 @pytest.fixture

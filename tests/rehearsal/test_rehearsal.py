@@ -14,6 +14,7 @@ import pytest
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.judging.models import JudgeCall
 from adjudication.mcq.models import McqItem, McqReviewDecision
+from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
 from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationUnit
@@ -22,7 +23,7 @@ from audit.memory_quality.models import TimelineEntry
 from evaluation.models import EvaluationPrediction, RetrievedMemory
 from humanbaseline.models import Participation
 
-from . import judging_steps, steps
+from . import judging_steps, leak_step, steps
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -60,6 +61,12 @@ def test_an_empty_database_to_the_exported_final_set(
     steps.generate_candidates(lab, scenario_ids, worker)
     assert Candidate.objects.count() == 4 * 3 * 3
     steps.assign_pairs(lab)
+    # The planted leak was caught; its pair waited; the admin cleaned it and assigned it.
+    flag_id = leak_step.clean_the_leak(lab)
+    assert LeakFlag.objects.get().pk == flag_id and not LeakFlag.objects.filter(status="open")
+    cleaned = CandidateCleaning.objects.get(flag_id=flag_id).candidate
+    assert (cleaned.character.key, cleaned.family) == ("CHAR_02", "gpt")
+    assert "OpenAI" not in cleaned.final_decision
     steps.judge_pairs(lab)
     decided = steps.arbitrate(lab)
     assert set(decided.values()) == {"adopted", "edited", "rewritten", "discarded"}

@@ -112,7 +112,8 @@ def test_the_demo_has_a_finished_generation_run_and_reviews_to_try(demo):
 def test_the_demo_has_comparisons_at_telling_stages(demo):
     from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 
-    statuses = sorted(ComparisonPair.objects.values_list("status", flat=True))
+    run_pairs = ComparisonPair.objects.filter(candidates__run__isnull=False).distinct()
+    statuses = sorted(run_pairs.values_list("status", flat=True))
     assert statuses == ["adopted", "annotating", "annotating", "escalated"]
     adopted = ComparisonPair.objects.get(status="adopted")
     current = ReferenceResponse.objects.get(
@@ -203,3 +204,37 @@ def test_the_demo_analysis_page_shows_the_reference_source_tables(demo):
         source_family=""
     )
     assert set(families.values_list("source_family", flat=True)) == {"gemini", "claude", "gpt"}
+
+
+def test_the_demo_shows_the_blinding_checks(demo):
+    from annotation.blinding.models import FamilyGuess
+    from annotation.blinding.selectors import blinding_report
+    from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
+    from annotation.comparison.models import ComparisonPair
+
+    # A pair waits on an open leak flag (a planted markdown header); another flag on it
+    # was cleaned, the edit recorded.
+    (open_flag,) = LeakFlag.objects.filter(status="open")
+    assert [f["rule"] for f in open_flag.findings] == ["markdown_header"]
+    (cleaned,) = LeakFlag.objects.filter(status="cleaned")
+    cleaning = CandidateCleaning.objects.get(flag=cleaned)
+    assert "OpenAI" in cleaning.before["summary"] and "OpenAI" not in cleaning.after["summary"]
+    waiting = ComparisonPair.objects.get(candidates=open_flag.candidate)
+    assert waiting.candidates.filter(pk=cleaned.candidate_id).exists()
+    assert not waiting.assignments.exists()
+    # Family guesses of the two extra annotators on the routed pairs; the demo
+    # "annotator" is left to try the question.
+    guesses = FamilyGuess.objects.select_related("assignment__annotator")
+    assert {g.assignment.annotator.username for g in guesses} == {"annotator2", "annotator3"}
+    assert guesses.count() == 4
+    letters = [v for g in guesses for v in g.guesses.values()]
+    report = blinding_report()
+    no_idea = sum(v == "unknown" for v in letters)
+    assert report.overall.no_idea == no_idea and report.overall.named == 12 - no_idea
+    assert report.overall.right > 0
+    client = Client()
+    client.post("/accounts/login/", {"username": "admin", "password": "admin-demo-pass"})
+    flags_page = client.get("/screening/").content.decode()
+    assert f"Leak flag {open_flag.pk}" in flags_page
+    report_page = client.get("/blinding/report/").content.decode()
+    assert "4 assignments with an answer." in report_page

@@ -15,6 +15,7 @@ from django.db import transaction
 from adjudication.consensus.demo import demo_comparisons
 from adjudication.judging.demo import demo_judge_run
 from adjudication.mcq.demo import seed_mcq_demo
+from annotation.blinding.demo import demo_blinding
 from annotation.character_drafting.demo import demo_drafting
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files
@@ -91,6 +92,7 @@ class Command(BaseCommand):
         accounts += demo_profile_reviews(users=users)
         accounts += demo_scenario_reviews(users=users)
         accounts += demo_comparisons(users=users)
+        demo_blinding(users=users)  # leak flags (one open, one cleaned), family guesses
         demo_judge_run(user=users[Role.ADMIN.value])  # on the pairs judged, after commit
         demo_memory_audit(users=users)
         accounts += demo_memory_reviewers()
