@@ -300,6 +300,12 @@ def comparison_submit(*, public_id, annotator, content: dict) -> Submission:
     pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=assignment.pair_id)
     if not pair.is_open:
         raise ComparisonError("This pair has been routed; your judgment can no longer change.")
+    if waiting_flags([pair]):
+        # Re-screening flagged a candidate after assignment: the pair waits (issue 22).
+        raise ComparisonError(
+            "This pair is on hold while the admin checks a candidate's text; your draft is "
+            "kept. Submit again once the pair is back in your queue."
+        )
     candidate_id = canonical_candidate(assignment=assignment, letter=content["selected_letter"])
     now = timezone.now()
     judgment = ComparisonJudgment.objects.filter(assignment=assignment).first()

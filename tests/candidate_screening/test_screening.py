@@ -13,9 +13,9 @@ from annotation.candidate_screening import services as screening
 from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
 from annotation.candidate_screening.selectors import chain_candidate_cleaning
 from annotation.comparison import selectors, services
-from annotation.comparison.models import PairAssignment
+from annotation.comparison.models import ComparisonJudgment, PairAssignment
 from annotation.generation.models import Candidate, GenerationRun, PromptVersion
-from tests.comparison.helpers import TEXTS, people
+from tests.comparison.helpers import TEXTS, judge, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory
 
 pytestmark = pytest.mark.django_db
@@ -95,6 +95,22 @@ def test_a_pair_flagged_after_assignment_leaves_every_queue(world):
     assert services.comparison_pairs_screen(user=world["admin"]) == 1
     assert selectors.comparison_queue(user=annotator).rows == []
     assert selectors.comparison_home_queues(user=annotator)["comparison"]["count"] == 0
+
+
+def test_a_pair_flagged_after_assignment_refuses_a_submission_until_released(world):
+    flag = LeakFlag.objects.get()
+    screening.flag_accept(flag_id=flag.pk, user=world["admin"], reason="x")
+    assign(world)
+    Candidate.objects.filter(pk=world["leaky"].pk).update(final_decision="I'm an assistant.")
+    assert services.comparison_pairs_screen(user=world["admin"]) == 1
+    assignment = PairAssignment.objects.filter(pair=world["pair"]).first()
+    with pytest.raises(services.ComparisonError, match="on hold"):
+        judge(assignment, family="claude")
+    assert not ComparisonJudgment.objects.exists()
+    reopened = LeakFlag.objects.get(status="open")
+    screening.flag_accept(flag_id=reopened.pk, user=world["admin"], reason="not a leak")
+    judge(assignment, family="claude")
+    assert ComparisonJudgment.objects.count() == 1
 
 
 def test_cleaning_is_recorded_rescreened_and_frees_the_pair(world):

@@ -325,11 +325,30 @@ def assign_pairs(lab: Lab) -> None:
     assert answer.text.count("With the annotators") == 12, answer.text[-2000:]
 
 
+def _letters_by_plan(assignment: str, index: int) -> list[str]:
+    """The letters of one annotator's assignment, the planned choice first. The plan
+    (the harness's, read from the records; the annotator's page shows no family) turns
+    the preferred family with the pair, so every family becomes the reference of pairs
+    in more than one scenario and the baseline's per-source quotas can be met whichever
+    scenario is held out."""
+    from annotation.comparison.models import COMPARISON_LETTERS, PairAssignment
+    from annotation.generation.models import Candidate
+
+    permutation = PairAssignment.objects.get(public_id=assignment).permutation
+    family = dict(Candidate.objects.filter(pk__in=permutation).values_list("pk", "family"))
+    order = ["claude", "gpt", "gemini"]
+    first = (index // 3 + index) % 3
+    preference = order[first:] + order[:first]
+    letters = dict(zip(COMPARISON_LETTERS, permutation, strict=True))
+    return sorted(letters, key=lambda letter: preference.index(family[letters[letter]]))
+
+
 def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
     """App. D.2: each annotator judges every pair blind (Steps 1-3). All three pick the
-    same candidate "as-is" for most pairs (adopted unanimously); on every fourth pair
-    expert-3 prefers another candidate, and on every sixth expert-2 asks for partial
-    revisions, so those pairs go to the arbitrator. Returns the planned route per pair."""
+    same candidate "as-is" (the plan's, see ``_letters_by_plan``) for most pairs
+    (adopted unanimously); on every fourth pair expert-3 prefers another candidate, and
+    on every sixth expert-2 asks for partial revisions, so those pairs go to the
+    arbitrator. Returns the planned route per pair."""
     plan = {}
     for expert in EXPERTS:
         session = lab[expert]
@@ -339,14 +358,13 @@ def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
         )
         assert len(rows) == 12
         for index, row in enumerate(rows):
-            page = session.get(f"/api/compare/{row['assignment']}/").json()
-            ranked = sorted(page["candidates"], key=lambda c: (c["summary"], c["letter"]))
-            choice, rating = ranked[0]["letter"], "as_is"
+            ranked = _letters_by_plan(row["assignment"], index)
+            choice, rating = ranked[0], "as_is"
             route = "unanimous"
             if index % 4 == 1:
                 route = "arbitration"
                 if expert == "expert-3":
-                    choice = ranked[1]["letter"]
+                    choice = ranked[1]
             if index % 6 == 3:
                 route = "arbitration"
                 if expert == "expert-2":
