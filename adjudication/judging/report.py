@@ -50,6 +50,7 @@ class ReportInputs:
     human_as_is: np.ndarray
     human_flagged: np.ndarray
     reference: np.ndarray  # (n,) source candidate pk of a routed pair's reference, or MISSING
+    reference_family: np.ndarray  # (n,) that candidate's family code, or MISSING
 
 
 def report_inputs(run: JudgeRun) -> ReportInputs:
@@ -87,10 +88,12 @@ def report_inputs(run: JudgeRun) -> ReportInputs:
         )
     }
     references = {
-        (c, s): source
-        for c, s, source in ReferenceResponse.objects.filter(
+        (c, s): (source, family)
+        for c, s, source, family in ReferenceResponse.objects.filter(
             superseded_at__isnull=True, decision_type__in=CANDIDATE_SOURCED
-        ).values_list("character_id", "scenario_id", "source_candidate_id")
+        ).values_list(
+            "character_id", "scenario_id", "source_candidate_id", "source_candidate__family"
+        )
     }
     sizes = [len(v) for v in humans.values()]
     m = max(set(sizes), key=sizes.count) if sizes else 0
@@ -109,7 +112,9 @@ def report_inputs(run: JudgeRun) -> ReportInputs:
 
     def reference_of(p):
         status, c, s = pairs[p]
-        return references.get((c, s), MISSING) if status in ROUTED else MISSING
+        return references.get((c, s), (MISSING, None)) if status in ROUTED else (MISSING, None)
+
+    adopted = [reference_of(p) for p in kept]
 
     shape = (len(kept), orders)
     return ReportInputs(
@@ -124,7 +129,13 @@ def report_inputs(run: JudgeRun) -> ReportInputs:
         human_candidate=human_field(0),
         human_as_is=human_field(2) == Rating.AS_IS,
         human_flagged=human_field(3) == Suitability.FLAGGED,
-        reference=np.array([reference_of(p) for p in kept], dtype=np.int64),
+        reference=np.array([source for source, _ in adopted], dtype=np.int64),
+        # The reference's own family: the arbitrator may adopt or edit a candidate that
+        # nobody selected, and that pair still counts (as a miss for everyone).
+        reference_family=np.array(
+            [MISSING if family is None else code[family] for _, family in adopted],
+            dtype=np.int64,
+        ),
     )
 
 
@@ -135,17 +146,6 @@ class JudgeReport:
     inputs: ReportInputs
     figures: dict = field(default_factory=dict)  # name → result dataclass
     notes: dict = field(default_factory=dict)  # name → why the figure has no value
-
-
-def _family_reference(inputs: ReportInputs) -> np.ndarray:
-    """The reference's source coded by family: the candidate whose pk it is."""
-    out = np.full(len(inputs.pair_ids), MISSING, dtype=np.int64)
-    for i, source in enumerate(inputs.reference):
-        row = list(inputs.human_candidate[i]) + list(inputs.judge_candidate[i])
-        codes = list(inputs.human_selected[i]) + list(inputs.judge_selected[i])
-        if source != MISSING and source in row:
-            out[i] = codes[row.index(source)]
-    return out
 
 
 def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | None:
@@ -169,7 +169,7 @@ def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | Non
             first, inputs.human_selected, n_categories=k, **boot
         ),
         "outcome": lambda: jc.outcome_agreement(
-            first, inputs.human_selected, _family_reference(inputs), n_categories=k, **boot
+            first, inputs.human_selected, inputs.reference_family, n_categories=k, **boot
         ),
         "replace": lambda: jc.replace_one_expert(
             judge_selected=inputs.judge_candidate[:, 0],

@@ -86,3 +86,24 @@ def test_report_reproduces_independent_figures(run, django_assert_num_queries):
     # there; pair 3 becomes unanimous (GPT, as-is) when it replaces annotator 3.
     assert replace.to_arbitration == (0, 0, 0)
     assert replace.to_adoption == (0, 0, 1)
+
+
+def test_a_reference_nobody_selected_counts_as_a_miss(run):
+    """The arbitrator may adopt a candidate no annotator and no judge order chose: the
+    pair still has a candidate-sourced reference, so it counts, as a miss for all."""
+    from django.contrib.auth import get_user_model
+
+    from adjudication.arbitration.services import arbitration_resolve
+    from annotation.comparison.models import ComparisonPair
+
+    arbitrator = get_user_model().objects.get(username="cmp-arbitrator")
+    pair = ComparisonPair.objects.get(character__key="CHAR_R2")  # gemini, gemini, gpt
+    assert pair.status == "escalated"
+    claude = pair.candidates.get(family="claude")
+    arbitration_resolve(
+        pair_id=pair.pk, arbitrator=arbitrator, kind="adopted", candidate_id=claude.pk
+    )
+    outcome = judge_report(run_id=run.pk, n_boot=200).figures["outcome"]
+    assert outcome.n == 2
+    assert outcome.judge.estimate == pytest.approx(1 / 2)  # pair 0 a hit, pair 2 a miss
+    assert outcome.humans.estimate == pytest.approx((3 / 3 + 0 / 3) / 2)

@@ -10,12 +10,13 @@ import json
 from collections import Counter
 
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.judging.models import JudgeCall
 from adjudication.mcq.models import McqItem, McqReviewDecision
 from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
-from annotation.comparison.models import ComparisonPair
+from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationUnit
 from annotation.scenario_review.models import ScenarioReview
@@ -89,6 +90,34 @@ def test_an_empty_database_to_the_exported_final_set(
     assert hits and float(
         report[("Agreement with the adjudicated outcome", "Judge selected the reference's source")]
     ) == pytest.approx(sum(hits) / len(hits))
+    # ... and its judge–human κ is the mean over annotator slots of scikit-learn's Cohen's
+    # κ on selections coded by family (slots in assignment order within each pair).
+    judge_family = {
+        call.pair_id: call.verdict.selected_candidate.family
+        for call in calls.filter(order_index=0).select_related("verdict__selected_candidate")
+    }
+    slots = {}
+    for j in (
+        ComparisonJudgment.objects.filter(assignment__pair_id__in=judge_family)
+        .order_by("assignment__pair_id", "assignment_id")
+        .select_related("selected_candidate")
+    ):
+        slots.setdefault(j.assignment.pair_id, []).append(j.selected_candidate.family)
+    pairs = sorted(judge_family)
+    kappas = [
+        cohen_kappa_score([judge_family[p] for p in pairs], [slots[p][slot] for p in pairs])
+        for slot in range(3)
+    ]
+    shown = report[
+        (
+            "Agreement on the selection: the judge beside the annotators",
+            "Judge–human κ (mean Cohen's κ over the slots)",
+        )
+    ]
+    if all(k == k for k in kappas):  # NaN when a slot or the judge chose one family only
+        assert float(shown) == pytest.approx(sum(kappas) / 3)
+    else:
+        assert shown == ""
     steps.assemble_items(lab, worker)
     steps.review_items(lab, worker)
     assert McqItem.objects.exclude(status__in=("final", "removed")).count() == 0
