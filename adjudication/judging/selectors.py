@@ -19,8 +19,8 @@ from adjudication.judging.prompts import JudgeMaterials
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonPair
 from annotation.comparison.selectors import (
     BlindCandidate,
-    _blind_memories,
-    _memories_by_id,
+    blind_memories,
+    memories_by_id,
 )
 from annotation.generation.models import Candidate
 from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
@@ -50,7 +50,7 @@ def judge_materials(*, pair: ComparisonPair, permutation: list[int]) -> JudgeMat
     version, scenario = pair.profile_version, pair.scenario
     candidates = Candidate.objects.in_bulk(permutation)
     wanted = {i for c in candidates.values() for i in c.activated_memory_ids or []}
-    by_id = _memories_by_id(pair.character_id, wanted)
+    by_id = memories_by_id(pair.character_id, wanted)
     blind = []
     for letter, candidate_id in zip(COMPARISON_LETTERS, permutation, strict=True):
         c = candidates[candidate_id]
@@ -61,7 +61,7 @@ def judge_materials(*, pair: ComparisonPair, permutation: list[int]) -> JudgeMat
                 emotional_tone=c.emotional_tone,
                 core_reasoning=c.core_reasoning,
                 final_decision=c.final_decision,
-                memories=_blind_memories(c.activated_memory_ids or [], by_id),
+                memories=blind_memories(c.activated_memory_ids or [], by_id),
             )
         )
     traits = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")

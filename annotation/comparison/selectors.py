@@ -155,7 +155,7 @@ def comparison_queue(*, user) -> AnnotatorQueue:
     return queue
 
 
-def _memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
+def memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
     """The cited memories that are in the character's audited corpus (App. B.6); a
     memory the audit left out (a duplicate) is not among them."""
     rows = audited_memories(character_id).filter(Q(memory_id__in=ids) | Q(anonymized_id__in=ids))
@@ -166,7 +166,7 @@ def _memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
     return found
 
 
-def _blind_memories(ids, by_id) -> list[BlindMemory]:
+def blind_memories(ids, by_id) -> list[BlindMemory]:
     """The candidate's activated memories an annotator sees: those of the audited corpus
     only, so a memory the audit left out is never shown."""
     out = []
@@ -199,7 +199,7 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
     pair = assignment.pair
     candidates = Candidate.objects.in_bulk(assignment.permutation)
     wanted = {i for c in candidates.values() for i in c.activated_memory_ids or []}
-    by_id = _memories_by_id(pair.character_id, wanted)
+    by_id = memories_by_id(pair.character_id, wanted)
     blind = []
     for letter, candidate_id in zip(COMPARISON_LETTERS, assignment.permutation, strict=True):
         c = candidates[candidate_id]
@@ -210,7 +210,7 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
                 emotional_tone=c.emotional_tone,
                 core_reasoning=c.core_reasoning,
                 final_decision=c.final_decision,
-                memories=_blind_memories(c.activated_memory_ids or [], by_id),
+                memories=blind_memories(c.activated_memory_ids or [], by_id),
             )
         )
     judgment = ComparisonJudgment.objects.filter(assignment=assignment).first()
