@@ -114,7 +114,7 @@ def key_distributions() -> dict[str, dict[str, int]]:
 def run_key_distribution(*, run_id: int) -> dict[str, int]:
     """The keys of one assembly run's placed items (one query)."""
     return key_distribution(
-        McqItem.objects.filter(assembly_params__contains={"run": run_id}, status__in=KEYED_STATUSES)
+        McqItem.objects.filter(assembly_params__run=run_id, status__in=KEYED_STATUSES)
     )
 
 

@@ -113,8 +113,8 @@ def unadjudicated_awaiting_assembly() -> int:
 
 
 def key_batch(run: McqAssemblyRun | None) -> dict:
-    """The JSON containment that finds the items of one key-balancing batch: those of an
-    assembly run, or those assembled outside any run."""
+    """One key-balancing batch: the items of an assembly run, or those assembled outside
+    any run (``{"run": None}``)."""
     return {"run": run.pk if run else None}
 
 
@@ -122,7 +122,8 @@ def batch_key_counts(batch: dict) -> dict[str, int]:
     """Keys per label among the batch's complete items (removed and incomplete ones do not
     count: an incomplete item's key is placed when it is completed)."""
     rows = (
-        McqItem.objects.filter(assembly_params__contains=batch)
+        # A key lookup, not JSON containment: SQLite (the demo) has no containment.
+        McqItem.objects.filter(assembly_params__run=batch["run"])
         .exclude(status__in=[McqItem.Status.NEEDS_COMPLETION, McqItem.Status.REMOVED])
         .values_list("correct_answer")
         .annotate(n=Count("pk"))
