@@ -83,5 +83,9 @@ def test_the_admin_opens_the_finished_runs_report(
     plot = page.get_by_test_id("report-kappa")
     plot.scroll_into_view_if_needed()
     assert plot.is_visible() and plot.get_attribute("role") == "img"
-    assert page.locator("figure[data-plot]").count() == 6
+    # Six sections; one whose figures the judge's draws leave undefined (every pick one
+    # family, say) says why instead of drawing a plot.
+    plots = page.locator("figure[data-plot]").count()
+    assert plots + min(page.get_by_text("not computable:").count(), 6 - plots) == 6
+    assert plots >= 4
     keep_screenshot(page, "judge-report")
