@@ -10,6 +10,7 @@ sway), and nothing here may be reused by an annotator- or participant-facing vie
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.judging import selectors
@@ -17,6 +18,7 @@ from adjudication.judging.forms import JudgeRunForm
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
 from adjudication.judging.services.runs import JudgeRunError
+from heartbench_site.base import web
 from heartbench_site.base.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
@@ -100,22 +102,15 @@ def _render_run(request, run_id, *, action_error: str = ""):
 
 
 def _run_action(request, run_id, action, done_message: str):
-    """``action(on_unavailable)`` is one run-level service call; a refusal, or calls the
-    broker could not take, is shown in place of ``done_message``."""
-    unqueued: list[str] = []
-    try:
-        action(unqueued.append)
-    except JudgeRunError as error:
-        problem = str(error)
-    else:
-        problem = unqueued[0] if unqueued else ""
-    if request.htmx:
-        return _render_run(request, run_id, action_error=problem)
-    if problem:
-        messages.error(request, problem)
-    else:
-        messages.success(request, done_message)
-    return redirect("judging:run", run_id=run_id)
+    """``action(on_unavailable)`` is one run-level service call (``web.run_action``)."""
+    return web.run_action(
+        request,
+        action,
+        refusal=JudgeRunError,
+        fragment=lambda problem: _render_run(request, run_id, action_error=problem),
+        done_url=reverse("judging:run", kwargs={"run_id": run_id}),
+        done_message=done_message,
+    )
 
 
 @admin_required

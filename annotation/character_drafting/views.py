@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.character_drafting import selectors
@@ -24,6 +25,7 @@ from annotation.character_drafting.services.common import (
 )
 from annotation.character_drafting.services.redraft_rules import redraft_blocker
 from annotation.corpus.models import Character
+from heartbench_site.base import web
 from heartbench_site.base.roles import CORPUS_ADMINS, role_required
 from heartbench_site.base.web import add_error_messages
 
@@ -137,22 +139,16 @@ def _render_job(request, job_id, *, action_error: str = ""):
 @require_POST
 def drafting_job_retry(request, job_id):
     selectors.drafting_job_get(job_id=job_id)  # 404 before any write
-    unqueued: list[str] = []
-    try:
-        jobs.drafting_job_retry_failed(
-            job_id=job_id, user=request.user, on_unavailable=unqueued.append
-        )
-    except DraftingError as error:
-        problem = error.messages[0]
-    else:
-        problem = unqueued[0] if unqueued else ""
-    if request.htmx:
-        return _render_job(request, job_id, action_error=problem)
-    if problem:
-        messages.error(request, problem)
-    else:
-        messages.success(request, f"Drafting job {job_id}: the failed drafts are queued again.")
-    return redirect("drafting:job-detail", job_id=job_id)
+    return web.run_action(
+        request,
+        lambda on_unavailable: jobs.drafting_job_retry_failed(
+            job_id=job_id, user=request.user, on_unavailable=on_unavailable
+        ),
+        refusal=DraftingError,
+        fragment=lambda problem: _render_job(request, job_id, action_error=problem),
+        done_url=reverse("drafting:job-detail", kwargs={"job_id": job_id}),
+        done_message=f"Drafting job {job_id}: the failed drafts are queued again.",
+    )
 
 
 @admin_required

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.generation import selectors
@@ -18,6 +19,7 @@ from annotation.generation.prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
 from annotation.generation.services import runs
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.runs import GenerationError
+from heartbench_site.base import web
 from heartbench_site.base.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
@@ -114,22 +116,15 @@ def _render_run_detail(request, run_id, *, action_error: str = ""):
 
 
 def _run_action(request, run_id, action, done_message: str):
-    """``action(on_unavailable)`` is one run-level service call; a refusal, or units the
-    broker could not take, is shown in place of ``done_message``."""
-    unqueued: list[str] = []
-    try:
-        action(unqueued.append)
-    except GenerationError as error:
-        problem = str(error)
-    else:
-        problem = unqueued[0] if unqueued else ""
-    if request.htmx:
-        return _render_run_detail(request, run_id, action_error=problem)
-    if problem:
-        messages.error(request, problem)
-    else:
-        messages.success(request, done_message)
-    return redirect("corpus:generation-detail", run_id=run_id)
+    """``action(on_unavailable)`` is one run-level service call (``web.run_action``)."""
+    return web.run_action(
+        request,
+        action,
+        refusal=GenerationError,
+        fragment=lambda problem: _render_run_detail(request, run_id, action_error=problem),
+        done_url=reverse("corpus:generation-detail", kwargs={"run_id": run_id}),
+        done_message=done_message,
+    )
 
 
 @corpus_admin_required

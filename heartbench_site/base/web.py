@@ -1,8 +1,11 @@
 """Small pieces every app's views share."""
 
 import csv
+from collections.abc import Callable
 
+from django.contrib import messages
 from django.http import HttpResponse
+from django.shortcuts import redirect
 from django.urls import include
 
 
@@ -25,3 +28,34 @@ def include_joined(namespace: str, *pattern_lists):
     profile review's and scenario review's), for the site's URLconf to ``path()`` under
     one prefix."""
     return include(([p for patterns in pattern_lists for p in patterns], namespace))
+
+
+def run_action(
+    request,
+    action: Callable[[Callable[[str], None]], object],
+    *,
+    refusal: type[Exception],
+    fragment: Callable[[str], HttpResponse],
+    done_url: str,
+    done_message: str,
+):
+    """One run-level service call from a run page (cancel, resume, retry).
+
+    ``action(on_unavailable)`` calls the service; a ``refusal`` it raises, or work the
+    broker could not take, is shown in place of ``done_message``: in the htmx fragment
+    (``fragment(problem)``) or, without htmx, as a message after a redirect to
+    ``done_url``."""
+    unqueued: list[str] = []
+    try:
+        action(unqueued.append)
+    except refusal as error:
+        problem = error.messages[0] if hasattr(error, "messages") else str(error)
+    else:
+        problem = unqueued[0] if unqueued else ""
+    if request.htmx:
+        return fragment(problem)
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, done_message)
+    return redirect(done_url)

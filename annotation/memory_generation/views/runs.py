@@ -10,7 +10,7 @@ Model names, prompts and raw output are shown: admin only (``CORPUS_ADMINS``).
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.memory_generation.forms.runs import (
@@ -26,6 +26,7 @@ from annotation.memory_generation.selectors import runs as selectors
 from annotation.memory_generation.services import runs as run_services
 from annotation.memory_generation.services.runs import MemoryGenerationError
 from annotation.memory_generation.storage import StorageFormatError, serialize
+from heartbench_site.base import web
 from heartbench_site.base.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
@@ -139,24 +140,21 @@ def run_progress(request, run_id):
 
 
 def _run_action(request, run_id, action, done_message: str):
-    """One run-level service call; a refusal is shown in place of ``done_message``."""
+    """One run-level service call (``web.run_action``); a refusal is shown in place of
+    ``done_message``."""
     get_object_or_404(MemoryRun, pk=run_id)  # 404 before any write
-    problem = ""
-    try:
-        action(run_id=run_id, user=request.user)
-    except MemoryGenerationError as error:
-        problem = str(error)
-    if request.htmx:
-        return render(
+    return web.run_action(
+        request,
+        lambda on_unavailable: action(run_id=run_id, user=request.user),
+        refusal=MemoryGenerationError,
+        fragment=lambda problem: render(
             request,
             "memory_generation/run_detail.html#run-progress",
             _detail_context(request, run_id, action_error=problem),
-        )
-    if problem:
-        messages.error(request, problem)
-    else:
-        messages.success(request, done_message)
-    return redirect("memory_generation:run-detail", run_id=run_id)
+        ),
+        done_url=reverse("memory_generation:run-detail", kwargs={"run_id": run_id}),
+        done_message=done_message,
+    )
 
 
 @admin_required
