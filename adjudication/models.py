@@ -3,5 +3,6 @@ Django registers them under the ``adjudication`` label. Nothing imports this mod
 imports a model from the workflow package that defines it."""
 
 from adjudication.arbitration.models import *  # noqa: F401,F403
+from adjudication.export.models import *  # noqa: F401,F403
 from adjudication.judging.models import *  # noqa: F401,F403
 from adjudication.mcq.models import *  # noqa: F401,F403

@@ -13,25 +13,16 @@ from annotation.corpus.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
 from heartbench_site.base import display
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import csv_download
 
-from . import analysis, analysis_k, analysis_plots, selectors
-from .models import Setting
+from . import analysis, analysis_k, analysis_plots, selectors, statistics
+from .statistics import setting_names
 
 admin_required = role_required(Role.ADMIN)
-#: Setting names of the paper's memory backends the platform has no runner for yet.
-SETTING_NAMES = {
-    "mem0": "Mem0",
-    "persona_db": "PersonaDB",
-    analysis_k.MEMORY_AVG: "Memory-Aug. Avg.",
-}
 
 
-def _settings() -> dict:
-    return {**SETTING_NAMES, **dict(Setting.choices)}
-
-
-def _analysis(request):
+def analysis_for_request(request):
     run_ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()]
     runs = selectors.analysis_runs(run_ids or None)
     table = selectors.prediction_table(runs)
@@ -40,8 +31,8 @@ def _analysis(request):
 
 @admin_required
 def analysis_page(request):
-    runs, table = _analysis(request)
-    settings = _settings()
+    runs, table = analysis_for_request(request)
+    settings = setting_names()
     accuracy = analysis.accuracy_rows(table)
     comparisons = analysis.paired_comparisons(table)
     breakdowns = [
@@ -58,6 +49,11 @@ def analysis_page(request):
     query = request.GET.urlencode()
     context = {
         "csv_url": reverse("evaluation:analysis-csv") + (f"?{query}" if query else ""),
+        "tidy": table_links(
+            reverse("evaluation:analysis-table") + (f"?{query}" if query else ""),
+            name=statistics.EVALUATION_ANALYSIS.name,
+            api_url=reverse("evaluation-api:analysis-rows") + (f"?{query}" if query else ""),
+        ),
         "small_n": display.SMALL_N,
         "runs": runs,
         "accuracy": accuracy,
@@ -153,193 +149,22 @@ def _page_plots(request, scenes: dict) -> dict:
 
 @admin_required
 def analysis_plot(request, plot, fmt):
-    runs, table = _analysis(request)
-    build = analysis_plots.analysis_plots(table, _settings()).get(plot)
+    runs, table = analysis_for_request(request)
+    build = analysis_plots.analysis_plots(table, setting_names()).get(plot)
     return plot_download(build() if build else None, filename=f"evaluation-{plot}", fmt=fmt)
 
 
 @admin_required
 def analysis_csv(request):
-    runs, table = _analysis(request)
-    settings = _settings()
+    runs, table = analysis_for_request(request)
     response, writer = csv_download("evaluation-analysis.csv")
-    writer.writerow(
-        [
-            "section",
-            "model",
-            "setting",
-            "group",
-            "n_items",
-            "n_correct",
-            "accuracy",
-            "ci_low",
-            "ci_high",
-            "p_value",
-            "p_holm",
-        ]
-    )
-    for row in analysis.accuracy_rows(table):
-        writer.writerow(
-            [
-                "accuracy",
-                row.label,
-                settings[row.setting],
-                "",
-                row.n_items,
-                row.n_correct,
-                row.accuracy,
-                row.ci_low,
-                row.ci_high,
-                "",
-                "",
-            ]
-        )
-    for family, rows in analysis.paired_comparisons(table).items():
-        for c in rows:
-            writer.writerow(
-                [
-                    f"paired_{family}",
-                    f"{c.a.label} − {c.b.label}" if family == "models" else c.a.label,
-                    settings[c.a.setting]
-                    if family == "models"
-                    else f"{settings[c.a.setting]} − {settings[c.b.setting]}",
-                    "",
-                    c.n_items,
-                    "",
-                    c.difference,
-                    "",
-                    "",
-                    c.p_value,
-                    c.p_holm,
-                ]
-            )
-    for by in ("character", "stage", "source_family"):
-        groups, rows = analysis.breakdown(table, by)
-        for row in rows:
-            for g in groups:
-                cell = row["cells"].get(g)
-                if cell:
-                    writer.writerow(
-                        [
-                            by,
-                            row["column"].label,
-                            settings[row["column"].setting],
-                            g,
-                            cell["n"],
-                            cell["correct"],
-                            cell["accuracy"],
-                            "",
-                            "",
-                            "",
-                            "",
-                        ]
-                    )
-    for d in analysis.disclosure_diagnostics(table):
-        writer.writerow(
-            ["delta_profile", d.label, "", "", d.n_items, "", d.delta_profile, "", "", "", ""]
-        )
-        writer.writerow(
-            ["delta_memory", d.label, "", "", d.n_items, "", d.delta_memory, "", "", "", ""]
-        )
-    for m in analysis.agreement_matrices(table):
-        for i, a in enumerate(m.labels):
-            for j, b in enumerate(m.labels):
-                if i < j:
-                    writer.writerow(
-                        [
-                            "agreement",
-                            f"{a} · {b}",
-                            settings[m.setting],
-                            "",
-                            int(m.jointly_valid[i, j]),
-                            int(m.agree[i, j]),
-                            float(m.rate[i, j]),
-                            "",
-                            "",
-                            "",
-                            "",
-                        ]
-                    )
-    _k_csv_rows(writer, table, settings)
+    writer.writerow(statistics.CSV_HEADER)
+    writer.writerows(statistics.analysis_rows(table, setting_names()))
     return response
 
 
-def _k_csv_rows(writer, table, settings):
-    """App. K rows of the CSV, in the same eleven columns."""
-
-    def row(
-        section,
-        model="",
-        setting="",
-        group="",
-        n="",
-        correct="",
-        value="",
-        low="",
-        high="",
-        p="",
-        p_holm="",
-    ):
-        writer.writerow([section, model, setting, group, n, correct, value, low, high, p, p_holm])
-
-    for m in analysis_k.memory_averages(table):
-        row("memory_augmented_avg", m.label, "", "", "", "", m.average)
-    source_table = analysis_k.source_stratified(table)
-    for r in source_table.rows:
-        for (source, setting), cell in r.cells.items():
-            row(
-                "k1_source",
-                r.label,
-                settings.get(setting, setting),
-                source,
-                cell.n or "",
-                cell.correct if cell.n else "",
-                cell.accuracy,
-            )
-    provenance = analysis_k.provenance_analysis(table)
-    if provenance is not None:
-        if provenance.stability is not None:
-            members = " + ".join(provenance.stability.members)
-            for source, share in provenance.stability.shares.items():
-                row(
-                    f"k1_top{provenance.stability.k}",
-                    members,
-                    "",
-                    source,
-                    provenance.stability.n_defined[source],
-                    "",
-                    share,
-                )
-        for c in provenance.correlations:
-            row(
-                "k1_spearman",
-                "",
-                "",
-                f"{c.a} vs {c.b}",
-                c.n_models,
-                "",
-                c.rho.estimate,
-                c.rho.ci_low,
-                c.rho.ci_high,
-            )
-        for i in provenance.interactions:
-            e = i.estimate
-            row(
-                "k1_interaction",
-                "",
-                "",
-                i.family,
-                i.n_home_items,
-                "",
-                e.estimate,
-                e.ci_low,
-                e.ci_high,
-                i.p_value,
-                i.p_holm,
-            )
-    for by, section in (("stage", "k3_life_stage"), ("character", "k4_character")):
-        for g in analysis_k.group_accuracy(
-            table, by, order=LIFE_STAGE_KEYS if by == "stage" else None
-        ):
-            value = g.accuracy if by == "stage" else analysis_k.setting_mean(g)
-            row(section, "", "", g.group, g.n, g.correct, value)
+@admin_required
+def analysis_table(request):
+    """The analysis as a tidy table (the chosen runs): ``?format=csv`` or ``?format=parquet``."""
+    runs, table = analysis_for_request(request)
+    return table_download(statistics.evaluation_analysis_table(table, setting_names()), request)

@@ -6,8 +6,10 @@ from crispy_forms.layout import Submit
 from django import forms
 from django.urls import reverse
 
+from heartbench_site.base.text_rules import NAME, NOTE, TEXT, TextRules
+
 from . import embeddings, providers, services
-from .models import RetrievalSet, Setting
+from .models import LABEL_MAX, RetrievalSet, Setting
 
 ITEM_SET_CHOICES = [
     ("all", "All final items"),
@@ -16,7 +18,7 @@ ITEM_SET_CHOICES = [
 ]
 
 
-class EvaluationRunForm(forms.Form):
+class EvaluationRunForm(TextRules, forms.Form):
     provider = forms.ChoiceField(
         label="Model (provider config)",
         help_text="Configured with HEARTBENCH_EVALUATION_MODELS and HEARTBENCH_EVAL_NAME_*; "
@@ -25,7 +27,7 @@ class EvaluationRunForm(forms.Form):
     label = forms.CharField(
         label="Model label",
         required=False,
-        max_length=120,
+        max_length=LABEL_MAX,
         help_text="Its name in tables and comparisons; blank: the provider's model name.",
     )
     setting = forms.ChoiceField(label="Setting", choices=Setting.choices)
@@ -33,13 +35,16 @@ class EvaluationRunForm(forms.Form):
         label="Items", choices=ITEM_SET_CHOICES, initial="all", widget=forms.RadioSelect
     )
     question_ids = forms.CharField(
-        label="Question ids", required=False, widget=forms.Textarea(attrs={"rows": 3})
+        label="Question ids",
+        required=False,
+        max_length=TEXT,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
     item_csv = forms.FileField(label="Item CSV", required=False)
     item_set_name = forms.CharField(
         label="Item set name",
         required=False,
-        max_length=200,
+        max_length=NAME,
         help_text="E.g. “human-baseline 150” or “label audit 176”.",
     )
     retrieval_method = forms.ChoiceField(
@@ -58,7 +63,9 @@ class EvaluationRunForm(forms.Form):
     max_tokens = forms.IntegerField(
         label="Max output tokens", initial=services.DEFAULT_DECODING["max_tokens"], min_value=16
     )
-    note = forms.CharField(label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    note = forms.CharField(
+        label="Note", required=False, max_length=NOTE, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -118,21 +125,24 @@ class EvaluationRunForm(forms.Form):
         return None
 
 
-class PredictionImportForm(forms.Form):
+class PredictionImportForm(TextRules, forms.Form):
     file = forms.FileField(
         label="Predictions file",
         help_text='JSON ({"model", "setting", "predictions": [...]}) or CSV '
         "(question_id, decision_choice).",
     )
     label = forms.CharField(
-        label="Model label", required=False, max_length=120, help_text='Blank: the file\'s "model".'
+        label="Model label",
+        required=False,
+        max_length=LABEL_MAX,
+        help_text='Blank: the file\'s "model".',
     )
     setting = forms.ChoiceField(
         label="Setting",
         required=False,
         choices=[("", "From the file"), *Setting.choices],
     )
-    note = forms.CharField(label="Note", required=False)
+    note = forms.CharField(label="Note", required=False, max_length=NOTE)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -15,6 +15,9 @@ from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
 from heartbench_site.base.protocol import RETRIEVAL_K
 
+# Issue #24: a run's model label (its column's length); the forms and services use it.
+LABEL_MAX = 120
+
 
 class RetrievalSet(models.Model):
     """The memories retrieved for one item under one retriever configuration.
@@ -159,7 +162,7 @@ class EvaluationRun(models.Model):
         IMPORTED = "imported", "Imported predictions"
 
     label = models.CharField(
-        max_length=120, help_text="The model's name in tables and comparisons, e.g. gpt-5.4."
+        max_length=LABEL_MAX, help_text="The model's name in tables and comparisons, e.g. gpt-5.4."
     )
     origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.PLATFORM)
     setting = models.CharField(max_length=32, choices=Setting.choices)

@@ -11,10 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
+from heartbench_site.base.text_rules import NOTE, check_texts
 from heartbench_site.base.wording import agree, counted
 
 from . import parsing
-from .models import EvaluationError, EvaluationPrediction, EvaluationRun, Setting
+from .models import LABEL_MAX, EvaluationError, EvaluationPrediction, EvaluationRun, Setting
 
 Status = EvaluationPrediction.Status
 RunStatus = EvaluationRun.Status
@@ -23,11 +24,18 @@ RunStatus = EvaluationRun.Status
 LETTER_COLUMNS = ("decision_choice", "prediction", "answer", "choice")
 
 
-def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, dict]]]:
+def _file_error(*messages) -> EvaluationError:
+    """An error in the file's content, named on the form's (and the API's) ``file`` field."""
+    return EvaluationError({"file": list(messages)})
+
+
+def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, str, dict]]]:
+    """The file's metadata and its ``(where, question_id, record)`` rows; ``where`` names
+    the row in the file (``predictions[3]``) for error messages."""
     try:
         data = json.loads(content.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise EvaluationError(f"The predictions file is not valid JSON: {exc}.") from None
+        raise _file_error(f"The predictions file is not valid JSON: {exc}.") from None
     meta = {}
     if isinstance(data, dict) and "predictions" in data:
         meta = {k: v for k, v in data.items() if k != "predictions"}
@@ -36,28 +44,32 @@ def _records_from_json(content: bytes) -> tuple[dict, list[tuple[str, dict]]]:
     if isinstance(data, dict):
         for qid, value in data.items():
             records.append(
-                (str(qid), value if isinstance(value, dict) else {"decision_choice": value})
+                (
+                    f"predictions[{json.dumps(str(qid))}]",
+                    str(qid),
+                    value if isinstance(value, dict) else {"decision_choice": value},
+                )
             )
     elif isinstance(data, list):
         for n, value in enumerate(data):
             if not isinstance(value, dict) or not value.get("question_id"):
-                raise EvaluationError(f"predictions[{n}] has no question_id.")
-            records.append((str(value["question_id"]), value))
+                raise _file_error(f"predictions[{n}] has no question_id.")
+            records.append((f"predictions[{n}]", str(value["question_id"]), value))
     else:
-        raise EvaluationError("The predictions JSON must be an object or a list of records.")
+        raise _file_error("The predictions JSON must be an object or a list of records.")
     return meta, records
 
 
-def _records_from_csv(content: bytes) -> list[tuple[str, dict]]:
+def _records_from_csv(content: bytes) -> list[tuple[str, str, dict]]:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise EvaluationError("The predictions CSV is not UTF-8 text.") from None
+        raise _file_error("The predictions CSV is not UTF-8 text.") from None
     reader = csv.DictReader(io.StringIO(text))
     fields = [f.strip().lower() for f in reader.fieldnames or []]
     letter = next((c for c in LETTER_COLUMNS if c in fields), None)
     if "question_id" not in fields or letter is None:
-        raise EvaluationError(
+        raise _file_error(
             "The predictions CSV needs a question_id column and a letter column "
             f"({' or '.join(LETTER_COLUMNS)})."
         )
@@ -66,9 +78,17 @@ def _records_from_csv(content: bytes) -> list[tuple[str, dict]]:
         row = {k.strip().lower(): (v or "").strip() for k, v in row.items() if k}
         value = row.get(letter, "")
         if value and parsing.normalize_choice(value) is None:
-            raise EvaluationError(f"Line {line}: {letter} {value!r} is not A, B, C, D or blank.")
-        records.append((row["question_id"], {"decision_choice": value}))
+            raise _file_error(f"Line {line}: {letter} {value!r} is not A, B, C, D or blank.")
+        if not row.get("question_id"):
+            raise _file_error(f"Line {line}: question_id is empty.")
+        records.append((f"line {line}", row["question_id"], {"decision_choice": value}))
     return records
+
+
+def _text(value) -> str:
+    if not value:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _imported_answer(record: dict) -> parsing.ParsedAnswer:
@@ -79,7 +99,10 @@ def _imported_answer(record: dict) -> parsing.ParsedAnswer:
         )
     if record.get("refused"):
         return parsing.parse_response(None, refused=True)
-    return parsing.parse_response(record.get("raw_response") or record.get("response"))
+    raw = record.get("raw_response") or record.get("response")
+    if raw is not None and not isinstance(raw, str):
+        raw = json.dumps(raw)  # a reply given as JSON rather than as its text
+    return parsing.parse_response(raw)
 
 
 @transaction.atomic
@@ -88,6 +111,12 @@ def evaluation_run_import(
 ) -> EvaluationRun:
     """A finished run from a predictions file (JSON or CSV, see the README). The whole
     file is rejected, and nothing stored, when any row is wrong."""
+    check_texts(
+        {"label": label or "", "note": note or ""},
+        {"label": LABEL_MAX, "note": NOTE},
+        labels={"label": "Model label"},
+        error=EvaluationError,
+    )
     if filename.lower().endswith(".csv"):
         meta, records = {}, _records_from_csv(content)
     else:
@@ -95,25 +124,41 @@ def evaluation_run_import(
     label = (label or str(meta.get("model") or "")).strip()
     setting = setting or str(meta.get("setting") or "")
     if not label:
-        raise EvaluationError('Name the model: the file has no "model" and no label was given.')
+        raise EvaluationError(
+            {"label": ['Name the model: the file has no "model" and no label was given.']}
+        )
     if setting not in Setting.values:
         raise EvaluationError(
-            f"Choose the setting; {setting or 'none'!r} is not one of {', '.join(Setting.values)}."
+            {
+                "setting": [
+                    f"Choose the setting; {setting or 'none'!r} is not one of "
+                    f"{', '.join(Setting.values)}."
+                ]
+            }
         )
     if not records:
-        raise EvaluationError("The predictions file has no predictions.")
-    ids = [qid for qid, _ in records]
-    duplicates = sorted({q for q in ids if ids.count(q) > 1})
+        raise _file_error("The predictions file has no predictions.")
+    with_nul = [place for place, qid, _ in records if "\x00" in qid]
+    if with_nul:
+        raise _file_error(f"{with_nul[0]}: question_id holds a NUL character.")
+    ids = [qid for _, qid, _ in records]
+    where = {}
+    for place, qid, _ in records:
+        where.setdefault(qid, []).append(place)
+    duplicates = sorted(q for q, places in where.items() if len(places) > 1)
     if duplicates:
-        raise EvaluationError(
+        raise _file_error(
             f"Question {agree(len(duplicates), 'id', 'ids')} listed twice: "
-            f"{', '.join(duplicates[:10])}."
+            + ", ".join(f"{q} ({' and '.join(where[q])})" for q in duplicates[:10])
+            + "."
         )
     items = {i.question_id: i for i in McqItem.objects.filter(question_id__in=ids)}
-    unknown = [q for q in ids if q not in items]
+    unknown = [(place, q) for place, q, _ in records if q not in items]
     if unknown:
-        raise EvaluationError(
-            f"{counted(len(unknown), 'unknown question id')}: {', '.join(unknown[:10])}."
+        raise _file_error(
+            f"{counted(len(unknown), 'unknown question id')}: "
+            + ", ".join(f"{place} question_id {q!r}" for place, q in unknown[:10])
+            + "."
         )
     run = EvaluationRun.objects.create(
         label=label[:120],
@@ -129,7 +174,7 @@ def evaluation_run_import(
         finished_at=timezone.now(),
     )
     rows = []
-    for qid, record in records:
+    for _, qid, record in records:
         answer = _imported_answer(record)
         rows.append(
             EvaluationPrediction(
@@ -138,7 +183,7 @@ def evaluation_run_import(
                 status=Status.ANSWERED if answer.choice else Status.INVALID,
                 choice=answer.choice or "",
                 parse_path=answer.path,
-                raw_response=parsing.without_nul(str(record.get("raw_response") or "")),
+                raw_response=parsing.without_nul(_text(record.get("raw_response"))),
                 parsed=parsing.without_nul(answer.parsed),
             )
         )

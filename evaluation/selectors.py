@@ -158,16 +158,26 @@ def _progress_of(run) -> RunProgress:
     )
 
 
-def run_list():
-    """Every run with its progress counts: one query."""
-    runs = list(
+def run_queryset():
+    """Every run, annotated with its progress counts (``with_progress`` reads them)."""
+    return (
         EvaluationRun.objects.select_related("created_by")
         .annotate(**_progress_annotations())
         .order_by("-created_at", "-pk")  # Meta.ordering is dropped from GROUP BY queries
     )
+
+
+def with_progress(runs):
+    """``runs`` of ``run_queryset`` as a list, each with its ``progress``."""
+    runs = list(runs)
     for run in runs:
         run.progress = _progress_of(run)
     return runs
+
+
+def run_list():
+    """Every run with its progress counts: one query."""
+    return with_progress(run_queryset())
 
 
 def run_get(*, run_id: int):

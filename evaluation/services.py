@@ -17,10 +17,12 @@ from django.utils import timezone
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 from heartbench_site.base.providers import cached_client
+from heartbench_site.base.text_rules import NAME, NOTE, check_texts
 from heartbench_site.base.wording import agree, counted
 
 from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (
+    LABEL_MAX,
     EvaluationError,
     EvaluationPrediction,
     EvaluationRun,
@@ -138,6 +140,12 @@ def evaluation_run_create(
     """A pending run with one prediction row per item. ``items`` is any queryset or
     iterable of final :class:`McqItem` (the baseline's 150, the audit's 176, ...); None
     means every final item. Start it with :func:`evaluation_run_start`."""
+    check_texts(
+        {"label": label or "", "item_set": item_set or "", "note": note or ""},
+        {"label": LABEL_MAX, "item_set": NAME, "note": NOTE},
+        labels={"label": "Model label", "item_set": "Item set name"},
+        error=EvaluationError,
+    )
     if setting not in Setting.values:
         raise EvaluationError(
             f"Unknown setting {setting!r}; choose one of {', '.join(Setting.values)}."

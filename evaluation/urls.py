@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import analysis_views, views
 
 app_name = "evaluation"
 urlpatterns = [
@@ -18,5 +18,6 @@ urlpatterns = [
     path("import/", views.prediction_import, name="import"),
     path("analysis/", views.analysis_page, name="analysis"),
     path("analysis.csv", views.analysis_csv, name="analysis-csv"),
+    path("analysis/table/", analysis_views.analysis_table, name="analysis-table"),
     path("analysis/plots/<slug:plot>.<slug:fmt>", views.analysis_plot, name="analysis-plot"),
 ]

@@ -14,11 +14,45 @@ from heartbench_site.base.wording import counted
 from . import embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)
 from .forms import EvaluationRunForm, PredictionImportForm
-from .models import EvaluationError, EvaluationPrediction
+from .models import EvaluationError, EvaluationPrediction, EvaluationRun
 from .prediction_import import evaluation_run_import
 
 admin_required = role_required(Role.ADMIN)
 PREDICTIONS_PER_PAGE = 50
+
+
+def run_launch(form: EvaluationRunForm, *, user):
+    """Create and start the run a valid launch form asks for (the page and the API);
+    raises EvaluationError with what to fix."""
+    data = form.cleaned_data
+    run = services.evaluation_run_create(
+        created_by=user,
+        provider_key=data["provider"],
+        setting=data["setting"],
+        items=form.items(),
+        item_set=data["item_set_name"],
+        label=data["label"],
+        decoding={"temperature": data["temperature"], "max_tokens": data["max_tokens"]},
+        retrieval_method=data["retrieval_method"],
+        k=data["k"],
+        note=data["note"],
+    )
+    services.evaluation_run_start(run_id=run.pk)
+    return run
+
+
+def run_import(form: PredictionImportForm, *, user):
+    """A finished run from a valid import form's file (the page and the API); the whole
+    file is refused, and nothing stored, on any wrong row (EvaluationError)."""
+    upload = form.cleaned_data["file"]
+    return evaluation_run_import(
+        created_by=user,
+        filename=upload.name,
+        content=upload.read(),
+        label=form.cleaned_data["label"],
+        setting=form.cleaned_data["setting"],
+        note=form.cleaned_data["note"],
+    )
 
 
 @admin_required
@@ -26,22 +60,8 @@ PREDICTIONS_PER_PAGE = 50
 def run_list(request):
     form = EvaluationRunForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            items = form.items()
-            run = services.evaluation_run_create(
-                created_by=request.user,
-                provider_key=data["provider"],
-                setting=data["setting"],
-                items=items,
-                item_set=data["item_set_name"],
-                label=data["label"],
-                decoding={"temperature": data["temperature"], "max_tokens": data["max_tokens"]},
-                retrieval_method=data["retrieval_method"],
-                k=data["k"],
-                note=data["note"],
-            )
-            services.evaluation_run_start(run_id=run.pk)
+            run = run_launch(form, user=request.user)
         except EvaluationError as error:
             add_error_messages(form, error)
         else:
@@ -87,6 +107,8 @@ def run_detail(request, run_id):
 def run_resume(request, run_id):
     try:
         queued = services.evaluation_run_resume(run_id=run_id)
+    except EvaluationRun.DoesNotExist:
+        raise Http404("No such evaluation run.") from None
     except EvaluationError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -133,16 +155,8 @@ def predictions_csv(request, run_id):
 def prediction_import(request):
     form = PredictionImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
         try:
-            run = evaluation_run_import(
-                created_by=request.user,
-                filename=upload.name,
-                content=upload.read(),
-                label=form.cleaned_data["label"],
-                setting=form.cleaned_data["setting"],
-                note=form.cleaned_data["note"],
-            )
+            run = run_import(form, user=request.user)
         except EvaluationError as error:
             add_error_messages(form, error)
         else:

@@ -1,7 +1,10 @@
-"""The site's own rows in the Django admin, read-only: the protocol deviations and the
-autosaved form drafts (a draft is its owner's; admins may look, as at any row)."""
+"""The site's own rows in the Django admin: the protocol deviations and the autosaved form
+drafts, read-only (a draft is its owner's; admins may look, as at any row), and API tokens
+by owner and date, never by key."""
 
 from django.contrib import admin
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from heartbench_site.base.admin import ReadOnlyAdmin
 from heartbench_site.base.deviations import ProtocolDeviation
@@ -19,3 +22,22 @@ class ProtocolDeviationAdmin(ReadOnlyAdmin):
 class FormDraftAdmin(ReadOnlyAdmin):
     list_display = ("key", "user", "updated_at")
     search_fields = ("key", "user__username")
+
+
+# DRF's own token admin lists every key in clear: an admin could act as anyone through the
+# API. Here an admin sees whose token exists and since when, and may delete (revoke) it.
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(TokenProxy)
+class ApiTokenAdmin(TokenAdmin):
+    list_display = ("user", "created")
+    fields = ("user", "created")
+    readonly_fields = ("user", "created")
+    search_fields = ("user__username",)
+
+    def has_add_permission(self, request):
+        return False  # a token is made by its owner (/accounts/token/), shown to them once
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -17,6 +17,7 @@ TASK_PACKAGES = (
     "adjudication.judging",
     "evaluation",
     "humanbaseline",
+    "adjudication.export",
 )
 
 app = Celery("heartbench")

@@ -10,14 +10,16 @@ from annotation.generation import urls as generation_urls
 from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
+from audit.reference_labels import conflict_views
 from heartbench_site.base.web import include_joined
 
-from . import health, history_views, pipeline_views, views
+from . import health, history_views, pipeline_views, token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/token/", token_views.token_page, name="account-token"),
     path(
         "corpus/",
         include_joined(
@@ -58,6 +60,7 @@ urlpatterns = [
     path("api/schema/", views.SchemaView.as_view(), name="api-schema"),
     path("api/docs/", views.SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("history/", history_views.decision_history, name="decision-history"),
+    path("conflicts/", conflict_views.conflicts, name="conflicts"),
     path("pipeline/", pipeline_views.pipeline, name="pipeline"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on their own; the icon is an SVG under static/.

@@ -47,6 +47,8 @@ SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
 # Stand-in models: a seeded draw at these accuracies, not a model's answers.
 SIMULATED_MODELS = (("simulated model A (demo)", 0.64), ("simulated model B (demo)", 0.43))
 DEMO_PRACTICE_ITEMS = 2
+# The code the demo participant sees on finalizing, as a Prolific study would show one.
+DEMO_COMPLETION_CODE = "HBDEMO2026"
 
 
 def standin_families(items) -> dict[int, str]:
@@ -82,6 +84,10 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         name__in=(DEMO_STUDY_NAME, *EARLIER_DEMO_STUDY_NAMES)
     ).first()
     if existing is not None:
+        if not existing.completion_code:  # a demo made before completion codes
+            existing = services.study_completion_set(
+                study=existing, code=DEMO_COMPLETION_CODE, url=existing.completion_url
+            )
         return existing
     admin = users[Role.ADMIN.value]
     items = list(
@@ -108,6 +114,8 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         briefing=DEMO_BRIEFING,
         practice_count=DEMO_PRACTICE_ITEMS,
     )
+    # As a Prolific study would: the code the demo participant sees on finalizing.
+    study = services.study_completion_set(study=study, code=DEMO_COMPLETION_CODE, url="")
     _simulated_models(study, admin)
     services.participant_enrol(
         study=study, user=users[Role.BASELINE_PARTICIPANT.value], via="admin"

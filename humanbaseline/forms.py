@@ -9,8 +9,19 @@ from django.urls import reverse
 from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
 from evaluation.models import EvaluationRun, RetrievalSet, Setting
 from heartbench_site.base.protocol import RETRIEVAL_K
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
-from .models import SOURCE_CHOICES, BaselineStudy, SubsetSelection
+from .models import (
+    COUNT_MAX,
+    MODEL_LABEL_MAX,
+    PASSWORD_MAX,
+    SEED_MAX,
+    SOURCE_CHOICES,
+    STUDY_TEXT_LIMITS,
+    BaselineStudy,
+    SubsetSelection,
+)
+from .services.pools import completion_problems
 from .subset import BALANCE_GROUPS, DEFAULT_QUOTAS, SubsetConstraints
 
 SOURCE_LABELS = dict(SOURCE_CHOICES)
@@ -26,17 +37,23 @@ def _helper(action: str, label: str, *, form_id: str | None = None) -> FormHelpe
     return helper
 
 
-class SelectionForm(forms.Form):
+class SelectionForm(TextRules, forms.Form):
     """The ILP's seed, a quota per answer-key source and every balance range of App. J.
 
     Quotas default to the paper's (50 per family, no expert rewrites). A range left blank
     is App. J's rule scaled to the study (as evenly as the candidates allow); a minimum
     and maximum set it by hand; a tolerance widens it on both sides."""
 
-    seed = forms.IntegerField(initial=HUMAN_BASELINE_SEED, help_text="Tie-break seed, recorded.")
+    seed = forms.IntegerField(
+        initial=HUMAN_BASELINE_SEED,
+        min_value=0,
+        max_value=SEED_MAX,
+        help_text="Tie-break seed, recorded.",
+    )
     held_out_scenarios = forms.CharField(
         label="Scenarios held out for practice",
         required=False,
+        max_length=TEXT,
         help_text="scenario_ids, one per line or comma-separated: their items are not "
         "candidates, so the study's practice items can come from them (a practice item "
         "shares no scenario with the subset).",
@@ -144,15 +161,20 @@ class PredictionCsvForm(forms.Form):
         self.helper = _helper(reverse("baseline:predictions"), "Upload predictions")
 
 
-class StudyForm(forms.Form):
-    name = forms.CharField(max_length=200)
+class StudyForm(TextRules, forms.Form):
+    name = forms.CharField(max_length=STUDY_TEXT_LIMITS["name"])
     selection = forms.ModelChoiceField(queryset=SubsetSelection.objects.filter(feasible=True))
-    consent_version = forms.CharField(max_length=40, initial="v1")
-    consent_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
-    briefing = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
+    consent_version = forms.CharField(max_length=STUDY_TEXT_LIMITS["consent_version"], initial="v1")
+    consent_text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}), max_length=STUDY_TEXT_LIMITS["consent_text"]
+    )
+    briefing = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}), max_length=STUDY_TEXT_LIMITS["briefing"]
+    )
     practice_question_ids = forms.CharField(
         label="Practice items",
         required=False,
+        max_length=TEXT,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="question_ids, one per line or comma-separated, from scenarios outside "
         "the subset. Leave blank to have the number below picked.",
@@ -187,7 +209,7 @@ def _listed(raw: str) -> list[str]:
     return [line.strip() for line in (raw or "").replace(",", "\n").splitlines() if line.strip()]
 
 
-class BestModelForm(forms.Form):
+class BestModelForm(TextRules, forms.Form):
     """App. J's best model, fixed before the report: by evaluation runs, or named."""
 
     runs = forms.ModelMultipleChoiceField(
@@ -200,13 +222,14 @@ class BestModelForm(forms.Form):
     )
     model_label = forms.CharField(
         label="Or name the model in advance",
-        max_length=120,
+        max_length=MODEL_LABEL_MAX,
         required=False,
         help_text="A model label as the evaluation runs or the predictions CSV name it.",
     )
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}),
         required=False,
+        max_length=NOTE,
         help_text="Required once participants have answered: the change is recorded and the "
         "report lists it.",
     )
@@ -222,9 +245,58 @@ class BestModelForm(forms.Form):
         self.helper = _helper(reverse("baseline:best-model", args=[study.pk]), "Fix the best model")
 
 
-class ParticipantAccountForm(forms.Form):
+class CompletionForm(TextRules, forms.Form):
+    """The end of the study for a recruitment pool (Prolific, SONA): the code a
+    participant sees on finalizing and the address they are sent to."""
+
+    completion_code = forms.CharField(
+        label="Completion code",
+        max_length=64,
+        required=False,
+        help_text="Shown to a participant who finalized, e.g. the code Prolific gives the "
+        "study. Letters, digits, '-' and '_'.",
+    )
+    completion_url = forms.CharField(
+        label="Completion URL",
+        max_length=500,
+        required=False,
+        help_text="Where a participant who finalized is sent; blank for nowhere. "
+        "{code}, {pool_id} and {pool} are filled in (e.g. "
+        "https://app.prolific.com/submissions/complete?cc={code}, or SONA's credit URL "
+        "with survey_code={pool_id}); without a placeholder, ?cc=CODE is appended.",
+        widget=forms.TextInput(attrs={"inputmode": "url", "spellcheck": "false"}),
+    )
+
+    def __init__(self, *args, study: BaselineStudy, **kwargs):
+        kwargs.setdefault(
+            "initial",
+            {"completion_code": study.completion_code, "completion_url": study.completion_url},
+        )
+        super().__init__(*args, **kwargs)
+        self.helper = _helper(
+            reverse("baseline:study-completion", args=[study.pk]),
+            "Save the completion settings",
+            form_id="completion-form",
+        )
+
+    def clean(self):
+        data = super().clean()
+        problems = completion_problems(
+            code=data.get("completion_code", ""), url=data.get("completion_url", "")
+        )
+        for field, message in problems.items():
+            if field not in self.errors:
+                self.add_error(field, message)
+        return data
+
+
+class ParticipantAccountForm(TextRules, forms.Form):
     username = forms.CharField(max_length=150)
-    password = forms.CharField(widget=forms.PasswordInput, help_text="Give it to the participant.")
+    password = forms.CharField(
+        widget=forms.PasswordInput,
+        max_length=PASSWORD_MAX,
+        help_text="Give it to the participant.",
+    )
 
     def __init__(self, *args, study: BaselineStudy, **kwargs):
         super().__init__(*args, **kwargs)
@@ -233,9 +305,9 @@ class ParticipantAccountForm(forms.Form):
         )
 
 
-class SignupForm(forms.Form):
+class SignupForm(TextRules, forms.Form):
     username = forms.CharField(max_length=150)
-    password = forms.CharField(widget=forms.PasswordInput)
+    password = forms.CharField(widget=forms.PasswordInput, max_length=PASSWORD_MAX)
 
     def __init__(self, *args, token, **kwargs):
         super().__init__(*args, **kwargs)
@@ -243,10 +315,12 @@ class SignupForm(forms.Form):
 
 
 class ReportForm(forms.Form):
-    seed = forms.IntegerField(initial=HUMAN_BASELINE_SEED)
-    n_boot = forms.IntegerField(label="Bootstrap resamples", initial=N_BOOTSTRAP, min_value=0)
+    seed = forms.IntegerField(initial=HUMAN_BASELINE_SEED, min_value=0, max_value=SEED_MAX)
+    n_boot = forms.IntegerField(
+        label="Bootstrap resamples", initial=N_BOOTSTRAP, min_value=0, max_value=COUNT_MAX
+    )
     n_permutations = forms.IntegerField(
-        label="Source permutations", initial=N_BOOTSTRAP, min_value=0
+        label="Source permutations", initial=N_BOOTSTRAP, min_value=0, max_value=COUNT_MAX
     )
 
     def __init__(self, *args, study: BaselineStudy, **kwargs):

@@ -15,6 +15,7 @@ from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
+from heartbench_site.base.text_rules import NAME, TEXT
 
 from .subset import EXPERT_REWRITE
 
@@ -24,12 +25,43 @@ LETTER_CHOICES = [(x, x) for x in OPTION_LABELS]
 SOURCE_CHOICES = [*ModelFamily.choices, (EXPERT_REWRITE, "Expert rewrite")]
 
 
+# Issue #24: the limit of each text a person types here (the forms, the API and the
+# services use these; a column's own length where the column sets one).
+CONSENT_VERSION_MAX = 40
+MODEL_LABEL_MAX = 120
+PASSWORD_MAX = NAME
+STUDY_TEXT_LIMITS = {
+    "name": NAME,
+    "consent_version": CONSENT_VERSION_MAX,
+    "consent_text": TEXT,
+    "briefing": TEXT,
+}
+STUDY_TEXT_LABELS = {"consent_version": "Consent version", "consent_text": "Consent text"}
+
+
 class BaselineError(Exception):
     """A baseline workflow step that cannot be done; ``messages`` say what to fix."""
 
     def __init__(self, *messages):
         super().__init__(" ".join(messages))
         self.messages = list(messages)
+
+
+# What the database stores (BigIntegerField, PositiveIntegerField) and a random generator
+# accepts as a seed (numpy: not negative).
+SEED_MAX = 2**63 - 1
+COUNT_MAX = 2**31 - 1
+
+
+def check_whole(label: str, value: int, high: int):
+    """Refuse a whole number outside 0..``high`` with a message naming the field."""
+    if not 0 <= value <= high:
+        raise BaselineError(f"The {label} must be a whole number from 0 to {high}; {value} is not.")
+
+
+class BaselineNotFound(BaselineError):
+    """The record a participant's request names (an item position, a practice item) is not
+    theirs or does not exist: a 404, not a form error."""
 
 
 class ItemSourceFamily(models.Model):
@@ -106,13 +138,18 @@ class BaselineStudy(models.Model):
 
     name = models.CharField(max_length=200)
     selection = models.ForeignKey(SubsetSelection, on_delete=models.PROTECT, related_name="+")
-    consent_version = models.CharField(max_length=40)
+    consent_version = models.CharField(max_length=CONSENT_VERSION_MAX)
     consent_text = models.TextField()
     briefing = models.TextField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     invitation_token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     retrieval_method = models.CharField(max_length=16)
     k = models.PositiveSmallIntegerField()
+    # The end of the study for a recruitment pool (Prolific, SONA): the code shown to a
+    # participant who finalized, and where to send them (placeholders {code}, {pool_id},
+    # {pool}; without any, ``cc=<code>`` is appended). See ``services.completion_url``.
+    completion_code = models.CharField(max_length=64, blank=True)
+    completion_url = models.CharField(max_length=500, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
@@ -153,6 +190,17 @@ class StudyItem(models.Model):
 
 
 class Participation(models.Model):
+    """One person's way through one study.
+
+    ``pool``/``pool_id`` name the person in the recruitment pool the invitation link came
+    from (Prolific's PROLIFIC_PID, a SONA id), for credit or payment: admins only (the
+    study page, the time-on-task CSV), never another participant or the research team.
+    """
+
+    class Pool(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific"
+        SONA = "sona", "SONA"
+
     class Status(models.TextChoices):
         INVITED = "invited", "Invited"
         DECLINED = "declined", "Declined consent"
@@ -166,7 +214,12 @@ class Participation(models.Model):
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.INVITED)
     enrolled_via = models.CharField(max_length=16)
-    consent_version = models.CharField(max_length=40, blank=True)
+    pool = models.CharField(max_length=16, choices=Pool.choices, blank=True)
+    pool_id = models.CharField(max_length=64, blank=True)
+    # Prolific's STUDY_ID and SESSION_ID, kept to match its submissions.
+    pool_study_id = models.CharField(max_length=64, blank=True)
+    pool_session_id = models.CharField(max_length=64, blank=True)
+    consent_version = models.CharField(max_length=CONSENT_VERSION_MAX, blank=True)
     consent_decided_at = models.DateTimeField(null=True, blank=True)
     briefing_done_at = models.DateTimeField(null=True, blank=True)
     practice_done_at = models.DateTimeField(null=True, blank=True)
@@ -175,6 +228,9 @@ class Participation(models.Model):
     order_seed = models.BigIntegerField()
     started_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)
+    # Time on task is counted up to here: a report of time adds at most the wall-clock
+    # time since this moment (or since started_at), so the sum never outruns the clock.
+    time_counted_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -296,7 +352,7 @@ class WorkSession(models.Model):
 class ImportedPrediction(models.Model):
     """A model's answer letter on an item, uploaded as CSV (question_id → letter per model)."""
 
-    model_label = models.CharField(max_length=120)
+    model_label = models.CharField(max_length=MODEL_LABEL_MAX)
     item = models.ForeignKey(McqItem, on_delete=models.CASCADE, related_name="+")
     letter = models.CharField(max_length=1, choices=LETTER_CHOICES, blank=True)
     origin = models.CharField(max_length=200)
@@ -358,7 +414,7 @@ class BestModelChoice(models.Model):
     study = models.ForeignKey(
         BaselineStudy, on_delete=models.CASCADE, related_name="best_model_choices"
     )
-    model_label = models.CharField(max_length=120)
+    model_label = models.CharField(max_length=MODEL_LABEL_MAX)
     method = models.CharField(max_length=16, choices=Method.choices)
     # Full-benchmark: [{"run_id", "label", "accuracy", "n_items"}] of every run compared.
     runs = models.JSONField(default=list, blank=True)

@@ -515,6 +515,21 @@ class Proposal:
     result: SubsetResult
 
 
+def scaled_quotas(requested: Sequence[tuple[str, int]], available: Counter):
+    """The requested quotas shrunk together to the highest level every source can fill:
+    at level ``t`` a source asked for ``q`` of the largest quota ``m`` gets ``t·q // m``
+    (a source asked for 0 stays out); None when no source with a quota has candidates.
+    The level is computed, not searched (t·q // m <= a ⇔ t <= ((a+1)·m - 1) // q), so a
+    huge requested quota costs nothing."""
+    top = max((q for _, q in requested), default=0)
+    if top <= 0:
+        return None
+    level = min([top] + [((available[s] + 1) * top - 1) // q for s, q in requested if q > 0])
+    if level <= 0:
+        return None
+    return tuple((s, level * q // top) for s, q in requested)
+
+
 def largest_feasible(
     candidates: Sequence[CandidateItem],
     requested: SubsetConstraints,
@@ -535,14 +550,7 @@ def largest_feasible(
     subset. A tolerance as wide as the study drops a group, so a proposal always exists
     once the quotas fit; should ``time_limit`` run out, the groups not yet tightened keep
     that widest tolerance."""
-    top = max((q for _, q in requested.quotas), default=0)
-    available = Counter(c.source for c in candidates)
-    quotas = None
-    for level in range(top, 0, -1):
-        trial = tuple((s, level * q // top) for s, q in requested.quotas)
-        if any(q for _, q in trial) and all(q <= available[s] for s, q in trial):
-            quotas = trial
-            break
+    quotas = scaled_quotas(requested.quotas, Counter(c.source for c in candidates))
     if quotas is None:
         return None
     deadline = time.monotonic() + time_limit

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import downloads, views
 
 app_name = "baseline"
 urlpatterns = [
@@ -28,14 +28,24 @@ urlpatterns = [
         views.participant_create,
         name="participant-create",
     ),
+    path(
+        "admin/studies/<int:study_id>/completion/",
+        views.study_completion,
+        name="study-completion",
+    ),
     path("admin/studies/<int:study_id>/status/", views.study_status, name="study-status"),
     path("admin/studies/<int:study_id>/best-model/", views.best_model, name="best-model"),
-    path("admin/studies/<int:study_id>/time.csv", views.time_csv, name="time-csv"),
+    path("admin/studies/<int:study_id>/time.csv", downloads.time_csv, name="time-csv"),
     path("admin/studies/<int:study_id>/report/", views.report, name="report"),
-    path("admin/studies/<int:study_id>/report.csv", views.report_csv, name="report-csv"),
+    path("admin/studies/<int:study_id>/report.csv", downloads.report_csv, name="report-csv"),
+    path(
+        "admin/studies/<int:study_id>/report/table/",
+        downloads.report_table,
+        name="report-table",
+    ),
     path(
         "admin/studies/<int:study_id>/report/plots/<slug:plot>.<slug:fmt>",
-        views.report_plot,
+        downloads.report_plot,
         name="report-plot",
     ),
 ]

@@ -4,21 +4,26 @@ Participant pages only ever look up the signed-in person's own participation; an
 study's pages are a 404 for them. Admin pages hold everything else.
 """
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from heartbench_site.base import display
-from heartbench_site.base.plot_views import page_plot, plot_download
+from heartbench_site.base.plot_views import page_plot
 from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.web import add_error_messages, csv_download
+from heartbench_site.base.tidy import table_links
+from heartbench_site.base.web import add_error_messages
 
-from . import selectors, services
+from . import selectors, services, statistics
 from .forms import (
     BestModelForm,
+    CompletionForm,
     FamilyCsvForm,
     ParticipantAccountForm,
     PredictionCsvForm,
@@ -27,7 +32,13 @@ from .forms import (
     SignupForm,
     StudyForm,
 )
-from .models import BaselineError, BaselineStudy, Participation, SubsetSelection
+from .models import (
+    BaselineError,
+    BaselineNotFound,
+    BaselineStudy,
+    Participation,
+    SubsetSelection,
+)
 from .presentation import (
     best_model_view,
     display_rows,
@@ -36,12 +47,14 @@ from .presentation import (
     reweighting_view,
     table19_rows,
 )
-from .report import report_rows
 from .subset import ConstraintError
 
 participant_required = role_required(Role.BASELINE_PARTICIPANT)
 admin_required = role_required(Role.ADMIN)
 S = Participation.Status
+# How long the finalize page shows the completion code before it sends the participant to
+# the study's completion URL (a button goes at once).
+COMPLETION_REDIRECT_SECONDS = 10
 
 
 def _own(request, study_id) -> Participation:
@@ -74,18 +87,36 @@ def home(request):
     return render(request, "humanbaseline/participant_home.html", {"participations": studies})
 
 
+def _pool_of_link(request, token) -> dict | None:
+    """The pool id the invitation link carried (Prolific, SONA), kept in the session
+    between the link's page and the signup it posts; its problems become messages."""
+    key = f"baseline-pool-{token}"
+    pool, problems = services.pool_from_query(request.GET)
+    for problem in problems:
+        messages.warning(request, problem)
+    if pool:
+        request.session[key] = pool
+        return pool
+    return request.session.get(key)
+
+
 def join(request, token):
-    """The invitation link: sign up (or, signed in, enrol) into the study."""
+    """The invitation link: sign up (or, signed in, enrol) into the study. A pool's
+    participant id in the link (``?PROLIFIC_PID=…``, ``?sona_id=…``) is stored with it."""
     study = BaselineStudy.objects.filter(invitation_token=token).first()
     if study is None:
         raise Http404("This invitation link is not valid.")
+    pool = _pool_of_link(request, token)
     if request.user.is_authenticated:
         if request.method == "POST":
             try:
-                services.participant_enrol(study=study, user=request.user, via="invitation")
+                services.participant_enrol(
+                    study=study, user=request.user, via="invitation", pool=pool
+                )
             except BaselineError as error:
                 messages.error(request, " ".join(error.messages))
                 return redirect("home")
+            request.session.pop(f"baseline-pool-{token}", None)
             return redirect("baseline:study", study_id=study.pk)
         return render(request, "humanbaseline/join.html", {"study": study, "form": None})
     form = SignupForm(request.POST or None, token=token)
@@ -95,11 +126,13 @@ def join(request, token):
                 token=token,
                 username=form.cleaned_data["username"],
                 password=form.cleaned_data["password"],
+                pool=pool,
             )
         except BaselineError as error:
             add_error_messages(form, error)
         else:
             login(request, participation.user, backend="django.contrib.auth.backends.ModelBackend")
+            request.session.pop(f"baseline-pool-{token}", None)
             return redirect("baseline:study", study_id=study.pk)
     return render(request, "humanbaseline/join.html", {"study": study, "form": form})
 
@@ -223,6 +256,8 @@ def item(request, study_id, position):
                 report_id=request.POST.get("report_id", ""),
             )
             error = None
+        except BaselineNotFound as e:
+            raise Http404(" ".join(e.messages)) from None
         except BaselineError as e:
             error = " ".join(e.messages)
         if request.htmx:
@@ -249,13 +284,21 @@ def item(request, study_id, position):
 @require_POST
 def item_time(request, study_id, position):
     """The page reports time spent on an item when the participant leaves it; a report
-    received twice is counted once."""
-    services.time_record(
-        participation=_own(request, study_id),
-        position=position,
-        seconds=request.POST.get("seconds"),
-        report_id=request.POST.get("report_id", ""),
-    )
+    received twice is counted once. A value that is not a number of seconds is a 400 with
+    the reason; an item that is not the participant's a 404."""
+    try:
+        services.time_record(
+            participation=_own(request, study_id),
+            position=position,
+            seconds=request.POST.get("seconds"),
+            report_id=request.POST.get("report_id", ""),
+        )
+    except BaselineNotFound as error:
+        raise Http404(" ".join(error.messages)) from None
+    except BaselineError as error:
+        return HttpResponse(
+            " ".join(error.messages), status=400, content_type="text/plain; charset=utf-8"
+        )
     return HttpResponse(status=204)
 
 
@@ -271,6 +314,8 @@ def finalize(request, study_id):
             messages.error(request, " ".join(error.messages))
         return redirect("baseline:finalize", study_id=study_id)
     nav = selectors.navigator(participation=p)
+    # The end of the study for the recruitment pool, once finalized.
+    completion = services.completion_url(p) if p.status == S.FINALIZED else ""
     return render(
         request,
         "humanbaseline/finalize.html",
@@ -280,6 +325,9 @@ def finalize(request, study_id):
             "nav": nav,
             "unanswered": [pos for pos, done in nav if not done],
             "n_items": len(nav),
+            "completion_url": completion,
+            "completion_delay": COMPLETION_REDIRECT_SECONDS,
+            "completion_host": urlsplit(completion).netloc,
         },
     )
 
@@ -408,7 +456,9 @@ def study_create(request):
 
 
 @admin_required
-def study_detail(request, study_id, *, account_form=None, best_model_form=None):
+def study_detail(
+    request, study_id, *, account_form=None, best_model_form=None, completion_form=None
+):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     return render(
         request,
@@ -423,8 +473,31 @@ def study_detail(request, study_id, *, account_form=None, best_model_form=None):
             "report": selectors.latest_report(study=study_obj),
             "best_model_history": selectors.best_model_history(study=study_obj),
             "best_model_form": best_model_form or BestModelForm(study=study_obj),
+            "completion_form": completion_form or CompletionForm(study=study_obj),
+            "pool_queries": services.pool_link_queries(),
         },
     )
+
+
+@admin_required
+@require_POST
+def study_completion(request, study_id):
+    """The completion code and URL a participant gets on finalizing (Prolific, SONA)."""
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = CompletionForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            services.study_completion_set(
+                study=study_obj,
+                code=form.cleaned_data["completion_code"],
+                url=form.cleaned_data["completion_url"],
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, "Completion code and URL saved.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, completion_form=form)
 
 
 @admin_required
@@ -480,39 +553,6 @@ def study_status(request, study_id):
 
 
 @admin_required
-def time_csv(request, study_id):
-    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
-    item_rows, sessions = selectors.time_rows(study=study_obj)
-    response, writer = csv_download(f"baseline-study-{study_obj.pk}-time.csv")
-    writer.writerow(["kind", "participant", "position", "question_id", "start", "end", "seconds"])
-    for row in item_rows:
-        writer.writerow(
-            [
-                "item",
-                row.participation.user.get_username(),
-                row.position,
-                row.study_item.item.question_id,
-                "",
-                row.answered_at.isoformat() if row.answered_at else "",
-                f"{row.seconds:.1f}",
-            ]
-        )
-    for session in sessions:
-        writer.writerow(
-            [
-                "session",
-                session.participation.user.get_username(),
-                "",
-                "",
-                session.started_at.isoformat(),
-                session.last_activity_at.isoformat(),
-                f"{session.seconds:.1f}",
-            ]
-        )
-    return response
-
-
-@admin_required
 def report(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = ReportForm(request.POST or None, study=study_obj)
@@ -546,31 +586,11 @@ def report(request, study_id):
         context["table19"] = table19_rows(latest.results)
         context["best"] = best_model_view(latest.results)
         context["weights"] = reweighting_view(latest.results)
+        context["tidy"] = table_links(
+            reverse("baseline:report-table", args=[study_obj.pk]),
+            name=statistics.BASELINE_REPORT.name,
+            api_url=reverse("baseline-statistics-api:report-rows", args=[study_obj.pk]),
+        )
     if request.htmx:
         return render(request, "humanbaseline/report.html#result", context)
     return render(request, "humanbaseline/report.html", context)
-
-
-@admin_required
-def report_plot(request, study_id, plot, fmt):
-    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
-    latest = selectors.latest_report(study=study_obj)
-    scene = None
-    if latest is not None and latest.status == "done":
-        scene = report_plots(latest.results).get(plot)
-    return plot_download(scene, filename=f"baseline-{study_obj.pk}-report-{plot}", fmt=fmt)
-
-
-@admin_required
-def report_csv(request, study_id):
-    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
-    latest = selectors.latest_report(study=study_obj)
-    if latest is None or latest.status != "done":
-        raise Http404("No finished report yet.")
-    response, writer = csv_download(f"baseline-study-{study_obj.pk}-report.csv")
-    writer.writerow(["section", "statistic", "estimate", "ci_low", "ci_high"])
-    for section, name, value, low, high in report_rows(latest.results):
-        writer.writerow(
-            [section, name, *("" if v is None else f"{v:.6f}" for v in (value, low, high))]
-        )
-    return response

@@ -3,11 +3,13 @@ only, never an annotator (who was overturned is not theirs to see). Thin: the se
 computes, :func:`analytics_plots` draws, the views render."""
 
 from django.shortcuts import render
+from django.urls import reverse
 
-from adjudication.arbitration import analytics
+from adjudication.arbitration import analytics, statistics
 from heartbench_site.base import display, plots
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import csv_download
 
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
@@ -66,6 +68,11 @@ def arbitration_analytics(request):
                 )
                 for name, scene in analytics_plots(result).items()
             ],
+            "table": table_links(
+                reverse("adjudication:analytics-table"),
+                name=statistics.ARBITRATION_ANALYTICS.name,
+                api_url=reverse("adjudication-api:analytics-rows"),
+            ),
             "lift_note": display.small_n_note(lift.pairs, "pair") if lift else "",
         },
     )
@@ -83,3 +90,9 @@ def arbitration_analytics_csv(request):
     for row in analytics.arbitration_analytics().csv_rows():
         writer.writerow(["" if value is None else value for value in row])
     return response
+
+
+@arbitration_readers
+def arbitration_analytics_table(request):
+    """The analytics as a tidy table: ``?format=csv`` or ``?format=parquet``."""
+    return table_download(statistics.arbitration_analytics_table(), request)

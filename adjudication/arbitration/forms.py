@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ArbitrationDecision
 from adjudication.arbitration.services import REGENERATION_GUIDANCE_MAX_CHARS
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 DECISION_CHOICES = [
     ("adopted", "Adopt a candidate as-is"),
@@ -62,7 +63,7 @@ def confirmations(pair_label: str) -> dict[str, tuple[str, str]]:
     }
 
 
-class ArbitrationForm(forms.Form):
+class ArbitrationForm(TextRules, forms.Form):
     kind = forms.ChoiceField(label="Decision", choices=DECISION_CHOICES, widget=forms.RadioSelect)
     candidate = forms.TypedChoiceField(
         label="Candidate",
@@ -71,19 +72,27 @@ class ArbitrationForm(forms.Form):
         choices=[("", "—")] + [(n, f"Candidate {n}") for n in (1, 2, 3)],
         help_text="The candidate to adopt or edit.",
     )
-    summary = forms.CharField(label="Rationale (summary)", widget=_rows(4), required=False)
-    emotional_tone = forms.CharField(label="Emotional tone", widget=_rows(2), required=False)
-    core_reasoning = forms.CharField(label="Core reasoning", widget=_rows(3), required=False)
+    summary = forms.CharField(
+        label="Rationale (summary)", widget=_rows(4), required=False, max_length=TEXT
+    )
+    emotional_tone = forms.CharField(
+        label="Emotional tone", widget=_rows(2), required=False, max_length=TEXT
+    )
+    core_reasoning = forms.CharField(
+        label="Core reasoning", widget=_rows(3), required=False, max_length=TEXT
+    )
     final_decision = forms.CharField(
         label="Final decision",
         widget=_rows(3),
         required=False,
+        max_length=TEXT,
         help_text="Must state a concrete behavioral decision.",
     )
     reason = forms.CharField(
         label="Reason / note",
         widget=_rows(2),
         required=False,
+        max_length=NOTE,
         help_text="Required to discard: why the pair is fundamentally unfit.",
     )
     guidance_followed = forms.TypedMultipleChoiceField(
@@ -136,8 +145,8 @@ class ArbitrationForm(forms.Form):
         return kind
 
 
-class ReopenForm(forms.Form):
-    reason = forms.CharField(label="Reason for reopening", widget=_rows(2))
+class ReopenForm(TextRules, forms.Form):
+    reason = forms.CharField(label="Reason for reopening", widget=_rows(2), max_length=NOTE)
 
     def __init__(self, *args, pair_id: int, pair_label: str = "this pair", **kwargs):
         super().__init__(*args, **kwargs)

@@ -2,12 +2,14 @@
 Thin: the selector computes, :func:`outcome_plots` draws, the views render."""
 
 from django.shortcuts import render
+from django.urls import reverse
 
-from adjudication.arbitration import selectors
+from adjudication.arbitration import selectors, statistics
 from adjudication.arbitration.models import AdjudicationSettings
 from heartbench_site.base import display, plots
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import csv_download
 
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
@@ -108,6 +110,11 @@ def comparison_outcomes(request):
                 )
                 for name, scene in charts.items()
             },
+            "table": table_links(
+                reverse("adjudication:outcomes-table"),
+                name=statistics.COMPARISON_OUTCOMES.name,
+                api_url=reverse("adjudication-api:outcome-rows"),
+            ),
             "kappa_note": display.small_n_note(outcomes.kappa_items, "pair")
             if outcomes.kappa is not None
             else "",
@@ -133,3 +140,10 @@ def comparison_outcomes_csv(request):
             continue
         writer.writerow([name, "" if value is None else value])
     return response
+
+
+@arbitration_readers
+def comparison_outcomes_table(request):
+    """The outcomes as a tidy table: ``?format=csv`` or ``?format=parquet``."""
+    families = _families_visible(request.user)
+    return table_download(statistics.comparison_outcomes_table(families=families), request)

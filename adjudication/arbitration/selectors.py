@@ -137,6 +137,16 @@ class ArbitrationPage:
         return self.reference if self.pair.status in waiting else None
 
 
+def guidance_choices(page: ArbitrationPage) -> list[tuple[int, str]]:
+    """The revision guidance an edit may follow, as the arbitration form offers it:
+    (judgment id, "annotator: guidance")."""
+    return [
+        (j["judgment"].pk, f"{j['annotator'].get_username()}: {j['judgment'].revision_guidance}")
+        for j in page.judgments
+        if j["judgment"].revision_guidance
+    ]
+
+
 def arbiter_order(pair: ComparisonPair, candidates) -> list:
     """A stable order that follows neither database ids nor families (seeded by pair)."""
     ordered = sorted(candidates, key=lambda c: c.pk)

@@ -35,8 +35,10 @@ from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_start,
 )
+from heartbench_site.base.conflicts import ConflictOfInterest
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text, check_texts
 
 REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_decision")
 # The text an MCQ keys: the reference's final decision becomes the correct option
@@ -49,6 +51,20 @@ REGENERATION_GUIDANCE_MAX_CHARS = 2000
 
 class ArbitrationError(ValidationError):
     """An arbitration action that cannot be carried out as asked; the message says why."""
+
+
+# Issue #24: the limits of the texts an arbitrator or admin types (the form and the API
+# take the same constants); the services refuse the same texts for any other caller.
+REFERENCE_TEXT_LABELS = {
+    "summary": "Rationale (summary)",
+    "emotional_tone": "Emotional tone",
+    "core_reasoning": "Core reasoning",
+    "final_decision": "Final decision",
+}
+
+
+def _check_reason(reason: str, label: str = "Reason / note") -> str:
+    return check_text(reason or "", label=label, limit=NOTE, error=ArbitrationError)
 
 
 def candidate_response_text(candidate: Candidate) -> str:
@@ -175,26 +191,79 @@ def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
     return pair
 
 
+class ArbitrationConflict(ArbitrationError, ConflictOfInterest):
+    """The arbitrator judged the pair (some round of it): a conflict of interest, refused
+    at the act (the API answers 403, the page shows why instead of the form)."""
+
+
+def _conflict_record(assignment: PairAssignment) -> str:
+    """One assignment (or its judgment) as a refusal names it."""
+    judgment = getattr(assignment, "judgment", None)
+    if judgment is not None and judgment.submitted_at:
+        return (
+            f"your comparison judgment (round {assignment.pair.round}, version "
+            f"{judgment.version}, submitted {judgment.submitted_at:%Y-%m-%d %H:%M} UTC)"
+        )
+    return (
+        f"your comparison assignment (round {assignment.pair.round}, batch "
+        f"{assignment.batch}, assigned {assignment.assigned_at:%Y-%m-%d %H:%M} UTC)"
+    )
+
+
+def arbitration_conflict_rows(pairs, arbitrators) -> dict[tuple[int, int, int], list[str]]:
+    """{(character id, scenario id, arbitrator id): the records that bar that arbitrator
+    from the pairs of that character × scenario}, for the admin's conflicts page. One
+    query."""
+    characters = {p.character_id for p in pairs}
+    scenarios = {p.scenario_id for p in pairs}
+    wanted = {(p.character_id, p.scenario_id) for p in pairs}
+    found: dict[tuple[int, int, int], list[str]] = {}
+    if not wanted or not arbitrators:
+        return found
+    rows = (
+        PairAssignment.objects.filter(
+            pair__character_id__in=characters,
+            pair__scenario_id__in=scenarios,
+            annotator__in=[u.pk for u in arbitrators],
+        )
+        .select_related("judgment", "pair")
+        .order_by("-pair__round", "pk")
+    )
+    for a in rows:
+        if (a.pair.character_id, a.pair.scenario_id) in wanted:
+            key = (a.pair.character_id, a.pair.scenario_id, a.annotator_id)
+            found.setdefault(key, []).append(_conflict_record(a))
+    return found
+
+
+def arbitration_conflict(pair: ComparisonPair, arbitrator) -> str | None:
+    """Why ``arbitrator`` may not decide ``pair``, or None. App. D.2: nobody arbitrates a
+    pair they judged or were assigned to judge, in any round of the same character ×
+    scenario (issue #22 rounds; issue #24). One query."""
+    own = list(
+        PairAssignment.objects.filter(
+            pair__character_id=pair.character_id,
+            pair__scenario_id=pair.scenario_id,
+            annotator=arbitrator,
+        )
+        .select_related("judgment", "pair__character", "pair__scenario")
+        .order_by("-pair__round")
+    )
+    if not own:
+        return None
+    records = "; ".join(_conflict_record(a) for a in own)
+    return (
+        f"You judged {own[0].pair.character.key} × {own[0].pair.scenario.scenario_id} "
+        f"yourself: {records}. Nobody arbitrates a pair they judged or were assigned to "
+        "judge, in any round (seed 000 App. D.2); another arbitrator decides it."
+    )
+
+
 def _refuse_own_pair(pair: ComparisonPair, arbitrator) -> None:
     """App. D.2: nobody arbitrates a pair they judged (or were assigned to judge)."""
-    own = (
-        PairAssignment.objects.filter(pair=pair, annotator=arbitrator)
-        .select_related("judgment")
-        .first()
-    )
-    if own is None:
-        return
-    judgment = getattr(own, "judgment", None)
-    record = (
-        f"your comparison judgment (version {judgment.version}, submitted "
-        f"{judgment.submitted_at:%Y-%m-%d %H:%M})"
-        if judgment
-        else f"your comparison assignment (batch {own.batch})"
-    )
-    raise ArbitrationError(
-        f"You judged {pair} yourself: {record}. Nobody arbitrates a pair they judged "
-        "(seed 000 App. D.2); another arbitrator decides it."
-    )
+    message = arbitration_conflict(pair, arbitrator)
+    if message:
+        raise ArbitrationConflict(message)
 
 
 def _was_flagged(pair: ComparisonPair) -> bool:
@@ -215,7 +284,7 @@ def _record(**kwargs) -> ArbitrationDecision:
 def arbitration_discard(*, pair_id: int, arbitrator, reason: str) -> ArbitrationDecision:
     """Discard a pair deemed fundamentally unfit (App. D.2); a reason is required."""
     _require_arbitrator(arbitrator)
-    reason = (reason or "").strip()
+    reason = _check_reason(reason).strip()
     if not reason:
         raise ArbitrationError("Give the reason the pair is fundamentally unfit for evaluation.")
     pair = _locked_escalated_pair(pair_id)
@@ -270,6 +339,13 @@ def arbitration_resolve(
     ``guidance_followed``: on an edit, the ids of this pair's judgments whose revision
     guidance the edit follows."""
     _require_arbitrator(arbitrator)
+    _check_reason(reason)
+    check_texts(
+        fields or {},
+        dict.fromkeys(REFERENCE_TEXT_FIELDS, TEXT),
+        labels=REFERENCE_TEXT_LABELS,
+        error=ArbitrationError,
+    )
     Kind = ArbitrationDecision.Kind
     if kind not in (Kind.ADOPTED, Kind.EDITED, Kind.REWRITTEN):
         raise ArbitrationError("Choose adopt, edit or rewrite (or discard the pair).")
@@ -320,16 +396,16 @@ def arbitration_regenerate(
     its candidates, ``annotation.comparison.services.comparison_pairs_create`` makes the
     next round's pair: a fresh blind comparison with new letters."""
     _require_arbitrator(arbitrator)
-    guidance = (guidance or "").strip()
+    guidance = check_text(
+        guidance or "",
+        label="Guidance for regeneration",
+        limit=REGENERATION_GUIDANCE_MAX_CHARS,
+        error=ArbitrationError,
+    ).strip()
     if not guidance:
         raise ArbitrationError(
             "Give the guidance for the new candidates: what all three got wrong and what "
             "a usable response needs."
-        )
-    if len(guidance) > REGENERATION_GUIDANCE_MAX_CHARS:
-        raise ArbitrationError(
-            f"Keep the guidance to {REGENERATION_GUIDANCE_MAX_CHARS} characters "
-            f"(it has {len(guidance)})."
         )
     pair = _locked_escalated_pair(pair_id)
     _refuse_own_pair(pair, arbitrator)
@@ -356,6 +432,41 @@ def arbitration_regenerate(
     return decision
 
 
+def arbitration_decide(
+    *,
+    pair_id: int,
+    arbitrator,
+    kind: str,
+    candidate_id: int | None = None,
+    fields: dict | None = None,
+    reason: str = "",
+    guidance: str = "",
+    guidance_followed=(),
+    on_unavailable=None,
+) -> ArbitrationDecision:
+    """The arbitration form's decision, whichever it is (the page and the API call this):
+    discard, ask for regeneration, or retain the pair with a reference (adopt, edit,
+    rewrite)."""
+    if kind == ArbitrationDecision.Kind.DISCARDED:
+        return arbitration_discard(pair_id=pair_id, arbitrator=arbitrator, reason=reason)
+    if kind == ArbitrationDecision.Kind.REGENERATE:
+        return arbitration_regenerate(
+            pair_id=pair_id,
+            arbitrator=arbitrator,
+            guidance=guidance,
+            on_unavailable=on_unavailable,
+        )
+    return arbitration_resolve(
+        pair_id=pair_id,
+        arbitrator=arbitrator,
+        kind=kind,
+        candidate_id=candidate_id,
+        fields=fields,
+        reason=reason,
+        guidance_followed=guidance_followed,
+    )
+
+
 @transaction.atomic
 def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecision:
     """An admin reopens a decided pair: the decision stays, marked reopened; its
@@ -363,7 +474,7 @@ def arbitration_reopen(*, pair_id: int, admin, reason: str) -> ArbitrationDecisi
     returns to the arbitration queue."""
     if not has_any_role(admin, [Role.ADMIN]):
         raise ArbitrationError("Only an admin may reopen an arbitration decision.")
-    reason = (reason or "").strip()
+    reason = _check_reason(reason, "Reason for reopening").strip()
     if not reason:
         raise ArbitrationError("Give the reason for reopening the decision.")
     pair = ComparisonPair.objects.select_for_update(of=("self",)).filter(pk=pair_id).first()

@@ -10,6 +10,7 @@ urlpatterns = [
     path("decided/", views.arbitration_decided, name="decided"),
     path("outcomes/", outcome_views.comparison_outcomes, name="outcomes"),
     path("outcomes.csv", outcome_views.comparison_outcomes_csv, name="outcomes-csv"),
+    path("outcomes/table/", outcome_views.comparison_outcomes_table, name="outcomes-table"),
     path(
         "outcomes/plots/<slug:plot>.<slug:fmt>",
         outcome_views.comparison_outcomes_plot,
@@ -17,6 +18,7 @@ urlpatterns = [
     ),
     path("analytics/", analytics_views.arbitration_analytics, name="analytics"),
     path("analytics.csv", analytics_views.arbitration_analytics_csv, name="analytics-csv"),
+    path("analytics/table/", analytics_views.arbitration_analytics_table, name="analytics-table"),
     path(
         "analytics/plots/<slug:plot>.<slug:fmt>",
         analytics_views.arbitration_analytics_plot,

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.arbitration import selectors, services
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
+from heartbench_site.base.conflicts import conflict_page
 from heartbench_site.base.roles import Role, role_required, user_roles
 from heartbench_site.base.web import add_error_messages
 
@@ -19,6 +20,11 @@ TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
 
 def _queue(request, *, decided: bool):
     pairs = selectors.arbitration_decided() if decided else selectors.arbitration_queue()
+    if not decided and Role.ARBITRATOR in user_roles(request.user):
+        # Issue #24: the pairs this arbitrator judged (any round) say so, one query.
+        barred = services.arbitration_conflict_rows(pairs, [request.user])
+        for p in pairs:
+            p.conflict = "; ".join(barred.get((p.character_id, p.scenario_id, request.user.pk), []))
     # The assignment page is the admins': no link an arbitrator cannot follow.
     can_assign = Role.ADMIN in user_roles(request.user)
     return render(
@@ -49,15 +55,6 @@ def _prefill(page, number):
     }
 
 
-def _guidance(page):
-    """The revision guidance an edit may follow: (judgment id, "annotator: guidance")."""
-    return [
-        (j["judgment"].pk, f"{j['annotator'].get_username()}: {j['judgment'].revision_guidance}")
-        for j in page.judgments
-        if j["judgment"].revision_guidance
-    ]
-
-
 @arbitration_readers
 @require_http_methods(["GET", "POST"])
 def arbitration_pair(request, pair_id):
@@ -65,14 +62,21 @@ def arbitration_pair(request, pair_id):
     if page is None:
         raise Http404("No such comparison pair.")
     is_arbitrator = Role.ARBITRATOR in user_roles(request.user)
-    # App. D.2: nobody arbitrates a pair they judged (the service refuses it too).
-    judged_it = any(j["annotator"].pk == request.user.pk for j in page.judgments)
+    # App. D.2: nobody arbitrates a pair they judged, in any round (the service refuses
+    # it too, at the act); the page says why instead of offering the form.
+    conflict = services.arbitration_conflict(page.pair, request.user) if is_arbitrator else None
+    judged_it = conflict is not None
     diff = None
     if request.method == "POST":
         if not is_arbitrator:
             raise Http404("Only an arbitrator decides.")
+        if conflict:
+            return conflict_page(request, services.ArbitrationConflict(conflict))
         form = ArbitrationForm(
-            request.POST, pair_id=pair_id, pair_label=str(page.pair), guidance=_guidance(page)
+            request.POST,
+            pair_id=pair_id,
+            pair_label=str(page.pair),
+            guidance=selectors.guidance_choices(page),
         )
         if form.is_valid():
             data = form.cleaned_data
@@ -85,27 +89,19 @@ def arbitration_pair(request, pair_id):
                 }
             else:
                 try:
-                    if data["kind"] == "discarded":
-                        services.arbitration_discard(
-                            pair_id=pair_id, arbitrator=request.user, reason=data["reason"]
-                        )
-                    elif data["kind"] == "regenerate":
-                        services.arbitration_regenerate(
-                            pair_id=pair_id,
-                            arbitrator=request.user,
-                            guidance=data["guidance"],
-                            on_unavailable=lambda message: messages.error(request, message),
-                        )
-                    else:
-                        services.arbitration_resolve(
-                            pair_id=pair_id,
-                            arbitrator=request.user,
-                            kind=data["kind"],
-                            candidate_id=chosen.candidate.pk if chosen else None,
-                            fields=fields,
-                            reason=data["reason"],
-                            guidance_followed=data.get("guidance_followed") or (),
-                        )
+                    services.arbitration_decide(
+                        pair_id=pair_id,
+                        arbitrator=request.user,
+                        kind=data["kind"],
+                        candidate_id=chosen.candidate.pk if chosen else None,
+                        fields=fields,
+                        reason=data["reason"],
+                        guidance=data["guidance"],
+                        guidance_followed=data.get("guidance_followed") or (),
+                        on_unavailable=lambda message: messages.error(request, message),
+                    )
+                except services.ArbitrationConflict as error:
+                    return conflict_page(request, error)
                 except services.ArbitrationError as error:
                     add_error_messages(form, error)
                 else:
@@ -117,7 +113,7 @@ def arbitration_pair(request, pair_id):
             initial=_prefill(page, int(number)) if number.isdigit() else {},
             pair_id=pair_id,
             pair_label=str(page.pair),
-            guidance=_guidance(page),
+            guidance=selectors.guidance_choices(page),
         )
     editing = None
     if form.is_bound and form.is_valid() and form.cleaned_data.get("candidate"):
@@ -133,6 +129,7 @@ def arbitration_pair(request, pair_id):
             if is_arbitrator and not judged_it and page.pair.status == "escalated"
             else None,
             "judged_it": judged_it,
+            "conflict": conflict,
             "editing": editing,
             "diff": diff,
             "reopen_form": ReopenForm(pair_id=pair_id, pair_label=str(page.pair))

@@ -3,7 +3,8 @@ annotator submits a judgment, and the pair is routed once its three annotators h
 admin assigns pairs, never to someone who arbitrated them.
 
 services (submit, then route: one transaction; assign after the arbitration check) ← views
-(the comparison page, whose form submits; the assignment page) and demo. Calls down into
+(the comparison page, whose form submits; the assignment page), api (the judgment submit,
+in the ``comparison-api`` namespace) and demo. Calls down into
 annotation.comparison (record the judgment) and adjudication.arbitration (unanimous
 adoption or escalation); URLs stay in the ``comparison`` namespace, composed by the site's
 ``urls.py``.

@@ -68,7 +68,7 @@ def model_facing_files(data: FinalSet) -> dict[str, bytes]:
     return {
         "model_facing/items.json": sorted_json({"dataset_meta": meta, "questions": questions}),
         "model_facing/items.jsonl": jsonl(questions, sort_keys=True),
-        "model_facing/items.csv": _model_facing_csv(questions),
+        "model_facing/items.csv": csv_bytes(*model_facing_table(questions)),
         "model_facing/memories.json": sorted_json({"memories": memories}),
         "model_facing/memories.jsonl": jsonl(memories, sort_keys=True),
         "model_facing/answers.json": sorted_json({"answers": answers}),
@@ -80,7 +80,8 @@ def model_facing_files(data: FinalSet) -> dict[str, bytes]:
     }
 
 
-def _model_facing_csv(questions) -> bytes:
+def model_facing_table(questions) -> tuple[list[str], list[list]]:
+    """The items as one flat table (header, rows): the CSV's and the Parquet file's."""
     header = [
         "question_id",
         "character_id",
@@ -118,4 +119,4 @@ def _model_facing_csv(questions) -> bytes:
                 *(o["content"] for o in q["options"]),
             ]
         )
-    return csv_bytes(header, rows)
+    return header, rows

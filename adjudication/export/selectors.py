@@ -27,12 +27,19 @@ EXPORT_LAYOUT = (
     (
         "model_facing/",
         "items, memories (content_full only, anonymized ids, timeline labels) and the "
-        "keys in a separate answers file: hand these to an evaluation harness",
+        "keys in a separate answers file: hand these to an evaluation harness; "
+        "items, answers and memories also as Parquet",
     ),
     (
         "construction/",
         "every item with its key, option provenance, versions, reference and full "
-        "adjudication chain: construction team only",
+        "adjudication chain (also as Parquet, nested fields as JSON strings): construction "
+        "team only",
+    ),
+    (
+        "README.md",
+        "the dataset card: its YAML header names the configurations model_facing "
+        "(default), answers, memories and construction, for datasets.load_dataset",
     ),
     (
         "manifest.json",

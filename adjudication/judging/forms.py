@@ -11,6 +11,7 @@ from django.urls import reverse
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR
 from annotation.generation.models import ModelFamily
 from heartbench_site.base.protocol import PROTOCOL_SEED
+from heartbench_site.base.text_rules import NAME, NOTE, TextRules
 
 ALL_PAIRS, CHOSEN_PAIRS = "all", "chosen"
 LAUNCH_CONFIRM = (
@@ -20,9 +21,9 @@ LAUNCH_CONFIRM = (
 )
 
 
-class JudgeRunForm(forms.Form):
+class JudgeRunForm(TextRules, forms.Form):
     name = forms.CharField(
-        label="Name", max_length=200, required=False, help_text="Empty: the judge family's name."
+        label="Name", max_length=NAME, required=False, help_text="Empty: the judge family's name."
     )
     provider_family = forms.ChoiceField(
         label="Provider",
@@ -30,7 +31,7 @@ class JudgeRunForm(forms.Form):
         "answers for the judge.",
     )
     model = forms.CharField(
-        label="Model", max_length=200, required=False, help_text="Empty: the provider's model."
+        label="Model", max_length=NAME, required=False, help_text="Empty: the provider's model."
     )
     judge_family = forms.ChoiceField(
         label="Judge model family",
@@ -64,7 +65,9 @@ class JudgeRunForm(forms.Form):
         initial=PROTOCOL_SEED,
         help_text="Draws the candidate orders; the same seed gives the same orders.",
     )
-    note = forms.CharField(label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    note = forms.CharField(
+        label="Note", required=False, max_length=NOTE, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
     def __init__(self, *args, configured, eligible, **kwargs):
         super().__init__(*args, **kwargs)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.http import Http404
 from django.shortcuts import render
+from django.urls import reverse
 
 from adjudication.judging.report import FAMILIES, JudgeReport, judge_report
 from agreement import BootstrapEstimate
@@ -19,6 +20,7 @@ from annotation.comparison.models import COMPARISON_LETTERS
 from heartbench_site.base import display, plots
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.tidy import table_links
 from heartbench_site.base.web import csv_download
 
 admin_required = role_required(Role.ADMIN)
@@ -489,6 +491,11 @@ def judge_run_report(request, run_id):
             ],
             "rating_cells": rating_cells(report),
             "small_n_note": note,
+            "tidy": table_links(
+                reverse("judging:report-table", args=[run_id]),
+                name="judge_report",
+                api_url=reverse("judging-api:report-rows", args=[run_id]),
+            ),
         },
     )
 

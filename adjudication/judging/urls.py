@@ -3,7 +3,7 @@ report (``runs/<run_id>/report/``, ``judging:report``) is added beside them."""
 
 from django.urls import path
 
-from adjudication.judging import report_views, views
+from adjudication.judging import report_views, statistics, views
 
 app_name = "judging"
 
@@ -15,6 +15,11 @@ urlpatterns = [
     path("runs/<int:run_id>/resume/", views.judge_run_resume, name="resume"),
     path("runs/<int:run_id>/report/", report_views.judge_run_report, name="report"),
     path("runs/<int:run_id>/report.csv", report_views.judge_run_report_csv, name="report-csv"),
+    path(
+        "runs/<int:run_id>/report/table/",
+        statistics.judge_report_download,
+        name="report-table",
+    ),
     path(
         "runs/<int:run_id>/report/plots/<slug:plot>.<slug:fmt>",
         report_views.judge_run_report_plot,

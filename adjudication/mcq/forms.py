@@ -4,23 +4,41 @@ from django import forms
 
 from adjudication.mcq import assembly as mcq_assembly
 from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules, text_problem
 
 # What the item page's revise form autosaves (the distractor, its revised text, the note).
 REVISE_DRAFT_FIELDS = ("label", "content", "note")
 
 
-class ReviewDecisionForm(forms.Form):
+class ReviewDecisionForm(TextRules, forms.Form):
     action = forms.ChoiceField(choices=McqReviewDecision.Action.choices)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     label = forms.ChoiceField(
         choices=[("", "—")] + [(x, x) for x in OPTION_LABELS], required=False, label="Option"
     )
-    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    content = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=TEXT
+    )
     reference_id = forms.IntegerField(required=False, label="Replacement reference")
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, max_length=NOTE
+    )
 
 
-class AssemblyRunForm(forms.Form):
+def revise_draft_problem(data) -> str | None:
+    """Why the revise form's draft cannot be saved (issue #24: a draft over a field's
+    limit or with a control character is refused, never cut or stripped), or None."""
+    label = data.get("label") or ""
+    if label and label not in OPTION_LABELS:
+        return f"Option {label!r} is not an option; choose A, B, C or D."
+    for name, title, limit in (("content", "Content", TEXT), ("note", "Note", NOTE)):
+        problem = text_problem(data.get(name) or "", label=title, limit=limit)
+        if problem:
+            return problem
+    return None
+
+
+class AssemblyRunForm(TextRules, forms.Form):
     measure = forms.ChoiceField(choices=[], initial=mcq_assembly.DEFAULT_MEASURE)
     similarity_max = forms.FloatField(
         min_value=0.01,
@@ -45,6 +63,7 @@ class AssemblyRunForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
         label="Reason for the override",
+        max_length=NOTE,
     )
 
     def __init__(self, *args, **kwargs):

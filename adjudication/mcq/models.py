@@ -30,6 +30,16 @@ class McqError(ValueError):
     """A step of the MCQ workflow that cannot happen; the message says why."""
 
 
+class McqStaleVersion(McqError):
+    """A review action on another version than the item's current one (the page or the
+    script read it before someone changed it): the API answers 412."""
+
+
+class McqNotReviewable(McqError):
+    """A review action on an item that is not flagged or incomplete any more: the API
+    answers 409."""
+
+
 class McqItem(models.Model):
     """A four-option item: the key plus three distractors from other characters.
 

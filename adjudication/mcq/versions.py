@@ -11,6 +11,7 @@ from django.db import transaction
 
 from adjudication.mcq.celery_tasks import dispatch_screening
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion, McqOption
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text
 
 
 class ItemEditRejected(ValueError):
@@ -70,6 +71,15 @@ def validate_options(options: list[dict], correct_answer: str) -> None:
         raise ItemEditRejected("Two options have the same text.")
 
 
+def check_typed(note: str, options: list[dict] | None = None) -> None:
+    """The text rules (issue #24) on what a person typed for an edit: the note and the
+    new option texts (stored options, e.g. imported ones, are not re-checked)."""
+    check_text(note or "", label="Note", limit=NOTE, error=ItemEditRejected)
+    for o in options or ():
+        label = f"Option {o.get('label')}"
+        check_text(str(o.get("content", "")), label=label, limit=TEXT, error=ItemEditRejected)
+
+
 @transaction.atomic
 def revise_item(
     item: McqItem,
@@ -87,6 +97,7 @@ def revise_item(
     optionally ``is_generated``, ``source_character``, ``source_reference``; omitted
     keys keep the current option's value. The item goes to ``screening``.
     """
+    check_typed(note, options)
     item = McqItem.objects.select_for_update().get(pk=item.pk)
     current = option_dicts(item)
     key = correct_answer or item.correct_answer
@@ -131,6 +142,7 @@ def revise_item(
 @transaction.atomic
 def remove_item(item: McqItem, *, user, origin: str, note: str) -> McqItem:
     """Take ``item`` out of the final set; its versions and options stay for the record."""
+    check_typed(note)
     item = McqItem.objects.select_for_update().get(pk=item.pk)
     record_version(item, origin=McqItemVersion.Origin.IMPORT, user=None)
     item.status = McqItem.Status.REMOVED

@@ -4,13 +4,19 @@ nothing here shows a model family."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.mcq import selectors as mcq_selectors
-from adjudication.mcq.forms import REVISE_DRAFT_FIELDS, AssemblyRunForm, ReviewDecisionForm
+from adjudication.mcq.forms import (
+    REVISE_DRAFT_FIELDS,
+    AssemblyRunForm,
+    ReviewDecisionForm,
+    revise_draft_problem,
+)
 from adjudication.mcq.models import McqError, McqItem
 from adjudication.mcq.services import item_assembly, item_review, item_screening
 from heartbench_site.base import drafts
@@ -54,12 +60,12 @@ def item_queue_csv(request):
     return response
 
 
-def _revise_draft_key(item) -> str:
+def revise_draft_key(item) -> str:
     """One draft per item version: a draft never reappears on a later version."""
     return f"mcq-revise:{item.pk}:v{item.version}"
 
 
-def _revisable(page) -> bool:
+def revisable(page) -> bool:
     return page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES and not page.incomplete
 
 
@@ -88,15 +94,15 @@ def item_detail(request, item_id):
             except McqError as error:
                 form.add_error(None, str(error))
             else:
-                drafts.form_draft_clear(user=request.user, key=_revise_draft_key(page.item))
+                drafts.form_draft_clear(user=request.user, key=revise_draft_key(page.item))
                 messages.success(
                     request, f"{decision.get_action_display()}: {page.item.question_id}."
                 )
                 return redirect("mcq:item", item_id=item_id)
         page = mcq_selectors.item_review_page(item_id=item_id)
     revise_draft = None
-    if _revisable(page):
-        revise_draft = drafts.form_draft_get(user=request.user, key=_revise_draft_key(page.item))
+    if revisable(page):
+        revise_draft = drafts.form_draft_get(user=request.user, key=revise_draft_key(page.item))
     return render(
         request,
         "adjudication/mcq/item.html",
@@ -120,11 +126,18 @@ def item_revise_draft(request, item_id):
     page = mcq_selectors.item_review_page(item_id=item_id)
     if page is None:
         raise Http404("No such MCQ item.")
-    if request.method == "POST" and not _revisable(page):
+    if request.method == "POST" and not revisable(page):
         raise PermissionDenied("This item is not open for revision.")
+    problem = revise_draft_problem(request.POST) if request.method == "POST" else None
+    if problem is not None:
+        # Refused, nothing saved: the status line says why (issue #24).
+        if request.htmx:
+            return HttpResponse(escape(f"Not saved: {problem}"))
+        messages.error(request, f"Not saved: {problem}")
+        return redirect("mcq:item", item_id=item_id)
     return drafts.autosave_response(
         request,
-        key=_revise_draft_key(page.item),
+        key=revise_draft_key(page.item),
         fields=REVISE_DRAFT_FIELDS,
         page_url=reverse("mcq:item", kwargs={"item_id": item_id}),
     )

@@ -6,9 +6,10 @@ reaches before then names a family."""
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from annotation.blinding import selectors, services
+from annotation.blinding import selectors, services, statistics
 from annotation.blinding.forms import FamilyGuessForm
 from annotation.blinding.stats import CHANCE
 from annotation.comparison.models import COMPARISON_LETTERS
@@ -16,6 +17,7 @@ from annotation.comparison.services import ComparisonError
 from heartbench_site.base import display, plots
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.tidy import table_links
 from heartbench_site.base.web import add_error_messages, csv_download
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
@@ -98,6 +100,11 @@ def blinding_report(request):
                 name: page_plot(scene, name=name, url_name="blinding:report-plot")
                 for name, scene in charts.items()
             },
+            "tidy": table_links(
+                reverse("blinding:report-table"),
+                name=statistics.BLINDING_REPORT.name,
+                api_url=reverse("blinding-api:report-rows"),
+            ),
         },
     )
 

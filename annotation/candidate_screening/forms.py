@@ -7,6 +7,7 @@ from django import forms
 from django.urls import reverse
 
 from annotation.candidate_screening.models import SCREENED_FIELDS
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 FIELD_LABELS = {
     "summary": "Summary (inner consciousness)",
@@ -24,12 +25,20 @@ def _helper(action, label, confirm, confirm_label):
     return helper
 
 
-class CleanForm(forms.Form):
+class CleanForm(TextRules, forms.Form):
     reason = forms.CharField(
+        max_length=NOTE,
         label="Why the text was edited",
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Kept with the edit, beside the text before and after.",
     )
+
+    @classmethod
+    def dynamic_text_fields(cls) -> dict:
+        return {
+            name: forms.CharField(label=FIELD_LABELS[name], max_length=TEXT)
+            for name in SCREENED_FIELDS
+        }
 
     def __init__(self, *args, flag, **kwargs):
         super().__init__(*args, **kwargs)
@@ -37,6 +46,7 @@ class CleanForm(forms.Form):
         for name in SCREENED_FIELDS:
             self.fields[name] = forms.CharField(
                 label=FIELD_LABELS[name],
+                max_length=TEXT,
                 required=name == "final_decision",
                 initial=getattr(candidate, name),
                 strip=True,
@@ -53,8 +63,9 @@ class CleanForm(forms.Form):
         )
 
 
-class AcceptForm(forms.Form):
+class AcceptForm(TextRules, forms.Form):
     reason = forms.CharField(
+        max_length=NOTE,
         label="Why these findings are false positives",
         widget=forms.Textarea(attrs={"rows": 2}),
     )

@@ -16,6 +16,7 @@ from annotation.candidate_screening.models import SCREENED_FIELDS, CandidateClea
 from annotation.candidate_screening.selectors import judged_message, judged_pairs_of
 from annotation.generation.models import Candidate
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text
 
 
 class ScreeningError(ValidationError):
@@ -90,6 +91,11 @@ def flag_clean(*, flag_id: int, user, fields: dict, reason: str) -> CandidateCle
     Refused once any annotator has submitted a judgment on a pair holding the candidate
     (a re-screening can flag a pair already being judged): their judgment is about the
     text they saw, so the admin accepts the flag with a reason instead."""
+    check_text(reason, label="Why the text was edited", limit=NOTE, error=ScreeningError)
+    for name, text in (fields or {}).items():
+        check_text(
+            text, label=name.replace("_", " ").capitalize(), limit=TEXT, error=ScreeningError
+        )
     _admin(user, "cleans a candidate")
     if not (reason or "").strip():
         raise ScreeningError("Say why the text was edited (the reason is kept with the edit).")
@@ -134,6 +140,9 @@ def flag_clean(*, flag_id: int, user, fields: dict, reason: str) -> CandidateCle
 @transaction.atomic
 def flag_accept(*, flag_id: int, user, reason: str) -> LeakFlag:
     """Close the flag as a false positive; the text stays as it is."""
+    check_text(
+        reason, label="Why these findings are false positives", limit=NOTE, error=ScreeningError
+    )
     _admin(user, "accepts a leak flag")
     if not (reason or "").strip():
         raise ScreeningError("Say why the findings are false positives.")

@@ -11,6 +11,7 @@ from django import forms
 from annotation.character_drafting import design
 from annotation.character_drafting.models import DraftingJob
 from annotation.profile_review.models import PROFILE_FIELD_CHOICES
+from heartbench_site.base.text_rules import NAME, NOTE, TEXT, TextRules
 
 
 def plan_digest(plan: list[design.PlannedCharacter], model: str) -> str:
@@ -18,7 +19,7 @@ def plan_digest(plan: list[design.PlannedCharacter], model: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-class DraftingDesignForm(forms.Form):
+class DraftingDesignForm(TextRules, forms.Form):
     """The design. "Check the plan" shows what would be drafted; "Launch drafting" is
     accepted only for the plan that was shown (``confirmed_plan`` carries its digest),
     so nothing launches unseen."""
@@ -36,6 +37,7 @@ class DraftingDesignForm(forms.Form):
         "all-0.50 reference whose vector is fixed. Keys that exist already are skipped.",
     )
     custom_design = forms.CharField(
+        max_length=TEXT,
         label="Custom requirements (one character per line)",
         required=False,
         widget=forms.Textarea(
@@ -51,8 +53,10 @@ class DraftingDesignForm(forms.Form):
         required=False,
         help_text="Leave as configured, or name another model of the configured provider.",
     )
-    note = forms.CharField(label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    confirmed_plan = forms.CharField(required=False, widget=forms.HiddenInput)
+    note = forms.CharField(
+        max_length=NOTE, label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    confirmed_plan = forms.CharField(max_length=NAME, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, confirm: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,13 +82,14 @@ class DraftingDesignForm(forms.Form):
         return plan_digest(self.cleaned_data["plan"], self.cleaned_data.get("model") or "")
 
 
-class RedraftForm(forms.Form):
+class RedraftForm(TextRules, forms.Form):
     field = forms.ChoiceField(
         label="What to redraft",
         choices=[("", "The whole profile"), *PROFILE_FIELD_CHOICES],
         required=False,
     )
     admin_note = forms.CharField(
+        max_length=NOTE,
         label="Note to the model (optional)",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -100,22 +105,26 @@ class RedraftForm(forms.Form):
         self.helper.add_input(Submit("redraft", "Redraft"))
 
 
-class DraftingPromptForm(forms.Form):
+class DraftingPromptForm(TextRules, forms.Form):
     system_template = forms.CharField(
-        label="System prompt", widget=forms.Textarea(attrs={"rows": 14, "class": "font-monospace"})
+        max_length=TEXT,
+        label="System prompt",
+        widget=forms.Textarea(attrs={"rows": 14, "class": "font-monospace"}),
     )
     user_template = forms.CharField(
+        max_length=TEXT,
         label="User prompt",
         widget=forms.Textarea(attrs={"rows": 6, "class": "font-monospace"}),
         help_text="Placeholders: {char_key}, {design_brief}. Write {{ and }} for a brace.",
     )
     redraft_template = forms.CharField(
+        max_length=TEXT,
         label="Redraft block",
         widget=forms.Textarea(attrs={"rows": 10, "class": "font-monospace"}),
         help_text="Appended for a redraft. Placeholders: {version_number}, {scope}, "
         "{current_profile}, {change_requests}, {admin_note}.",
     )
-    note = forms.CharField(label="What changed", required=False)
+    note = forms.CharField(max_length=NOTE, label="What changed", required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -9,17 +9,19 @@ from django.urls import reverse
 from annotation.comparison.models import (
     COMPARISON_CRITERIA,
     COMPARISON_LETTERS,
+    JUDGMENT_TEXT_LIMITS,
     Rating,
     Suitability,
 )
 from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
+from heartbench_site.base.text_rules import NOTE, TextRules
 
 
 def _rows(n: int) -> forms.Textarea:
     return forms.Textarea(attrs={"rows": n})
 
 
-class ComparisonJudgmentForm(forms.Form):
+class ComparisonJudgmentForm(TextRules, forms.Form):
     suitability = forms.ChoiceField(
         label="Is the character-scenario pair suitable for evaluation?",
         choices=Suitability.choices,
@@ -28,14 +30,17 @@ class ComparisonJudgmentForm(forms.Form):
     )
     suitability_reason = forms.CharField(
         label="Reason for the flag",
+        max_length=JUDGMENT_TEXT_LIMITS["suitability_reason"],
         widget=_rows(2),
         required=False,
         help_text="Required when flagged: the irreconcilable contextual conflict.",
     )
-    persona_consistency_note = forms.CharField(required=False, widget=_rows(2))
-    memory_grounding_note = forms.CharField(required=False, widget=_rows(2))
-    situational_fit_note = forms.CharField(required=False, widget=_rows(2))
-    psychological_plausibility_note = forms.CharField(required=False, widget=_rows(2))
+    persona_consistency_note = forms.CharField(max_length=NOTE, required=False, widget=_rows(2))
+    memory_grounding_note = forms.CharField(max_length=NOTE, required=False, widget=_rows(2))
+    situational_fit_note = forms.CharField(max_length=NOTE, required=False, widget=_rows(2))
+    psychological_plausibility_note = forms.CharField(
+        max_length=NOTE, required=False, widget=_rows(2)
+    )
     selected_letter = forms.ChoiceField(
         label="Selected candidate",
         choices=[(x, f"Candidate {x}") for x in COMPARISON_LETTERS],
@@ -51,10 +56,14 @@ class ComparisonJudgmentForm(forms.Form):
         help_text="Keys 1 (as-is), 2 (partial revisions).",
     )
     selection_rationale = forms.CharField(
-        label="Selection rationale", widget=_rows(3), required=False
+        label="Selection rationale",
+        max_length=JUDGMENT_TEXT_LIMITS["selection_rationale"],
+        widget=_rows(3),
+        required=False,
     )
     revision_guidance = forms.CharField(
         label="Revision guidance",
+        max_length=JUDGMENT_TEXT_LIMITS["revision_guidance"],
         widget=_rows(3),
         required=False,
         help_text="Required for partial revisions: what should be added, removed, or replaced.",

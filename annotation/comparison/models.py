@@ -22,6 +22,7 @@ from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationRun
+from heartbench_site.base.text_rules import NOTE
 
 __all__ = [
     "COMPARISON_LETTERS",
@@ -167,16 +168,35 @@ JUDGMENT_FIELDS = (
 )
 
 
+# The limit of each field of the guideline's form as typed (issue #24): the column's for
+# the choices, a note's for the texts. The form, the API, the draft and the submit use it.
+JUDGMENT_TEXT_LIMITS = {
+    "suitability": 16,
+    "suitability_reason": NOTE,
+    **{f: NOTE for f in CRITERIA_FIELDS},
+    "selected_letter": 1,
+    "rating": 16,
+    "selection_rationale": NOTE,
+    "revision_guidance": NOTE,
+}
+JUDGMENT_TEXT_LABELS = {"suitability_reason": "Reason for the flag"}
+
+
 class JudgmentContent(models.Model):
-    suitability = models.CharField(max_length=16, choices=Suitability.choices)
+    suitability = models.CharField(
+        max_length=JUDGMENT_TEXT_LIMITS["suitability"], choices=Suitability.choices
+    )
     suitability_reason = models.TextField(blank=True)
     persona_consistency_note = models.TextField(blank=True)
     memory_grounding_note = models.TextField(blank=True)
     situational_fit_note = models.TextField(blank=True)
     psychological_plausibility_note = models.TextField(blank=True)
-    selected_letter = models.CharField(max_length=1, choices=[(x, x) for x in COMPARISON_LETTERS])
+    selected_letter = models.CharField(
+        max_length=JUDGMENT_TEXT_LIMITS["selected_letter"],
+        choices=[(x, x) for x in COMPARISON_LETTERS],
+    )
     selected_candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
-    rating = models.CharField(max_length=16, choices=Rating.choices)
+    rating = models.CharField(max_length=JUDGMENT_TEXT_LIMITS["rating"], choices=Rating.choices)
     selection_rationale = models.TextField()
     revision_guidance = models.TextField(blank=True)
 

@@ -21,6 +21,8 @@ from annotation.comparison.models import (
     COMPARISON_LETTERS,
     CRITERIA_FIELDS,
     JUDGMENT_FIELDS,
+    JUDGMENT_TEXT_LABELS,
+    JUDGMENT_TEXT_LIMITS,
     ComparisonDraft,
     ComparisonJudgment,
     ComparisonJudgmentVersion,
@@ -33,12 +35,18 @@ from annotation.comparison.selectors import waiting_flags
 from annotation.generation.models import Candidate, GenerationRun
 from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.text_rules import check_texts
 
 _shuffle = random.SystemRandom().shuffle
 
 
 class ComparisonError(ValidationError):
     """A comparison action that cannot be carried out as asked; the message says why."""
+
+
+class ComparisonNotFound(ComparisonError):
+    """The assignment named is not the caller's (or does not exist): a 404, not a form
+    error."""
 
 
 def canonical_candidate(*, assignment: PairAssignment, letter: str) -> int:
@@ -216,7 +224,7 @@ def _own_assignment(*, public_id, annotator, lock: bool = False) -> PairAssignme
         rows = rows.select_for_update(of=("self",))
     assignment = rows.filter(public_id=public_id, annotator=annotator).first()
     if assignment is None:
-        raise ComparisonError("This comparison is not assigned to you.")
+        raise ComparisonNotFound("This comparison is not assigned to you.")
     return assignment
 
 
@@ -226,14 +234,21 @@ def comparison_draft_save(*, public_id, annotator, data: dict) -> ComparisonDraf
     assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
     if not assignment.pair.is_open:
         raise ComparisonError("This pair has been routed; your judgment can no longer change.")
-    # NUL cannot be stored in jsonb; a form would refuse it on submit anyway.
-    clean = {
-        f: str(data.get(f, "")).replace("\x00", "")[:10_000] for f in JUDGMENT_FIELDS if f in data
-    }
+    # A draft keeps the text rules too: over the limit or with a control character, it
+    # is refused whole (nothing saved), never cut or stripped.
+    clean = check_judgment_texts({f: str(data[f]) for f in JUDGMENT_FIELDS if f in data})
     draft, _ = ComparisonDraft.objects.update_or_create(
         assignment=assignment, defaults={"data": clean}
     )
     return draft
+
+
+def check_judgment_texts(content: dict) -> dict:
+    """The text rules on the judgment's fields (issue #24): each within its limit and free
+    of control characters, or a ``ComparisonError`` naming the field and the limit."""
+    return check_texts(
+        content, JUDGMENT_TEXT_LIMITS, labels=JUDGMENT_TEXT_LABELS, error=ComparisonError
+    )
 
 
 def check_judgment(content: dict) -> dict:
@@ -295,6 +310,7 @@ def comparison_submit(*, public_id, annotator, content: dict) -> Submission:
     transaction ends, so the caller can route a complete pair
     (``adjudication.arbitration.services.consensus_route``) before anyone else acts on it.
     """
+    check_judgment_texts({f: content[f] for f in JUDGMENT_FIELDS if content.get(f) is not None})
     content = check_judgment(content)
     assignment = _own_assignment(public_id=public_id, annotator=annotator, lock=True)
     pair = ComparisonPair.objects.select_for_update(of=("self",)).get(pk=assignment.pair_id)

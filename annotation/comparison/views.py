@@ -5,6 +5,7 @@ route the pair, and the assignment page checks arbitration records: both are
 ``adjudication.consensus``'s."""
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -35,8 +36,10 @@ def comparison_draft(request, assignment):
         draft = services.comparison_draft_save(
             public_id=assignment, annotator=request.user, data=data
         )
+    except services.ComparisonNotFound as error:
+        raise Http404(error.messages[0]) from None
     except services.ComparisonError as error:
-        status = error.messages[0]
+        status = f"Not saved: {' '.join(error.messages)}"
     else:
         status = selectors.draft_saved_label(draft.updated_at)
     if request.htmx:

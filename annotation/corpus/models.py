@@ -12,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
+from heartbench_site.base.text_rules import TEXT
 
 CHARACTER_KEY_RE = r"^CHAR_\d{2}$"
 MEMORY_ID_RE = re.compile(r"^MEM_(?P<char>CHAR_\d{2})_(?P<label>[A-Z0-9_]+?)_(?P<seq>\d{3,})$")
@@ -246,6 +247,15 @@ class ScenarioContent(models.Model):
 
     def content(self) -> dict:
         return {f: getattr(self, f) for f in SCENARIO_CONTENT_FIELDS}
+
+
+# The limit of each typed scenario content field (issue #24): the column's where it has
+# one, a long text's otherwise. The forms, the API and ``clean_content`` all use it.
+SCENARIO_CONTENT_LIMITS = {
+    f: ScenarioContent._meta.get_field(f).max_length or TEXT
+    for f in SCENARIO_CONTENT_FIELDS
+    if f != "age"
+}
 
 
 class Scenario(ScenarioContent):

@@ -10,13 +10,14 @@ from django.urls import reverse_lazy
 
 from annotation.corpus.models import Character, Scenario
 from annotation.generation.models import ModelFamily
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 
 class SecondarySubmit(Submit):
     field_classes = "btn btn-outline-secondary"
 
 
-class GenerationRunForm(forms.Form):
+class GenerationRunForm(TextRules, forms.Form):
     """Launch a generation run: the families, and optionally a subset of the pairs.
 
     Leaving both pair lists empty means every pair; choosing only characters means those
@@ -47,6 +48,7 @@ class GenerationRunForm(forms.Form):
         help_text="None chosen: every scenario.",
     )
     note = forms.CharField(
+        max_length=NOTE,
         label="Note",
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -61,6 +63,7 @@ class GenerationRunForm(forms.Form):
         "manifest.",
     )
     override_reason = forms.CharField(
+        max_length=NOTE,
         label="Reason for the override",
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -125,18 +128,22 @@ class GenerationRunForm(forms.Form):
 PAIR_FIELDS = ("characters", "scenarios")
 
 
-class PromptVersionForm(forms.Form):
+class PromptVersionForm(TextRules, forms.Form):
     """The next version of one stage's prompt, prefilled from the current one."""
 
     system_template = forms.CharField(
-        label="System prompt", widget=forms.Textarea(attrs={"rows": 10, "class": "font-monospace"})
+        max_length=TEXT,
+        label="System prompt",
+        widget=forms.Textarea(attrs={"rows": 10, "class": "font-monospace"}),
     )
     user_template = forms.CharField(
+        max_length=TEXT,
         label="User prompt template",
         widget=forms.Textarea(attrs={"rows": 14, "class": "font-monospace"}),
         help_text="Placeholders in {braces} are filled per unit; keep the ones the stage uses.",
     )
     note = forms.CharField(
+        max_length=NOTE,
         label="What changed",
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from annotation.generation.gates import Gate
 from annotation.generation.models import GenerationRun, GenerationUnit, ModelFamily
+from heartbench_site.base.text_rules import NOTE, SerializerTextRules
 
 
 class NamedChoiceField(serializers.ChoiceField):
@@ -171,7 +172,7 @@ class GenerationRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class GenerationRunCreateSerializer(serializers.Serializer):
+class GenerationRunCreateSerializer(SerializerTextRules, serializers.Serializer):
     families = serializers.ListField(child=ModelFamilyField(), allow_empty=False)
     characters = serializers.ListField(
         child=serializers.CharField(),
@@ -185,7 +186,7 @@ class GenerationRunCreateSerializer(serializers.Serializer):
         allow_empty=False,
         help_text="Scenario ids; omit for every scenario.",
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
     override_gates = serializers.BooleanField(
         required=False,
         default=False,
@@ -193,6 +194,7 @@ class GenerationRunCreateSerializer(serializers.Serializer):
         "scenario, finalized memory audit) too; each is recorded as a protocol deviation.",
     )
     override_reason = serializers.CharField(
+        max_length=NOTE,
         required=False,
         allow_blank=True,
         default="",

@@ -16,7 +16,9 @@ from annotation.profile_review.models import (
     Recommendation,
 )
 from annotation.profile_review.services import EDIT_FIELD_LABELS
+from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
 from heartbench_site.base.drafts import autosave_attrs
+from heartbench_site.base.text_rules import TextRules
 
 
 def form_helper(action: str, *buttons, form_id: str | None = None, attrs: dict | None = None):
@@ -38,15 +40,18 @@ def textarea(n: int) -> forms.Textarea:
     return forms.Textarea(attrs={"rows": n})
 
 
-class ChangeRequestForm(forms.Form):
+class ChangeRequestForm(TextRules, forms.Form):
     field = forms.ChoiceField(label="Field", choices=PROFILE_FIELD_CHOICES)
     passage = forms.CharField(
+        max_length=LIMITS["passage"],
         label="Passage",
         widget=textarea(2),
         help_text="Select text in the profile above to copy it here, or type or paste it.",
     )
-    concern = forms.CharField(label="Concern", widget=textarea(2))
-    suggested_correction = forms.CharField(label="Suggested correction", widget=textarea(2))
+    concern = forms.CharField(max_length=LIMITS["concern"], label="Concern", widget=textarea(2))
+    suggested_correction = forms.CharField(
+        max_length=LIMITS["suggested_correction"], label="Suggested correction", widget=textarea(2)
+    )
 
     def __init__(self, *args, character_key: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -75,7 +80,7 @@ PROFILE_REVIEW_FIELDS = (
 )
 
 
-class ProfileReviewForm(forms.Form):
+class ProfileReviewForm(TextRules, forms.Form):
     recommendation = forms.ChoiceField(
         label="Overall recommendation",
         choices=Recommendation.choices,
@@ -83,16 +88,23 @@ class ProfileReviewForm(forms.Form):
         required=False,
     )
     explanation = forms.CharField(
+        max_length=LIMITS["explanation"],
         label="Explanation",
         widget=textarea(3),
         required=False,
         help_text="Required when flagging for further adjudication.",
     )
     unresolved_concern = forms.CharField(
-        label="Unresolved concern", widget=textarea(2), required=False
+        max_length=LIMITS["unresolved_concern"],
+        label="Unresolved concern",
+        widget=textarea(2),
+        required=False,
     )
     missing_information = forms.CharField(
-        label="Missing information needed for your judgment", widget=textarea(2), required=False
+        max_length=LIMITS["missing_information"],
+        label="Missing information needed for your judgment",
+        widget=textarea(2),
+        required=False,
     )
 
     def __init__(self, *args, character_key: str, **kwargs):
@@ -119,21 +131,38 @@ class ProfileReviewForm(forms.Form):
         return {n: self.cleaned_data.get(n) or "" for n, _, _ in PROFILE_CRITERIA}
 
 
-class ProfileEditForm(forms.Form):
+def _core_pattern_field(i: int) -> forms.CharField:
+    name = f"core_pattern_{i}"
+    return forms.CharField(
+        label=EDIT_FIELD_LABELS[name], max_length=LIMITS[name], widget=textarea(2)
+    )
+
+
+class ProfileEditForm(TextRules, forms.Form):
     """Every editable field, prefilled from the latest version; the service diffs them."""
 
-    construction_label = forms.CharField(label=EDIT_FIELD_LABELS["construction_label"])
-    occupation = forms.CharField(label=EDIT_FIELD_LABELS["occupation"])
-    description = forms.CharField(label=EDIT_FIELD_LABELS["description"], widget=textarea(3))
+    construction_label = forms.CharField(
+        max_length=LIMITS["construction_label"], label=EDIT_FIELD_LABELS["construction_label"]
+    )
+    occupation = forms.CharField(
+        max_length=LIMITS["occupation"], label=EDIT_FIELD_LABELS["occupation"]
+    )
+    description = forms.CharField(
+        max_length=LIMITS["description"], label=EDIT_FIELD_LABELS["description"], widget=textarea(3)
+    )
     self_value_logic = forms.CharField(
-        label=EDIT_FIELD_LABELS["self_value_logic"], widget=textarea(2)
+        max_length=LIMITS["self_value_logic"],
+        label=EDIT_FIELD_LABELS["self_value_logic"],
+        widget=textarea(2),
     )
     confirm_anchor_change = forms.BooleanField(
         label="I confirm changing the anchor trait score",
         required=False,
         help_text="Without it an edit that changes the defining trait's score is refused.",
     )
-    note = forms.CharField(label="Edit note", widget=textarea(2), required=False)
+    note = forms.CharField(
+        max_length=LIMITS["note"], label="Edit note", widget=textarea(2), required=False
+    )
 
     def __init__(self, *args, character_key: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -145,9 +174,7 @@ class ProfileEditForm(forms.Form):
                 widget=forms.NumberInput(attrs={"step": "0.01"}),
             )
         for i in range(1, CORE_PATTERN_COUNT + 1):
-            self.fields[f"core_pattern_{i}"] = forms.CharField(
-                label=EDIT_FIELD_LABELS[f"core_pattern_{i}"], widget=textarea(2)
-            )
+            self.fields[f"core_pattern_{i}"] = _core_pattern_field(i)
         self.order_fields(
             [
                 "construction_label",
@@ -165,6 +192,12 @@ class ProfileEditForm(forms.Form):
             Submit("save", "Save as the next version"),
             form_id="profile-edit-form",
         )
+
+    @classmethod
+    def dynamic_text_fields(cls) -> dict:
+        return {
+            f"core_pattern_{i}": _core_pattern_field(i) for i in range(1, CORE_PATTERN_COUNT + 1)
+        }
 
     @classmethod
     def initial_for(cls, version) -> dict:
@@ -192,7 +225,7 @@ class ProfileEditForm(forms.Form):
         return data
 
 
-class ChangeRequestResolveForm(forms.Form):
+class ChangeRequestResolveForm(TextRules, forms.Form):
     status = forms.ChoiceField(
         label="Resolution",
         choices=[
@@ -202,6 +235,7 @@ class ChangeRequestResolveForm(forms.Form):
         widget=forms.RadioSelect,
     )
     reason = forms.CharField(
+        max_length=LIMITS["reason"],
         label="Reason",
         required=False,
         widget=textarea(1),
@@ -234,13 +268,15 @@ class ChangeRequestResolveForm(forms.Form):
         self.helper.layout = Layout("status", "reason")
 
 
-class FreezeForm(forms.Form):
+class FreezeForm(TextRules, forms.Form):
     suitability_confirmed = forms.BooleanField(
         label="Final suitability check: the specification is coherent and fit to guide "
         "memory generation",
         required=False,
     )
-    note = forms.CharField(label="Note", widget=textarea(2), required=False)
+    note = forms.CharField(
+        max_length=LIMITS["note"], label="Note", widget=textarea(2), required=False
+    )
 
     def __init__(self, *args, character_key: str, **kwargs):
         super().__init__(*args, **kwargs)

@@ -27,6 +27,7 @@ from annotation.profile_review.models import (
 from heartbench_site.base.protocol import PROFILE_REVIEWERS
 from heartbench_site.base.roles import Role, has_any_role
 from heartbench_site.base.text_diff import passage_in, word_diff
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text, check_texts
 from heartbench_site.base.wording import agree, counted
 
 __all__ = ["ReviewError"]
@@ -40,6 +41,24 @@ EDITABLE_PROFILE_FIELDS = (
     "self_value_logic",
     "core_patterns",
 )
+# The limit of each typed field of profile review (issue #24): the column's for the
+# one-line profile fields, a long text's for the prose and the passages a review quotes,
+# a note's for everything a reviewer or the senior explains. Forms, API and services.
+PROFILE_TEXT_LIMITS = {
+    "construction_label": 200,
+    "occupation": 300,
+    "description": TEXT,
+    "self_value_logic": TEXT,
+    **{f"core_pattern_{i}": TEXT for i in range(1, CORE_PATTERN_COUNT + 1)},
+    "passage": TEXT,
+    "concern": NOTE,
+    "suggested_correction": TEXT,
+    "explanation": NOTE,
+    "unresolved_concern": NOTE,
+    "missing_information": NOTE,
+    "reason": NOTE,
+    "note": NOTE,
+}
 EDIT_FIELD_LABELS = {
     "construction_label": "Construction label",
     "occupation": "Occupation",
@@ -52,6 +71,17 @@ EDIT_FIELD_LABELS = {
     "self_value_logic": "Self-value logic",
     **{f"core_pattern_{i}": f"Core pattern {i}" for i in range(1, CORE_PATTERN_COUNT + 1)},
 }
+
+
+def _check_texts(**texts) -> None:
+    """The text rules on typed profile-review fields, as a ``ReviewError``."""
+    labels = {**EDIT_FIELD_LABELS, "note": "Note", "reason": "Reason"}
+    check_texts(
+        {f: v for f, v in texts.items() if v is not None},
+        PROFILE_TEXT_LIMITS,
+        labels=labels,
+        error=ReviewError,
+    )
 
 
 def record_event(*, actor, action: str, character=None, scenario=None, **details) -> None:
@@ -136,6 +166,7 @@ def change_request_add(
 ) -> ChangeRequest:
     """Add a field-level change request to the reviewer's (draft) review."""
     require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
+    _check_texts(passage=passage, concern=concern, suggested_correction=suggested_correction)
     case = _open_case(character_key=character_key, create=True)
     _check_reviewing(case)
     if field not in PROFILE_FIELD_LABELS:
@@ -211,6 +242,11 @@ def profile_review_save(
     Once the required number of reviews is in, the case passes to the senior expert.
     """
     require_role(reviewer, Role.PRIMARY_ANNOTATOR, "review profiles")
+    _check_texts(
+        explanation=explanation,
+        unresolved_concern=unresolved_concern,
+        missing_information=missing_information,
+    )
     case = _open_case(character_key=character_key, create=True)
     _check_reviewing(case)
     review = _own_review(case=case, reviewer=reviewer)
@@ -291,6 +327,7 @@ def change_request_resolve(
     *, request_id: int, arbitrator, status: str, reason: str = ""
 ) -> ChangeRequest:
     """Accept or reject (with a reason) one change request."""
+    _check_texts(reason=reason)
     request = (
         ChangeRequest.objects.select_related("review__case__character")
         .filter(pk=request_id)
@@ -389,6 +426,13 @@ def profile_edit(
     copies the rest. Guards from App. B.3: the anchor trait's score does not change
     unless the senior confirms it, and an all-0.50 profile keeps its fixed vector.
     """
+    _check_texts(
+        note=note,
+        **{f: values[f] for f in ("construction_label", "occupation") if f in values},
+        **{f: values[f] for f in ("description", "self_value_logic") if f in values},
+    )
+    for i, pattern in enumerate(values.get("core_patterns") or [], start=1):
+        check_text(str(pattern), label=f"Core pattern {i}", limit=TEXT, error=ReviewError)
     case = _adjudicating_case(character_key=character_key, arbitrator=editor)
     current = _latest_version(case.character)
     if current.is_frozen:
@@ -464,6 +508,7 @@ def profile_freeze(
     *, character_key: str, arbitrator, suitability_confirmed: bool, note: str = ""
 ) -> ProfileVersion:
     """The final suitability check: freeze the latest version and close the case."""
+    _check_texts(note=note)
     case = _adjudicating_case(character_key=character_key, arbitrator=arbitrator)
     open_requests = ChangeRequest.objects.filter(
         review__case=case, status=ChangeRequest.Status.OPEN

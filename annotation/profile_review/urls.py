@@ -9,6 +9,7 @@ urlpatterns = [
     path("profiles/", views.profile_list, name="profile-list"),
     path("profile-outcomes/", views.profile_outcomes, name="profile-outcomes"),
     path("profile-outcomes.csv", views.profile_outcomes_csv, name="profile-outcomes-csv"),
+    path("profile-outcomes/table/", views.profile_outcomes_table, name="profile-outcomes-table"),
     path("profiles/<str:key>/", views.profile_review, name="profile-review"),
     path("profiles/<str:key>/draft/", views.profile_review_draft, name="profile-review-draft"),
     path("profiles/<str:key>/requests/", views.change_request_add, name="change-request-add"),

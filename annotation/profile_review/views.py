@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.profile_review import selectors, services
+from annotation.profile_review import selectors, services, statistics
 from annotation.profile_review.forms import (
     PROFILE_REVIEW_FIELDS,
     ChangeRequestForm,
@@ -20,6 +20,7 @@ from annotation.profile_review.forms import (
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
 from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import add_error_messages, csv_download
 from heartbench_site.base.wording import counted
 
@@ -123,6 +124,7 @@ def profile_review_draft(request, key):
         request,
         key=_draft_key(page) if page.version else "",
         fields=PROFILE_REVIEW_FIELDS,
+        limits=drafts.form_text_limits(ProfileReviewForm),
         page_url=reverse("review:profile-review", kwargs={"key": key}),
     )
 
@@ -282,8 +284,15 @@ def profile_freeze(request, key):
 
 @outcome_readers_required
 def profile_outcomes(request):
+    tidy = table_links(
+        reverse("review:profile-outcomes-table"),
+        name=statistics.PROFILE_REVIEW_OUTCOMES.name,
+        api_url=reverse("review-api:profile-outcome-rows"),
+    )
     return render(
-        request, "review/profile_outcomes.html", {"table": selectors.profile_outcome_table()}
+        request,
+        "review/profile_outcomes.html",
+        {"table": selectors.profile_outcome_table(), "tidy": tidy},
     )
 
 
@@ -299,3 +308,9 @@ def profile_outcomes_csv(request):
     writer.writerow(["outcome", "profiles", "percent", "characters"])
     writer.writerows(rows)
     return response
+
+
+@outcome_readers_required
+def profile_outcomes_table(request):
+    """The outcomes as a tidy table: ``?format=csv`` or ``?format=parquet``."""
+    return table_download(statistics.profile_review_outcomes_table(), request)

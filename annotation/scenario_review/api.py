@@ -1,24 +1,45 @@
-"""Scenario review and blueprints over REST (/api/review/). Thin: validate, call a
-service or selector, serialize. The blinding of the pages holds here too: every read
-goes through the same selectors."""
+"""Scenario review and blueprints over REST (/api/review/): the reads and the
+blueprints. The review's writes (pass 1, revision, pass 2, re-assessment, manual entry)
+are in ``api_writes``. Thin: validate with the page's form, call the page's service,
+serialize. The blinding of the pages holds here too: every read goes through the same
+selectors."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
-from annotation.profile_review.api import ERROR, error_response, not_found
+from annotation.corpus.models import SCENARIO_CONTENT_LIMITS as CONTENT_LIMITS
+from annotation.profile_review.api import (
+    ERROR,
+    answer,
+    error_response,
+    not_found,
+    request_body,
+)
 from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import blueprints, selectors, services
+from annotation.scenario_review import blueprints, selectors
 from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
+from annotation.scenario_review.forms import BlueprintForm
 from annotation.scenario_review.models import (
+    BLUEPRINT_TITLE_MAX,
     DIAMONDS_DIMENSION_CHOICES,
     DIAMONDS_FIELDS,
     DIAMONDS_MAX,
     DIAMONDS_MIN,
+    ScenarioBlueprint,
+    ScenarioReview,
+)
+from heartbench_site.base.api import (
+    ListFilter,
+    form_error_response,
+    list_parameters,
+    list_response,
+    paginated_schema,
 )
 from heartbench_site.base.roles import HasRole, Role
+from heartbench_site.base.text_rules import NOTE, SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
 
@@ -44,7 +65,36 @@ class ScreeningSerializer(serializers.Serializer):
     version = serializers.IntegerField(source="version.number")
     reviewer = serializers.CharField(source="reviewer.username")
     decision = serializers.CharField()
+    logically_consistent = serializers.BooleanField()
+    psychologically_plausible = serializers.BooleanField()
+    character_agnostic = serializers.BooleanField()
     note = serializers.CharField()
+
+
+class ScenarioContentSerializer(SerializerTextRules, serializers.Serializer):
+    """The four-component schema (App. C.1 Table 11) of the version under review."""
+
+    stage = serializers.CharField(max_length=CONTENT_LIMITS["stage"])
+    age = serializers.IntegerField()
+    age_range = serializers.CharField(max_length=CONTENT_LIMITS["age_range"])
+    diamonds_dimension = serializers.CharField(
+        max_length=CONTENT_LIMITS["diamonds_dimension"], allow_blank=True
+    )
+    name = serializers.CharField(max_length=CONTENT_LIMITS["name"])
+    category = serializers.CharField(max_length=CONTENT_LIMITS["category"])
+    intensity = serializers.CharField(max_length=CONTENT_LIMITS["intensity"])
+    description_for_agent = serializers.CharField(
+        max_length=CONTENT_LIMITS["description_for_agent"]
+    )
+    setting_location = serializers.CharField(max_length=CONTENT_LIMITS["setting_location"])
+    setting_time = serializers.CharField(max_length=CONTENT_LIMITS["setting_time"])
+    setting_atmosphere = serializers.CharField(max_length=CONTENT_LIMITS["setting_atmosphere"])
+    context_text = serializers.CharField(max_length=CONTENT_LIMITS["context_text"])
+    trigger_sender = serializers.CharField(max_length=CONTENT_LIMITS["trigger_sender"])
+    trigger_message = serializers.CharField(max_length=CONTENT_LIMITS["trigger_message"])
+    action_required = serializers.CharField(
+        max_length=CONTENT_LIMITS["action_required"], allow_blank=True
+    )
 
 
 class ScenarioQueueRowSerializer(serializers.Serializer):
@@ -59,6 +109,7 @@ class ScenarioReviewPageSerializer(serializers.Serializer):
     scenario_id = serializers.CharField(source="scenario.scenario_id")
     review_stage = serializers.CharField(source="stage")
     version = serializers.IntegerField(source="version.number", allow_null=True)
+    content = ScenarioContentSerializer(source="version", allow_null=True)
     screenings = ScreeningSerializer(many=True)
     ratings = RatingSerializer(source="visible_ratings", many=True)
     reassess = serializers.SerializerMethodField()
@@ -89,20 +140,20 @@ class ScenarioReviewPageSerializer(serializers.Serializer):
         return final.scores() if final else None
 
 
-class RatingInputSerializer(serializers.Serializer):
+class RatingInputSerializer(SerializerTextRules, serializers.Serializer):
     scores = _scores_field()
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
 
 
-class ReassessProposalInputSerializer(serializers.Serializer):
+class ReassessProposalInputSerializer(SerializerTextRules, serializers.Serializer):
     agreed = _scores_field(help_text="The split dimensions only.")
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
 
 
-class ReassessConfirmInputSerializer(serializers.Serializer):
+class ReassessConfirmInputSerializer(SerializerTextRules, serializers.Serializer):
     proposal = serializers.IntegerField(help_text="The id of the proposal being confirmed.")
     agreed = _scores_field(help_text="The values read in that proposal.")
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
 
 
 class CoverageSerializer(serializers.Serializer):
@@ -130,10 +181,10 @@ class CoverageSerializer(serializers.Serializer):
         ]
 
 
-class BlueprintSerializer(serializers.Serializer):
+class BlueprintSerializer(SerializerTextRules, serializers.Serializer):
     id = serializers.IntegerField(source="pk", read_only=True)
-    title = serializers.CharField()
-    summary = serializers.CharField()
+    title = serializers.CharField(max_length=BLUEPRINT_TITLE_MAX)
+    summary = serializers.CharField(max_length=NOTE)
     stage = serializers.ChoiceField(choices=LIFE_STAGE_CHOICES)
     diamonds_dimension = serializers.ChoiceField(choices=DIAMONDS_DIMENSION_CHOICES)
     status = serializers.CharField(read_only=True)
@@ -152,131 +203,174 @@ class ScenarioReadApi(APIView):
     write_roles = (Role.SCENARIO_REVIEWER,)
 
 
+def review_page_data(request, scenario_id) -> dict:
+    """The scenario's review as the caller may see it (404 for an unknown scenario)."""
+    page = not_found(
+        lambda: selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    )
+    return ScenarioReviewPageSerializer(page).data
+
+
+QUEUE_FILTERS = [
+    ListFilter(
+        "review_stage",
+        "review.stage",
+        description="The review's stage.",
+        choices=tuple(ScenarioReview.Stage.values),
+    ),
+    ListFilter("stage", "scenario.stage", description="The life-stage bin."),
+    ListFilter("needs_you", "needs_you", bool, description="Only what awaits you (or not)."),
+]
+QUEUE_ORDERINGS = {
+    "scenario_id": "scenario.scenario_id",
+    "age": "scenario.age",
+    "review_stage": "review.stage",
+}
+
+
 class ScenarioQueueApi(ScenarioReadApi):
     @extend_schema(
-        summary="Scenarios and your review status", responses=ScenarioQueueRowSerializer(many=True)
+        operation_id="review_scenarios_list",
+        summary="Scenarios and your review status",
+        description=(
+            "Every scenario with its review stage and what you have done; never the other "
+            "reviewer's ratings or whether they have rated. Unordered, the list follows "
+            "the page: by age, then id."
+        ),
+        parameters=list_parameters(QUEUE_FILTERS, QUEUE_ORDERINGS),
+        responses=paginated_schema(ScenarioQueueRowSerializer),
+        examples=[
+            OpenApiExample(
+                "A page of the queue",
+                response_only=True,
+                value={
+                    "count": 1,
+                    "next": None,
+                    "previous": None,
+                    "results": [
+                        {
+                            "scenario_id": "SCN_SCHOOL_AGE_1",
+                            "stage": "school_age",
+                            "review_stage": "rating",
+                            "your_status": "Pass 2: rate it",
+                            "needs_you": True,
+                        }
+                    ],
+                },
+            )
+        ],
     )
     def get(self, request):
         rows = selectors.scenario_review_queue(user=request.user)
-        return Response(ScenarioQueueRowSerializer(rows, many=True).data)
+        return list_response(
+            request,
+            self,
+            rows,
+            ScenarioQueueRowSerializer,
+            filters=QUEUE_FILTERS,
+            orderings=QUEUE_ORDERINGS,
+        )
 
 
 class ScenarioReviewDetailApi(ScenarioReadApi):
     @extend_schema(
         summary="A scenario's two-pass review",
         description=(
-            "`ratings` holds the other reviewer's pass-2 rating only once yours is submitted."
+            "`ratings` holds the other reviewer's pass-2 rating only once yours is "
+            "submitted. The `ETag` names this state; send it in `If-Match` with a write."
         ),
-        responses=ScenarioReviewPageSerializer,
+        responses={200: ScenarioReviewPageSerializer, 403: ERROR, 404: ERROR},
     )
     def get(self, request, scenario_id):
-        page = not_found(
-            lambda: selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        )
-        return Response(ScenarioReviewPageSerializer(page).data)
-
-
-class ScenarioRatingApi(ScenarioReadApi):
-    allowed_roles = (Role.SCENARIO_REVIEWER,)
-
-    @extend_schema(
-        summary="Submit your independent pass-2 DIAMONDS ratings",
-        request=RatingInputSerializer,
-        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
-    )
-    def post(self, request, scenario_id):
-        data = RatingInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            services.scenario_rate(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                scores=data.validated_data["scores"],
-                note=data.validated_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
-        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
-
-
-class ScenarioReassessApi(ScenarioReadApi):
-    allowed_roles = (Role.SCENARIO_REVIEWER,)
-
-    @extend_schema(
-        summary="Propose (or counter-propose) the final values of the re-assessed dimensions",
-        description="Nothing is final until the other reviewer confirms the proposal.",
-        request=ReassessProposalInputSerializer,
-        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
-    )
-    def post(self, request, scenario_id):
-        data = ReassessProposalInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            services.scenario_reassess_propose(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                agreed=data.validated_data["agreed"],
-                note=data.validated_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
-        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
-
-
-class ScenarioReassessConfirmApi(ScenarioReadApi):
-    allowed_roles = (Role.SCENARIO_REVIEWER,)
-
-    @extend_schema(
-        summary="Confirm the other reviewer's current re-assessment proposal",
-        description=(
-            "Name the proposal and the values read in it; a proposal replaced since is "
-            "refused. The confirmation records the final ratings and completes the review."
-        ),
-        request=ReassessConfirmInputSerializer,
-        responses={201: ScenarioReviewPageSerializer, 400: ERROR},
-    )
-    def post(self, request, scenario_id):
-        data = ReassessConfirmInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            services.scenario_reassess_confirm(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                proposal_id=data.validated_data["proposal"],
-                agreed=data.validated_data["agreed"],
-                note=data.validated_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
-        page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
-        return Response(ScenarioReviewPageSerializer(page).data, status=status.HTTP_201_CREATED)
+        return answer(review_page_data(request, scenario_id))
 
 
 class ScenarioCoverageApi(ScenarioReadApi):
     @extend_schema(
-        summary="DIAMONDS coverage, scenarios per bin and agreement", responses=CoverageSerializer
+        summary="DIAMONDS coverage, scenarios per bin and agreement",
+        description="The coverage page's numbers: final ratings per bin, life stages, agreement.",
+        responses=CoverageSerializer,
+        examples=[
+            OpenApiExample(
+                "Coverage",
+                response_only=True,
+                value={
+                    "n_final": 0,
+                    "distribution": {"duty": [0, 0, 0, 0, 0, 0, 0]},
+                    "life_stages": {"school_age": 1},
+                    "agreement": [],
+                },
+            )
+        ],
     )
     def get(self, request):
         return Response(CoverageSerializer(selectors.scenario_coverage()).data)
 
 
+BLUEPRINT_FILTERS = [
+    ListFilter("status", "status", choices=tuple(ScenarioBlueprint.Status.values)),
+    ListFilter("stage", "stage", description="The life-stage bin."),
+]
+BLUEPRINT_ORDERINGS = {"created_at": "created_at", "title": "title", "status": "status"}
+BLUEPRINT_EXAMPLE = {
+    "title": "The lost notebook",
+    "summary": "A classmate finds your notebook and reads it aloud.",
+    "stage": "school_age",
+    "diamonds_dimension": "Negativity",
+}
+
+
 class BlueprintListApi(ScenarioReadApi):
-    @extend_schema(summary="Scenario blueprints", responses=BlueprintSerializer(many=True))
+    @extend_schema(
+        operation_id="review_blueprints_list",
+        summary="Scenario blueprints",
+        description="Newest first unless ordered otherwise.",
+        parameters=list_parameters(BLUEPRINT_FILTERS, BLUEPRINT_ORDERINGS),
+        responses=paginated_schema(BlueprintSerializer),
+        examples=[
+            OpenApiExample(
+                "A page of blueprints",
+                response_only=True,
+                value={
+                    "count": 1,
+                    "next": None,
+                    "previous": None,
+                    "results": [
+                        {
+                            "id": 1,
+                            **BLUEPRINT_EXAMPLE,
+                            "status": "done",
+                            "error": "",
+                            "scenario_id": "SCN_SCHOOL_AGE_2",
+                        }
+                    ],
+                },
+            )
+        ],
+    )
     def get(self, request):
-        return Response(BlueprintSerializer(selectors.blueprint_list()[:100], many=True).data)
+        return list_response(
+            request,
+            self,
+            selectors.blueprint_list(),
+            BlueprintSerializer,
+            filters=BLUEPRINT_FILTERS,
+            orderings=BLUEPRINT_ORDERINGS,
+        )
 
     @extend_schema(
         summary="Draft a blueprint; a worker expands it into a draft scenario",
+        description="Scenario reviewers only. The expansion runs on a Celery worker.",
         request=BlueprintSerializer,
-        responses={202: BlueprintSerializer, 400: ERROR},
+        responses={202: BlueprintSerializer, 400: ERROR, 403: ERROR},
+        examples=[OpenApiExample("A blueprint", value=BLUEPRINT_EXAMPLE, request_only=True)],
     )
     def post(self, request):
-        data = BlueprintSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        form = BlueprintForm(data=request_body(request))
+        if not form.is_valid():
+            return form_error_response(form)
         try:
-            blueprint = blueprints.blueprint_create(user=request.user, **data.validated_data)
+            blueprint = blueprints.blueprint_create(user=request.user, **form.cleaned_data)
         except ReviewError as error:
             return error_response(error)
         dispatch_blueprint_expansion(blueprint.pk)
@@ -284,7 +378,31 @@ class BlueprintListApi(ScenarioReadApi):
 
 
 class BlueprintDetailApi(ScenarioReadApi):
-    @extend_schema(summary="One blueprint and its expansion", responses=BlueprintSerializer)
+    @extend_schema(
+        summary="One blueprint and its expansion",
+        responses={200: BlueprintSerializer, 403: ERROR, 404: ERROR},
+    )
     def get(self, request, id):
         blueprint = not_found(lambda: selectors.blueprint_get(blueprint_id=id))
         return Response(BlueprintSerializer(blueprint).data)
+
+
+class BlueprintQueueApi(ScenarioReadApi):
+    allowed_roles = (Role.SCENARIO_REVIEWER,)
+
+    @extend_schema(
+        summary="Queue a blueprint's expansion again (a failed one is retried)",
+        description="As the page's button: a failed expansion is reset, then queued.",
+        request=None,
+        responses={202: BlueprintSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
+    )
+    def post(self, request, id):
+        blueprint = not_found(lambda: selectors.blueprint_get(blueprint_id=id))
+        if blueprint.status == ScenarioBlueprint.Status.FAILED:
+            try:
+                blueprints.blueprint_retry(blueprint_id=id, user=request.user)
+            except ReviewError as error:
+                return error_response(error)
+        dispatch_blueprint_expansion(id)
+        blueprint = selectors.blueprint_get(blueprint_id=id)
+        return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)

@@ -21,6 +21,7 @@ from annotation.scenario_review.expansion_prompt import (
     expansion_schema_for_ages,
 )
 from annotation.scenario_review.models import (
+    BLUEPRINT_TITLE_MAX,
     DIAMONDS_DIMENSION_CHOICES,
     ScenarioBlueprint,
     ScenarioVersion,
@@ -28,6 +29,7 @@ from annotation.scenario_review.models import (
 from annotation.scenario_review.services import clean_content, create_scenario
 from heartbench_site.base.providers import at_temperature, temperature_refused
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import NOTE, text_problem
 from llm import ProviderConfig, make_client
 
 
@@ -37,7 +39,14 @@ def blueprint_create(
 ) -> ScenarioBlueprint:
     """Store an expert blueprint; the caller queues its expansion on commit."""
     require_role(user, Role.SCENARIO_REVIEWER, "draft scenario blueprints")
-    problems = []
+    problems = [
+        p
+        for p in (
+            text_problem(title, label="Title", limit=BLUEPRINT_TITLE_MAX),
+            text_problem(summary, label="Summary", limit=NOTE),
+        )
+        if p
+    ]
     if not title.strip():
         problems.append("Give the blueprint a title.")
     if len(summary.split()) < 10:

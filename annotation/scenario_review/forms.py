@@ -7,8 +7,10 @@ from django import forms
 from django.urls import reverse
 
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
+from annotation.corpus.models import SCENARIO_CONTENT_LIMITS as LIMITS
 from annotation.profile_review.forms import form_helper, textarea
 from annotation.scenario_review.models import (
+    BLUEPRINT_TITLE_MAX,
     DIAMONDS_ANCHORS,
     DIAMONDS_DIMENSION_CHOICES,
     DIAMONDS_DIMENSIONS,
@@ -21,9 +23,10 @@ from annotation.scenario_review.models import (
     ScreeningDecision,
 )
 from heartbench_site.base.drafts import autosave_attrs
+from heartbench_site.base.text_rules import NOTE, TextRules
 
 
-class ScreeningForm(forms.Form):
+class ScreeningForm(TextRules, forms.Form):
     decision = forms.ChoiceField(
         label="Pass 1 decision",
         choices=ScreeningDecision.Decision.choices,
@@ -39,7 +42,11 @@ class ScreeningForm(forms.Form):
         required=False,
     )
     note = forms.CharField(
-        label="Note", widget=textarea(2), required=False, help_text="Required when flagging."
+        label="Note",
+        max_length=NOTE,
+        widget=textarea(2),
+        required=False,
+        help_text="Required when flagging.",
     )
 
     def __init__(self, *args, scenario_id: str, **kwargs):
@@ -51,28 +58,48 @@ class ScreeningForm(forms.Form):
         )
 
 
-class ScenarioContentForm(forms.Form):
+class ScenarioContentForm(TextRules, forms.Form):
     """The four-component schema (App. C.1 Table 11), for a revision or manual entry."""
 
     stage = forms.ChoiceField(label="Life-stage bin", choices=LIFE_STAGE_CHOICES)
     age = forms.IntegerField(label="Age", min_value=6, max_value=50)
-    age_range = forms.CharField(label="Age range label")
+    age_range = forms.CharField(max_length=LIMITS["age_range"], label="Age range label")
     diamonds_dimension = forms.ChoiceField(
         label="DIAMONDS dimension", choices=[("", "—"), *DIAMONDS_DIMENSION_CHOICES], required=False
     )
-    name = forms.CharField(label="Name")
-    category = forms.CharField(label="Category")
+    name = forms.CharField(max_length=LIMITS["name"], label="Name")
+    category = forms.CharField(max_length=LIMITS["category"], label="Category")
     intensity = forms.ChoiceField(label="Intensity", choices=[(i, i) for i in SCENARIO_INTENSITIES])
-    description_for_agent = forms.CharField(label="Description for the agent", widget=textarea(2))
-    setting_location = forms.CharField(label="Setting: location", widget=textarea(1))
-    setting_time = forms.CharField(label="Setting: time")
-    setting_atmosphere = forms.CharField(label="Setting: atmosphere", widget=textarea(1))
-    context_text = forms.CharField(label="Context", widget=textarea(6))
-    trigger_sender = forms.CharField(label="Trigger: sender")
-    trigger_message = forms.CharField(label="Trigger: message", widget=textarea(4))
-    action_required = forms.CharField(label="Action required", widget=textarea(2), required=False)
+    description_for_agent = forms.CharField(
+        max_length=LIMITS["description_for_agent"],
+        label="Description for the agent",
+        widget=textarea(2),
+    )
+    setting_location = forms.CharField(
+        max_length=LIMITS["setting_location"], label="Setting: location", widget=textarea(1)
+    )
+    setting_time = forms.CharField(max_length=LIMITS["setting_time"], label="Setting: time")
+    setting_atmosphere = forms.CharField(
+        max_length=LIMITS["setting_atmosphere"], label="Setting: atmosphere", widget=textarea(1)
+    )
+    context_text = forms.CharField(
+        max_length=LIMITS["context_text"], label="Context", widget=textarea(6)
+    )
+    trigger_sender = forms.CharField(max_length=LIMITS["trigger_sender"], label="Trigger: sender")
+    trigger_message = forms.CharField(
+        max_length=LIMITS["trigger_message"], label="Trigger: message", widget=textarea(4)
+    )
+    action_required = forms.CharField(
+        max_length=LIMITS["action_required"],
+        label="Action required",
+        widget=textarea(2),
+        required=False,
+    )
     note = forms.CharField(
-        label="What this version changes, and why", widget=textarea(2), required=False
+        label="What this version changes, and why",
+        max_length=NOTE,
+        widget=textarea(2),
+        required=False,
     )
 
     def __init__(self, *args, action: str, submit_label: str, **kwargs):
@@ -111,8 +138,10 @@ class DiamondsScale(Field):
 DIAMONDS_RATING_FIELDS = (*(f for f, _, _ in DIAMONDS_DIMENSIONS), "note")
 
 
-class DiamondsRatingForm(forms.Form):
-    note = forms.CharField(label="Note (optional)", widget=textarea(2), required=False)
+class DiamondsRatingForm(TextRules, forms.Form):
+    note = forms.CharField(
+        label="Note (optional)", max_length=NOTE, widget=textarea(2), required=False
+    )
 
     def __init__(self, *args, scenario_id: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -143,11 +172,13 @@ class DiamondsRatingForm(forms.Form):
         return {f: self.cleaned_data[f] for f, _, _ in DIAMONDS_DIMENSIONS}
 
 
-class ReassessmentForm(forms.Form):
+class ReassessmentForm(TextRules, forms.Form):
     """A proposal (or counter-proposal) of the final values of the split dimensions; the
     other reviewer confirms it with ``ReassessmentConfirmForm``."""
 
-    note = forms.CharField(label="How the reviewers agreed", widget=textarea(2), required=False)
+    note = forms.CharField(
+        label="How the reviewers agreed", max_length=NOTE, widget=textarea(2), required=False
+    )
 
     def __init__(self, *args, scenario_id: str, dimensions: list[str], counter=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -171,7 +202,7 @@ class ReassessmentForm(forms.Form):
         return {f: self.cleaned_data[f] for f in self.dimensions}
 
 
-class ReassessmentConfirmForm(forms.Form):
+class ReassessmentConfirmForm(TextRules, forms.Form):
     """The other reviewer's confirmation of the current proposal: it carries the proposal
     and the values the page showed, so a proposal replaced meanwhile is refused."""
 
@@ -196,10 +227,11 @@ class ReassessmentConfirmForm(forms.Form):
         return {f: self.cleaned_data[f] for f in self.dimensions}
 
 
-class BlueprintForm(forms.Form):
-    title = forms.CharField(label="Title")
+class BlueprintForm(TextRules, forms.Form):
+    title = forms.CharField(label="Title", max_length=BLUEPRINT_TITLE_MAX)
     summary = forms.CharField(
         label="Summary",
+        max_length=NOTE,
         widget=textarea(4),
         help_text="Establish one core tension; keep it character-agnostic.",
     )

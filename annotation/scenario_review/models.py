@@ -63,6 +63,9 @@ one_to_seven = [MinValueValidator(DIAMONDS_MIN), MaxValueValidator(DIAMONDS_MAX)
 SCENARIO_INTENSITIES = ("Low", "Medium", "High", "Very High", "Extreme")
 
 
+BLUEPRINT_TITLE_MAX = 300
+
+
 class ScenarioBlueprint(models.Model):
     """An expert-drafted summary (seed 000 §2.3 Stage 1) for LLM expansion (Stage 2)."""
 
@@ -71,7 +74,7 @@ class ScenarioBlueprint(models.Model):
         EXPANDED = "expanded", "Expanded into a draft scenario"
         FAILED = "failed", "Expansion failed"
 
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=BLUEPRINT_TITLE_MAX)
     summary = models.TextField(help_text="Establishes a core tension; character-agnostic.")
     stage = models.CharField(max_length=32, choices=LIFE_STAGE_CHOICES)
     diamonds_dimension = models.CharField(max_length=20, choices=DIAMONDS_DIMENSION_CHOICES)

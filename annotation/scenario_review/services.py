@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
-from annotation.corpus.models import SCENARIO_CONTENT_FIELDS, Scenario
+from annotation.corpus.models import SCENARIO_CONTENT_FIELDS, SCENARIO_CONTENT_LIMITS, Scenario
 from annotation.profile_review.models import ReviewError
 from annotation.profile_review.services import record_event, require_role
 from annotation.scenario_review.models import (
@@ -30,6 +30,7 @@ from annotation.scenario_review.models import (
 )
 from heartbench_site.base.protocol import DIAMONDS_REASSESSMENT_THRESHOLD, SCENARIO_REVIEWERS
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import NOTE, check_text, text_problem
 
 __all__ = ["ReviewError"]
 
@@ -97,6 +98,7 @@ def scenario_screen(
 ) -> ScreeningDecision:
     """Record one reviewer's pass-1 decision on the version under screening. A flag sends
     it to revision; approval by both reviewers sends it to pass 2."""
+    check_text(note, label="Note", limit=NOTE, error=ReviewError)
     review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
     _check_stage(review, ScenarioReview.Stage.SCREENING, doing="be screened")
     if ScreeningDecision.objects.filter(version=review.version, reviewer=reviewer).exists():
@@ -158,7 +160,11 @@ def clean_content(content: dict) -> dict:
                 problems.append("Age must be a whole number.")
             continue
         clean[field] = str(value if value is not None else "").strip()
-        if not clean[field] and field not in ("diamonds_dimension", "action_required"):
+        label = field.replace("_", " ").capitalize()
+        limit = SCENARIO_CONTENT_LIMITS[field]
+        if problem := text_problem(clean[field], label=label, limit=limit):
+            problems.append(problem)
+        elif not clean[field] and field not in ("diamonds_dimension", "action_required"):
             problems.append(f"{field.replace('_', ' ').capitalize()} cannot be empty.")
     stage = LIFE_STAGES.get(clean.get("stage"))
     if stage is None:
@@ -178,6 +184,7 @@ def scenario_revise(
 ) -> ScenarioVersion:
     """Propose the consensus revision of a flagged scenario; both reviewers then screen
     the new version (the proposer's approval is not implied)."""
+    check_text(note, label="What this version changes, and why", limit=NOTE, error=ReviewError)
     review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
     _check_stage(review, ScenarioReview.Stage.REVISION, doing="be revised")
     clean = clean_content(content)
@@ -247,6 +254,7 @@ def _check_scores(scores: dict, fields) -> dict[str, int]:
 @transaction.atomic
 def scenario_rate(*, scenario_id: str, reviewer, scores: dict, note: str = "") -> DiamondsRating:
     """Submit one reviewer's independent pass-2 rating on all eight dimensions."""
+    check_text(note, label="Note", limit=NOTE, error=ReviewError)
     review = _scenario_review(scenario_id=scenario_id, actor=reviewer)
     _check_stage(review, ScenarioReview.Stage.RATING, doing="be rated")
     if review.ratings.filter(reviewer=reviewer).exists():
@@ -327,6 +335,7 @@ def scenario_reassess_propose(
     values (``scenario_reassess_confirm``) or counter-proposes, and a counter-proposal
     waits for the first reviewer's confirmation. A new proposal replaces the current one,
     whoever made it."""
+    check_text(note, label="How the reviewers agreed", limit=NOTE, error=ReviewError)
     review, _, _, split, other = _reassessment(
         scenario_id=scenario_id, reviewer=reviewer, doing="be re-assessed"
     )
@@ -364,6 +373,7 @@ def scenario_reassess_confirm(
     propose it names the proposal and the values they read, and both must still be the
     current ones (a proposal replaced meanwhile is refused). Records the final rating:
     the confirmed values on the re-assessed dimensions, ``final_rating_rule`` elsewhere."""
+    check_text(note, label="How the reviewers agreed", limit=NOTE, error=ReviewError)
     review, first, second, split, other = _reassessment(
         scenario_id=scenario_id, reviewer=reviewer, doing="be re-assessed"
     )
@@ -439,6 +449,7 @@ def create_scenario(*, content: dict, origin: str, user, note: str, source: str)
 def scenario_create_manual(*, user, content: dict, note: str = "") -> Scenario:
     """A scenario entered by hand; its first version awaits pass 1."""
     require_role(user, Role.SCENARIO_REVIEWER, "enter scenarios")
+    check_text(note, label="What this version changes, and why", limit=NOTE, error=ReviewError)
     clean = clean_content(content)
     scenario = create_scenario(
         content=clean,

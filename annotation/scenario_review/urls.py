@@ -49,3 +49,14 @@ urlpatterns = [
         name="scenario-reassess-confirm",
     ),
 ]
+
+# The coverage tables, tidy (issue #23): ?format=csv or ?format=parquet.
+urlpatterns += [
+    path(
+        f"scenario-coverage/{slug}/table/",
+        views.coverage_table,
+        {"table": slug},
+        name=f"coverage-{slug}-table",
+    )
+    for slug in ("ratings", "life-stages", "agreement")
+]

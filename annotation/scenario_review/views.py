@@ -3,13 +3,13 @@ render (the whole page, or its fragment for htmx)."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import blueprints, selectors, services
+from annotation.scenario_review import blueprints, selectors, services, statistics
 from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
@@ -25,6 +25,7 @@ from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
 from heartbench_site.base import display, drafts
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import add_error_messages, csv_download
 
 scenario_reviewer_required = role_required(Role.SCENARIO_REVIEWER)
@@ -79,6 +80,21 @@ def _scenario_context(request, scenario_id, **forms):
     return context
 
 
+def _refuse_unless(allowed: bool, page, doing: str):
+    """A form the page does not show this reviewer (not their step, or done already) is
+    refused with 403 and the reason, rather than the page re-rendered without the form."""
+    if allowed:
+        return
+    scenario_id = page.scenario.scenario_id
+    if doing == "rate" and page.own_rating is not None:
+        raise PermissionDenied(f"You already rated {scenario_id}; a rating cannot change.")
+    if doing == "screen" and page.you_screened:
+        raise PermissionDenied(f"You already screened {scenario_id}; wait for the other reviewer.")
+    raise PermissionDenied(
+        f"You cannot {doing} {scenario_id} now: it is at the {page.stage} stage."
+    )
+
+
 @scenario_readers_required
 def scenario_review(request, scenario_id):
     return render(request, "review/scenario_review.html", _scenario_context(request, scenario_id))
@@ -87,6 +103,9 @@ def scenario_review(request, scenario_id):
 @scenario_reviewer_required
 @require_POST
 def scenario_screen(request, scenario_id):
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    shown = page.is_reviewer and page.stage == "screening" and not page.you_screened
+    _refuse_unless(shown, page, "screen")
     form = ScreeningForm(request.POST, scenario_id=scenario_id)
     if form.is_valid():
         try:
@@ -139,6 +158,8 @@ def scenario_revise(request, scenario_id):
 @scenario_reviewer_required
 @require_POST
 def scenario_rate(request, scenario_id):
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    _refuse_unless(page.can_rate, page, "rate")
     form = DiamondsRatingForm(request.POST, scenario_id=scenario_id)
     if form.is_valid():
         try:
@@ -172,6 +193,7 @@ def scenario_rating_draft(request, scenario_id):
         request,
         key=_rating_draft_key(scenario_id),
         fields=DIAMONDS_RATING_FIELDS,
+        limits=drafts.form_text_limits(DiamondsRatingForm),
         page_url=reverse("review:scenario-review", kwargs={"scenario_id": scenario_id}),
     )
 
@@ -184,6 +206,8 @@ def _split(request, scenario_id) -> list[str]:
 @scenario_reviewer_required
 @require_POST
 def scenario_reassess(request, scenario_id):
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    _refuse_unless(page.can_reassess, page, "re-assess")
     form = ReassessmentForm(
         request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
     )
@@ -212,6 +236,8 @@ def scenario_reassess(request, scenario_id):
 @scenario_reviewer_required
 @require_POST
 def scenario_reassess_confirm(request, scenario_id):
+    page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
+    _refuse_unless(page.can_confirm, page, "confirm the re-assessment of")
     form = ReassessmentConfirmForm(
         request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
     )
@@ -319,6 +345,14 @@ def scenario_coverage(request):
         "plots": charts,
         "agreement_note": display.small_n_note(paired, "scenario") if paired else "",
         "small_n": display.SMALL_N,
+        "tidy": {
+            slug.replace("-", "_"): table_links(
+                reverse(f"review:coverage-{slug}-table"),
+                name=build(coverage).name,
+                api_url=reverse(f"review-api:coverage-{slug}-rows"),
+            )
+            for slug, build in statistics.TABLES.items()
+        },
     }
     return render(request, "review/scenario_coverage.html", context)
 
@@ -399,3 +433,12 @@ def coverage_agreement_csv(request):
             for a in coverage.agreement
         ],
     )
+
+
+@scenario_readers_required
+def coverage_table(request, table):
+    """One of the page's tables, tidy: ``?format=csv`` or ``?format=parquet``."""
+    build = statistics.TABLES.get(table)
+    if build is None:
+        raise Http404("No such table on this page.")
+    return table_download(build(), request)

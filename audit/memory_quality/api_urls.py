@@ -4,10 +4,30 @@ given by heartbench_site.api_urls, which also puts the reference-label audit's
 
 from django.urls import path
 
-from audit.memory_quality import api
+from audit.memory_quality import api, api_writes, statistics
 
 urlpatterns = [
     path("runs/", api.AuditRunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", api.AuditRunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/finalize/", api_writes.RunFinalizeApi.as_view(), name="run-finalize"),
+    path("runs/<int:run_id>/classify/", api_writes.RunClassifyApi.as_view(), name="run-classify"),
     path("cases/", api.CaseQueueApi.as_view(), name="case-list"),
+    path("cases/<int:case_id>/", api_writes.CaseDetailApi.as_view(), name="case-detail"),
+    path("cases/<int:case_id>/decision/", api_writes.CaseDecideApi.as_view(), name="case-decide"),
+    path("cases/<int:case_id>/edit/", api_writes.CaseEditApi.as_view(), name="case-edit"),
+    path("settings/", api_writes.SettingsApi.as_view(), name="settings"),
+]
+
+# Tidy statistics rows (issue #23), the JSON twin of the outcome page's downloads.
+urlpatterns += [
+    path(
+        "runs/<int:run_id>/outcomes/rows/",
+        statistics.MemoryAuditOutcomeRowsApi.as_view(),
+        name="outcomes-rows",
+    ),
+    path(
+        "runs/<int:run_id>/criteria/rows/",
+        statistics.MemoryAuditCriteriaRowsApi.as_view(),
+        name="criteria-rows",
+    ),
 ]

@@ -7,8 +7,9 @@ from django import forms
 from django.urls import reverse
 
 from audit.memory_quality import criteria
-from audit.memory_quality.models import MemoryCase
+from audit.memory_quality.models import NOTE_MAX_CHARS, MemoryCase
 from heartbench_site.base.drafts import autosave_attrs
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules, field_label, text_problem
 
 
 def _helper(action: str, *buttons, form_id: str | None = None, attrs=None) -> FormHelper:
@@ -28,7 +29,7 @@ def _rows(n: int) -> forms.Textarea:
     return forms.Textarea(attrs={"rows": n})
 
 
-class ReviewDecisionForm(forms.Form):
+class ReviewDecisionForm(TextRules, forms.Form):
     decision = forms.ChoiceField(
         label="Decision", choices=MemoryCase.Decision.choices, widget=forms.RadioSelect
     )
@@ -36,6 +37,7 @@ class ReviewDecisionForm(forms.Form):
         label="Reason",
         widget=_rows(3),
         required=False,
+        max_length=NOTE,
         help_text="Required when you mark the flag a false positive.",
     )
 
@@ -71,11 +73,15 @@ class ReviewDecisionForm(forms.Form):
 SENIOR_EDIT_FIELDS = ("context", "content_summary", "content_full", "note")
 
 
-class SeniorEditForm(forms.Form):
-    context = forms.CharField(label="Context", widget=_rows(2))
-    content_summary = forms.CharField(label="Content summary", widget=_rows(3))
-    content_full = forms.CharField(label="Narrative (content_full)", widget=_rows(16))
-    note = forms.CharField(label="Note on the edit", required=False, widget=_rows(2))
+class SeniorEditForm(TextRules, forms.Form):
+    context = forms.CharField(label="Context", widget=_rows(2), max_length=TEXT)
+    content_summary = forms.CharField(label="Content summary", widget=_rows(3), max_length=TEXT)
+    content_full = forms.CharField(
+        label="Narrative (content_full)", widget=_rows(16), max_length=TEXT
+    )
+    note = forms.CharField(
+        label="Note on the edit", required=False, widget=_rows(2), max_length=NOTE
+    )
 
     def __init__(self, *args, case_id: int, **kwargs):
         super().__init__(*args, **kwargs)
@@ -111,14 +117,27 @@ class SeniorEditForm(forms.Form):
         )
 
 
-class AuditRunForm(forms.Form):
+def edit_draft_problem(data, fields) -> str | None:
+    """Why the senior's edit draft cannot be saved (issue #24: over a field's limit or
+    with a control character, a draft is refused, never cut or stripped), or None."""
+    for name in fields:
+        field = SeniorEditForm.base_fields.get(name)
+        if isinstance(field, forms.CharField):
+            label = field_label(name, field)
+            problem = text_problem(data.get(name) or "", label=label, limit=field.max_length)
+            if problem:
+                return problem
+    return None
+
+
+class AuditRunForm(TextRules, forms.Form):
     characters = forms.MultipleChoiceField(
         label="Characters",
         required=False,
         help_text="None selected: every character.",
         widget=forms.CheckboxSelectMultiple,
     )
-    note = forms.CharField(label="Note", required=False, max_length=300)
+    note = forms.CharField(label="Note", required=False, max_length=NOTE_MAX_CHARS)
 
     def __init__(self, *args, character_keys=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -132,14 +151,16 @@ def _lines(text: str) -> list[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
-class AuditSettingsForm(forms.Form):
+class AuditSettingsForm(TextRules, forms.Form):
     """A new settings version. Lists are one entry a line; ``...`` in a phrase is a
     short gap within a sentence ("it took...to realize")."""
 
-    note = forms.CharField(label="What changed and why", max_length=300)
-    omniscient_patterns = forms.CharField(label="1. Omniscient-narrator markers", widget=_rows(8))
+    note = forms.CharField(label="What changed and why", max_length=NOTE_MAX_CHARS)
+    omniscient_patterns = forms.CharField(
+        label="1. Omniscient-narrator markers", widget=_rows(8), max_length=TEXT
+    )
     adult_evaluation_patterns = forms.CharField(
-        label="2. Adult-evaluation phrases", widget=_rows(6)
+        label="2. Adult-evaluation phrases", widget=_rows(6), max_length=TEXT
     )
     adult_evaluation_max_age = forms.IntegerField(label="2. Child-age limit (≤)", min_value=6)
     context_words_min = forms.IntegerField(label="3. Context words, minimum", min_value=1)
@@ -150,12 +171,17 @@ class AuditSettingsForm(forms.Form):
         label="4. TF-IDF cosine threshold (>)", min_value=0.01, max_value=0.99
     )
     age_windows = forms.CharField(
-        label="4. Age windows", widget=_rows(8), help_text="One a line: key first_age-last_age"
+        label="4. Age windows",
+        widget=_rows(8),
+        max_length=TEXT,
+        help_text="One a line: key first_age-last_age",
     )
     length_max_chars = forms.IntegerField(label="5. Narrative limit (characters)", min_value=1)
     guided_min_chars = forms.IntegerField(label="5. Guided range, from", min_value=0)
     guided_max_chars = forms.IntegerField(label="5. Guided range, to", min_value=1)
-    psychoanalytic_terms = forms.CharField(label="6. Psychoanalytic terms", widget=_rows(8))
+    psychoanalytic_terms = forms.CharField(
+        label="6. Psychoanalytic terms", widget=_rows(8), max_length=TEXT
+    )
     low_intensity_threshold = forms.FloatField(
         label="6. Low intensity below", min_value=0.0, max_value=1.0
     )
@@ -172,6 +198,7 @@ class AuditSettingsForm(forms.Form):
         label="Sanitation: narrator labels",
         widget=_rows(6),
         required=False,
+        max_length=TEXT,
         help_text="One a line: gendered label => gender-neutral label",
     )
 

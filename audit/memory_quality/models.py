@@ -22,12 +22,16 @@ class AuditError(ValidationError):
     """A workflow step that cannot be taken; the message says what to do instead."""
 
 
+# The note of a settings version and of a run (its column's length; issue #24 limits).
+NOTE_MAX_CHARS = 300
+
+
 class AuditSettings(models.Model):
     """One version of the admin-editable audit settings. Versions are never edited: a
     change is a new version, and each run names the version it used."""
 
     number = models.PositiveIntegerField(unique=True)
-    note = models.CharField(max_length=300, blank=True)
+    note = models.CharField(max_length=NOTE_MAX_CHARS, blank=True)
     omniscient_patterns = models.JSONField(
         help_text="Criterion 1: post-hoc or future markers (App. L.3 forbidden expressions)."
     )
@@ -100,7 +104,7 @@ class AuditRun(models.Model):
     settings_version = models.ForeignKey(
         AuditSettings, on_delete=models.PROTECT, related_name="runs"
     )
-    note = models.CharField(max_length=300, blank=True)
+    note = models.CharField(max_length=NOTE_MAX_CHARS, blank=True)
     character_keys = models.JSONField(default=list, blank=True, help_text="Empty: every character.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     memory_total = models.PositiveIntegerField(default=0)

@@ -87,10 +87,14 @@ def audit_settings_versions() -> list[AuditSettings]:
 
 
 def audit_run_list():
-    return AuditRun.objects.select_related("settings_version", "created_by").annotate(
-        open_cases=Count("cases", filter=Q(cases__status__in=MemoryCase.OPEN)),
-        case_count=Count("cases"),
-    )
+    return (
+        AuditRun.objects.select_related("settings_version", "created_by")
+        .annotate(
+            open_cases=Count("cases", filter=Q(cases__status__in=MemoryCase.OPEN)),
+            case_count=Count("cases"),
+        )
+        .order_by("-created_at", "-pk")
+    )  # an aggregate drops Meta.ordering
 
 
 def audit_run_get(*, run_id: int) -> AuditRun | None:

@@ -20,3 +20,14 @@ urlpatterns = [
     path("runs/<int:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
     path("settings/", views.settings_page, name="settings"),
 ]
+
+# The outcome page's tables, tidy (issue #23): ?format=csv or ?format=parquet.
+urlpatterns += [
+    path(
+        f"runs/<int:run_id>/outcomes/{slug}/table/",
+        views.outcomes_table,
+        {"table": slug},
+        name=f"{slug}-table",
+    )
+    for slug in ("outcomes", "criteria")
+]

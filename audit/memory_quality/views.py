@@ -4,12 +4,13 @@
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
-from audit.memory_quality import criteria, selectors
+from audit.memory_quality import criteria, selectors, statistics
 from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import (
     SENIOR_EDIT_FIELDS,
@@ -17,11 +18,13 @@ from audit.memory_quality.forms import (
     AuditSettingsForm,
     ReviewDecisionForm,
     SeniorEditForm,
+    edit_draft_problem,
 )
-from audit.memory_quality.models import AuditError, MemoryCase
+from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review, runs
 from heartbench_site.base import drafts
 from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import add_error_messages, csv_download
 from heartbench_site.base.wording import counted
 
@@ -176,6 +179,14 @@ def case_edit_draft(request, case_id):
         raise Http404("No such audit case.")
     if request.method == "POST" and case.status != MemoryCase.Status.SENIOR:
         raise PermissionDenied("This memory does not await an edit.")
+    problem = (
+        edit_draft_problem(request.POST, SENIOR_EDIT_FIELDS) if request.method == "POST" else None
+    )
+    if problem is not None:  # refused, nothing saved (issue #24)
+        if request.htmx:
+            return HttpResponse(escape(f"Not saved: {problem}"))
+        messages.error(request, f"Not saved: {problem}")
+        return redirect("audit:case-detail", case_id=case_id)
     return drafts.autosave_response(
         request,
         key=_edit_draft_key(case_id),
@@ -231,6 +242,8 @@ def run_detail(request, run_id):
 def run_finalize(request, run_id):
     try:
         run = finalize.audit_run_finalize(run_id=run_id, actor=request.user)
+    except AuditRun.DoesNotExist:
+        raise Http404("No such audit run.") from None
     except AuditError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -269,10 +282,19 @@ def outcomes(request, run_id):
     run = selectors.audit_run_get(run_id=run_id)
     if run is None:
         raise Http404("No such audit run.")
+    result = selectors.audit_outcomes(run=run)
+    tidy = {
+        slug: table_links(
+            reverse(f"audit:{slug}-table", args=[run.pk]),
+            name=build(run, result).name,
+            api_url=reverse(f"audit-api:{slug}-rows", args=[run.pk]),
+        )
+        for slug, build in statistics.TABLES.items()
+    }
     return render(
         request,
         "audit/outcomes.html",
-        {"outcomes": selectors.audit_outcomes(run=run), "columns": selectors.OUTCOME_COLUMNS},
+        {"outcomes": result, "columns": selectors.OUTCOME_COLUMNS, "tidy": tidy},
     )
 
 
@@ -324,3 +346,11 @@ def settings_page(request):
         "audit/settings.html",
         {"form": form, "versions": selectors.audit_settings_versions(), "latest": latest},
     )
+
+
+@outcome_readers_required
+def outcomes_table(request, run_id, table):
+    """One of the outcome page's tables, tidy: ``?format=csv`` or ``?format=parquet``."""
+    run = statistics.audit_run_or_404(run_id)
+    table = statistics.TABLES[table](run)
+    return table_download(table, request, filename=f"{table.name}_{run.pk}")

@@ -9,8 +9,10 @@ from django.urls import reverse
 
 from adjudication.mcq.models import OPTION_LABELS
 from audit.reference_labels.models import LabelAdjudication
+from audit.reference_labels.services import AUDIT_NOTE_MAX, NOTE_MAX
 from heartbench_site.base.protocol import AUDIT_ITEMS_PER_STRATUM
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import TEXT, TextRules
 
 
 def _holders(role: Role):
@@ -22,7 +24,7 @@ def _holders(role: Role):
     )
 
 
-class LabelAuditCreateForm(forms.Form):
+class LabelAuditCreateForm(TextRules, forms.Form):
     experts = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
@@ -44,7 +46,7 @@ class LabelAuditCreateForm(forms.Form):
         help_text="Recorded with the audit; the same seed on the same final set draws the "
         "same sample. Leave empty for a fresh random seed.",
     )
-    note = forms.CharField(max_length=300, required=False)
+    note = forms.CharField(max_length=AUDIT_NOTE_MAX, required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -57,7 +59,7 @@ class LabelAuditCreateForm(forms.Form):
         self.helper.add_input(Submit("submit", "Check the team and draw the sample"))
 
 
-class LabelSelectionForm(forms.Form):
+class LabelSelectionForm(TextRules, forms.Form):
     choice = forms.ChoiceField(
         label="The response most likely and most reasonable for the target character",
         choices=[(x, f"Option {x}") for x in OPTION_LABELS],
@@ -68,6 +70,7 @@ class LabelSelectionForm(forms.Form):
     note = forms.CharField(
         label="Note (optional)",
         required=False,
+        max_length=NOTE_MAX,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
 
@@ -99,7 +102,7 @@ class LabelSelectionForm(forms.Form):
         self.helper.add_input(Submit("submit", "Submit my selection", css_class="btn-primary"))
 
 
-class LabelAdjudicationForm(forms.Form):
+class LabelAdjudicationForm(TextRules, forms.Form):
     decision = forms.ChoiceField(
         choices=LabelAdjudication.Decision.choices, widget=forms.RadioSelect, required=False
     )
@@ -108,13 +111,22 @@ class LabelAdjudicationForm(forms.Form):
         choices=[("", "—")] + [(x, f"Option {x}") for x in OPTION_LABELS],
         required=False,
     )
-    option_A = forms.CharField(label="Option A", widget=forms.Textarea(attrs={"rows": 3}))
-    option_B = forms.CharField(label="Option B", widget=forms.Textarea(attrs={"rows": 3}))
-    option_C = forms.CharField(label="Option C", widget=forms.Textarea(attrs={"rows": 3}))
-    option_D = forms.CharField(label="Option D", widget=forms.Textarea(attrs={"rows": 3}))
+    option_A = forms.CharField(
+        label="Option A", widget=forms.Textarea(attrs={"rows": 3}), max_length=TEXT
+    )
+    option_B = forms.CharField(
+        label="Option B", widget=forms.Textarea(attrs={"rows": 3}), max_length=TEXT
+    )
+    option_C = forms.CharField(
+        label="Option C", widget=forms.Textarea(attrs={"rows": 3}), max_length=TEXT
+    )
+    option_D = forms.CharField(
+        label="Option D", widget=forms.Textarea(attrs={"rows": 3}), max_length=TEXT
+    )
     note = forms.CharField(
         label="Note",
         required=False,
+        max_length=NOTE_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Required for an edit, a key change or a removal.",
     )
@@ -153,3 +165,11 @@ class LabelAdjudicationForm(forms.Form):
         return [
             {"label": x, "content": self.cleaned_data[f"option_{x}"].strip()} for x in OPTION_LABELS
         ]
+
+    def changed_options(self, current: list[dict]) -> list[dict] | None:
+        """The four option texts when they differ from ``current`` (the audited
+        version's ``[{"label", "content"}]``), else None: only an edit is sent on."""
+        edited = self.option_texts()
+        if [o["content"] for o in edited] != [o["content"] for o in current]:
+            return edited
+        return None

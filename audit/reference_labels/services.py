@@ -27,13 +27,17 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
+from heartbench_site.base.conflicts import ConflictOfInterest
 from heartbench_site.base.protocol import AUDIT_EXPERTS, AUDIT_ITEMS_PER_STRATUM
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.text_rules import NOTE, check_text
 
 ORIGIN = McqItemVersion.Origin.LABEL_AUDIT
 # Largest seed a person may type (PostgreSQL bigint holds it; random.Random takes any int).
 MAX_SEED = 2**63 - 1
-NOTE_MAX = 4000
+NOTE_MAX = NOTE
+# The audit's own note (its column holds 300 characters).
+AUDIT_NOTE_MAX = 300
 
 
 def _event(*, actor, action: str, audit, audit_item=None, **details) -> None:
@@ -126,6 +130,33 @@ def conflict_of_interest_problems(users) -> list[str]:
     ]
 
 
+class LabelAuditConflict(LabelAuditError, ConflictOfInterest):
+    """A member of the audit team with a construction record, refused at the act."""
+
+
+def team_member_conflict(user) -> str | None:
+    """Why ``user`` may not act in a label audit now, or None: a record of their own part
+    in construction (App. D.4), named by ``describe_involvement``. A fixed number of
+    queries (one per construction source)."""
+    found = construction_involvement([user.pk]).get(user.pk)
+    if not found:
+        return None
+    return (
+        "Refused (conflict of interest): "
+        + describe_involvement(user.get_username(), found)
+        + " The audit team takes no part in benchmark construction (seed 000 App. D.4), "
+        "so this act is refused; ask the admin to replace you on the audit."
+    )
+
+
+def _refuse_conflicted(user) -> None:
+    """Checked at every act of the audit team, at the moment of the act (issue #24): a
+    record made after the audit was created refuses the act too."""
+    message = team_member_conflict(user)
+    if message:
+        raise LabelAuditConflict(message)
+
+
 @transaction.atomic
 def label_audit_create(
     *,
@@ -140,6 +171,7 @@ def label_audit_create(
     draw the stratified sample and store it with its seed and frame."""
     if not has_any_role(created_by, [Role.ADMIN]):
         raise LabelAuditError("Only an admin can create a reference-label audit.")
+    check_text(note or "", label="Note", limit=AUDIT_NOTE_MAX, error=LabelAuditError)
     experts = list(experts)
     _check_team(experts, adjudicator)
     conflicts = conflict_of_interest_problems([*experts, adjudicator])
@@ -256,11 +288,10 @@ def _clean_choice(choice: str, *, required: bool) -> str:
     return choice
 
 
-def _clean_note(note: str) -> str:
-    note = (note or "").strip()
-    if len(note) > NOTE_MAX:
-        raise LabelAuditError(f"The note is {len(note)} characters; keep it under {NOTE_MAX}.")
-    return note
+def _clean_note(note: str, label: str = "Note") -> str:
+    """The one text rule (issue #24): over the limit or with a control character, the
+    note is refused (never cut or stripped), drafts included."""
+    return check_text(note or "", label=label, limit=NOTE_MAX, error=LabelAuditError).strip()
 
 
 @transaction.atomic
@@ -270,6 +301,7 @@ def label_selection_draft_save(
     """Autosave the expert's choice and note before submitting (nothing is lost on a
     closed tab). A submitted selection is not changed."""
     row = _expert_row(audit_item_id, expert, lock=False)
+    _refuse_conflicted(expert)
     selection, _ = LabelSelection.objects.select_for_update().get_or_create(
         audit_item=row, expert=expert
     )
@@ -288,6 +320,7 @@ def label_selection_submit(
     """The expert's blind selection, final once submitted; submitting the same choice
     again changes nothing. The third submission compares the selections with the key."""
     row = _expert_row(audit_item_id, expert, lock=True)
+    _refuse_conflicted(expert)
     choice = _clean_choice(choice, required=True)
     note = _clean_note(note)
     selection, _ = LabelSelection.objects.get_or_create(audit_item=row, expert=expert)
@@ -389,6 +422,7 @@ def label_item_adjudicate(
             f"Only this audit's adjudicator ({row.audit.adjudicator.get_username()}) decides "
             "its items."
         )
+    _refuse_conflicted(adjudicator)
     if row.status != LabelAuditItem.Status.ADJUDICATING:
         raise LabelAuditError(
             f"This item is not awaiting adjudication (it is {row.get_status_display().lower()})."

@@ -22,3 +22,14 @@ urlpatterns = [
     path("items/<int:label_item_id>/draft/", views.draft, name="draft"),
     path("items/<int:label_item_id>/adjudicate/", views.adjudicate, name="adjudicate"),
 ]
+
+# The outcome page's tables, tidy (issue #23): ?format=csv or ?format=parquet.
+urlpatterns += [
+    path(
+        f"<int:label_audit_id>/{slug}/table/",
+        views.outcomes_table,
+        {"table": slug},
+        name=f"{slug}-table",
+    )
+    for slug in ("outcomes", "items")
+]

@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.mcq.models import OPTION_LABELS
@@ -24,9 +25,12 @@ from audit.reference_labels.forms import (
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
+from audit.reference_labels.statistics import TABLES
 from heartbench_site.base import display, drafts
+from heartbench_site.base.conflicts import conflict_page
 from heartbench_site.base.plot_views import page_plot, plot_download
 from heartbench_site.base.roles import Role, role_required, user_roles
+from heartbench_site.base.tidy import table_download, table_links
 from heartbench_site.base.web import add_error_messages, csv_download
 
 members_required = role_required(Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
@@ -147,7 +151,11 @@ def _expert_page(request, label_item_id):
 @require_http_methods(["GET", "POST"])
 def select(request, label_item_id):
     page = _expert_page(request, label_item_id)
-    if request.method == "POST" and not page.submitted:
+    if request.method == "POST" and page.submitted:
+        raise PermissionDenied(
+            f"Your selection for item {page.position} is submitted; it can no longer change."
+        )
+    if request.method == "POST":
         form = LabelSelectionForm(request.POST, audit_item_id=label_item_id)
         if form.is_valid():
             try:
@@ -157,6 +165,8 @@ def select(request, label_item_id):
                     choice=form.cleaned_data["choice"],
                     note=form.cleaned_data["note"],
                 )
+            except services.LabelAuditConflict as error:
+                return conflict_page(request, error)
             except LabelAuditError as error:
                 add_error_messages(form, error)
             else:
@@ -188,8 +198,12 @@ def draft(request, label_item_id):
             choice=request.POST.get("choice", ""),
             note=request.POST.get("note", ""),
         )
+    except services.LabelAuditConflict as error:
+        if request.htmx:
+            return HttpResponse(" ".join(error.messages), status=403)
+        return conflict_page(request, error)
     except LabelAuditError as error:
-        status = " ".join(error.messages)
+        status = "Not saved: " + " ".join(error.messages)
     else:
         option = f"option {saved.choice}" if saved.choice else "no option yet"
         chars = len(saved.note)
@@ -218,16 +232,18 @@ def adjudicate(request, label_item_id):
     initial = {f"option_{o['label']}": o["content"] for o in page.options}
     form = LabelAdjudicationForm(request.POST or None, initial=initial, audit_item_id=label_item_id)
     can_decide = is_adjudicator and page.audit_item.status == LabelAuditItem.Status.ADJUDICATING
+    # Issue #24: a construction record refuses the act (the service checks it too); the
+    # page says why instead of offering the form.
+    conflict = services.team_member_conflict(request.user) if can_decide else None
     if request.method == "POST":
         if not can_decide:
             raise PermissionDenied("This item is not awaiting your decision.")
+        if conflict:
+            return conflict_page(request, services.LabelAuditConflict(conflict))
         if form.is_valid():
             data = form.cleaned_data
             decision = data["decision"]
-            options = None
-            edited = form.option_texts()
-            if [o["content"] for o in edited] != [o["content"] for o in page.options]:
-                options = edited
+            options = form.changed_options(page.options)
             try:
                 services.label_item_adjudicate(
                     audit_item_id=label_item_id,
@@ -237,6 +253,8 @@ def adjudicate(request, label_item_id):
                     options=options,
                     new_key=data["new_key"],
                 )
+            except services.LabelAuditConflict as error:
+                return conflict_page(request, error)
             except LabelAuditError as error:
                 add_error_messages(form, error)
             else:
@@ -245,7 +263,12 @@ def adjudicate(request, label_item_id):
     return render(
         request,
         "audit/labels/adjudicate.html",
-        {"page": page, "form": form if can_decide else None, "labels": OPTION_LABELS},
+        {
+            "page": page,
+            "form": form if can_decide and not conflict else None,
+            "conflict": conflict,
+            "labels": OPTION_LABELS,
+        },
     )
 
 
@@ -267,7 +290,20 @@ def outcomes(request, label_audit_id):
     return render(
         request,
         "audit/labels/outcomes.html",
-        {"audit": audit, "outcomes": result, "plot": plot, "small_n_note": kappa_note},
+        {
+            "audit": audit,
+            "outcomes": result,
+            "plot": plot,
+            "small_n_note": kappa_note,
+            "tidy": {
+                slug: table_links(
+                    reverse(f"audit:labels:{slug}-table", args=[audit.pk]),
+                    name=build(audit, result).name,
+                    api_url=reverse(f"audit-api:labels-api:{slug}-rows", args=[audit.pk]),
+                )
+                for slug, build in TABLES.items()
+            },
+        },
     )
 
 
@@ -328,3 +364,11 @@ def outcomes_csv(request, label_audit_id):
             ]
         )
     return response
+
+
+@overseers_required
+def outcomes_table(request, label_audit_id, table):
+    """One of the outcome page's tables, tidy: ``?format=csv`` or ``?format=parquet``."""
+    audit = _overseer_audit(request, label_audit_id)
+    table = TABLES[table](audit)
+    return table_download(table, request, filename=f"{table.name}_{audit.pk}")

@@ -15,18 +15,23 @@ decisions: they are not in the decision history and nothing downstream reads the
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.utils import timezone
 from django.utils.html import escape
 
+from heartbench_site.base.text_rules import TEXT, field_label, text_problem
+
 # How long the page waits after the last keystroke before it saves (the comparison
 # form's rhythm); a change of a radio or a select saves at once.
 AUTOSAVE_TRIGGER = "change, input delay:1000ms"
-# A draft keeps at most this many characters of one field (a whole memory narrative
-# fits many times over); NUL cannot be stored in jsonb, and no form accepts it anyway.
-DRAFT_VALUE_MAX_CHARS = 20_000
+# A draft follows the text rules of its form (issue #24): a value over its field's limit
+# (a long text's when the form names none) or holding a control character is refused
+# whole, nothing saved, and the status line says why; never cut or stripped.
+DRAFT_VALUE_MAX_CHARS = TEXT
+NOT_SAVED = "Not saved: {}"
 NOT_SAVED_YET = "Not saved yet — changes save automatically."
 
 
@@ -49,17 +54,53 @@ class FormDraft(models.Model):
         return f"{self.key} ({self.user})"
 
 
-def _clean(values: list) -> str | list[str]:
-    cleaned = [str(v).replace("\x00", "")[:DRAFT_VALUE_MAX_CHARS] for v in values]
+class DraftRefused(ValidationError):
+    """A draft value breaks the text rules; nothing was saved. ``field`` names it, so the
+    API answers 400 with the message under the field's name."""
+
+    def __init__(self, text: str, *, field: str):
+        super().__init__({field: [text]})
+        self.text = text
+        self.field = field
+
+
+def form_text_limits(form) -> dict[str, tuple[str, int]]:
+    """Field name → (label, limit) of a form's text fields (a form, or a form class for
+    its declared fields): what its draft is held to."""
+    from django import forms
+
+    fields = form.fields if hasattr(form, "fields") else form.base_fields
+    return {
+        name: (field_label(name, field), field.max_length or DRAFT_VALUE_MAX_CHARS)
+        for name, field in fields.items()
+        if isinstance(field, forms.CharField)
+    }
+
+
+def _clean(field: str, values: list, limits: dict) -> str | list[str]:
+    label, limit = limits.get(field) or (
+        field.replace("_", " ").capitalize(),
+        DRAFT_VALUE_MAX_CHARS,
+    )
+    cleaned = [str(v) for v in values]
+    for value in cleaned:
+        if problem := text_problem(value, label=label, limit=limit):
+            raise DraftRefused(problem, field=field)
     return cleaned[0] if len(cleaned) == 1 else cleaned
 
 
 @transaction.atomic
-def form_draft_save(*, user, key: str, data, fields: Iterable[str]) -> FormDraft:
+def form_draft_save(
+    *, user, key: str, data, fields: Iterable[str], limits: dict | None = None
+) -> FormDraft:
     """Keep the posted values of ``fields`` (a QueryDict, or a dict of lists) as typed.
-    Fields absent from ``data`` are left out: an unticked radio group restores as none."""
+    Fields absent from ``data`` are left out: an unticked radio group restores as none.
+    ``limits`` (field → (label, limit), see :func:`form_text_limits`) holds each value
+    to its form field's text rules; a value that breaks them raises ``DraftRefused`` and
+    nothing is saved."""
     getlist = data.getlist if hasattr(data, "getlist") else (lambda f: data[f])
-    clean = {f: _clean(getlist(f)) for f in fields if f in data and getlist(f)}
+    limits = limits or {}
+    clean = {f: _clean(f, getlist(f), limits) for f in fields if f in data and getlist(f)}
     draft, _ = FormDraft.objects.update_or_create(user=user, key=key, defaults={"data": clean})
     return draft
 
@@ -110,13 +151,26 @@ def autosave_attrs(draft_url: str, *, target: str = "#autosave-status") -> dict:
     }
 
 
-def autosave_response(request, *, key: str, fields: Iterable[str], page_url: str):
+def autosave_response(
+    request, *, key: str, fields: Iterable[str], page_url: str, limits: dict | None = None
+):
     """The answer of a draft endpoint, once the caller has checked that ``request.user``
     may fill this form: the status line for htmx, or back to the page (a GET, a typed
-    address, or a browser without JavaScript)."""
+    address, or a browser without JavaScript). A draft that breaks the text rules is not
+    saved: htmx gets "Not saved: <why>" in the status line, anything else a 400."""
     if request.method != "POST":
         return redirect(page_url)
-    draft = form_draft_save(user=request.user, key=key, data=request.POST, fields=fields)
+    try:
+        draft = form_draft_save(
+            user=request.user, key=key, data=request.POST, fields=fields, limits=limits
+        )
+    except DraftRefused as refused:
+        status = escape(NOT_SAVED.format(refused.text))
+        if request.htmx:
+            return HttpResponse(f'<span class="text-danger">{status}</span>')
+        return HttpResponse(
+            NOT_SAVED.format(refused.text), status=400, content_type="text/plain; charset=utf-8"
+        )
     status = autosave_status(draft)
     if request.htmx:
         return HttpResponse(escape(status))

@@ -132,6 +132,10 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# The hour counts from the lock (the last failure before it): attempts made during the
+# lockout, even with the right password, are refused and neither recorded nor extend it
+# (issue #24; axes' default would restart the hour with each of them).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
 AXES_VERBOSE = False
@@ -146,6 +150,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
+# Export jobs' zips (adjudication.export.jobs), kept to be downloaded again.
+EXPORT_ROOT = env.path("EXPORT_ROOT", default=BASE_DIR / "media" / "exports")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -163,14 +169,21 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "heartbench_site.base.api.ApiPagination",
     "PAGE_SIZE": 50,
+    # A service's ValidationError answers 400 with its own messages (issue #23).
+    "EXCEPTION_HANDLER": "heartbench_site.base.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "heartbench API",
     "DESCRIPTION": "Corpus, annotation and adjudication records of a HEART-Bench-style benchmark.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Every body gets an example: hand-written beside the view, or one from its schema.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "heartbench_site.base.schema_examples.add_missing_examples",
+    ],
     # Swagger UI is served from the sidecar package: lab machines may be offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -180,6 +193,12 @@ SPECTACULAR_SETTINGS = {
         "DraftingJobStatusEnum": "annotation.character_drafting.models.DraftingJob.Status",
         "CharacterDraftStatusEnum": "annotation.character_drafting.models.CharacterDraft.Status",
         "ImportJobStatusEnum": "annotation.corpus_import.models.ImportJob.Status",
+        "BaselineStudyStatusEnum": "humanbaseline.models.BaselineStudy.Status",
+        "ExportJobKindEnum": "adjudication.export.models.ExportJob.Kind",
+        "DraftingJobKindEnum": "annotation.character_drafting.models.DraftingJob.Kind",
+        "RatingEnum": "annotation.comparison.models.Rating",
+        "SuitabilityEnum": "annotation.comparison.models.Suitability",
+        "OptionLabelEnum": "adjudication.mcq.models.OPTION_LABELS",
     },
 }
 
@@ -242,6 +261,9 @@ def _generation_families(environ) -> dict:
 HEARTBENCH_GENERATION_FAMILIES = _generation_families(os.environ)
 # Character drafting: model calls per draft before it is reported failed (App. L.2).
 HEARTBENCH_DRAFTING_MAX_ATTEMPTS = env.int("HEARTBENCH_DRAFTING_MAX_ATTEMPTS", default=3)
+# The query parameter of a SONA invitation link that carries the participant's id
+# (the study's URL in SONA ends with ...?<param>=%SURVEY_CODE%).
+HEARTBENCH_SONA_ID_PARAM = env.str("HEARTBENCH_SONA_ID_PARAM", default="sona_id")
 # --- Embedding retriever of evaluation runs (seed 000 §3.1, App. E) ---------------------
 # An OpenAI-compatible POST {BASE_URL}/embeddings endpoint serving an embedding model (the
 # paper: Qwen3-Embedding-4B; a lab serves it locally, nothing is downloaded at run time).

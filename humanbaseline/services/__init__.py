@@ -2,7 +2,8 @@
 
 study (sources, predictions, the subset selection, the study), participation (a
 participant's way through it), report (the best model fixed before the report, the
-report). Callers use ``humanbaseline.services.<name>``.
+report), pools (recruitment pool ids, the completion code and URL). Callers use
+``humanbaseline.services.<name>``.
 """
 
 from .participation import (
@@ -21,6 +22,13 @@ from .participation import (
     participant_order,
     practice_answer,
     time_record,
+)
+from .pools import (
+    completion_problems,
+    completion_url,
+    pool_from_query,
+    pool_link_queries,
+    study_completion_set,
 )
 from .report import best_model_fix, report_compute, report_request
 from .study import (
@@ -45,6 +53,8 @@ __all__ = [
     "baseline_session_start",
     "best_model_fix",
     "briefing_complete",
+    "completion_problems",
+    "completion_url",
     "consent_decide",
     "invitation_signup",
     "item_families_from_references",
@@ -52,11 +62,14 @@ __all__ = [
     "participant_account_create",
     "participant_enrol",
     "participant_order",
+    "pool_from_query",
+    "pool_link_queries",
     "practice_answer",
     "predictions_import_csv",
     "reference_source",
     "report_compute",
     "report_request",
+    "study_completion_set",
     "study_create",
     "study_set_status",
     "subset_select",

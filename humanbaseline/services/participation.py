@@ -1,6 +1,7 @@
 """A participant's way through a study: enrolment, consent, briefing, practice, the
 seeded item order, answers and time on task, finalize."""
 
+import math
 import random
 import re
 from datetime import timedelta
@@ -16,11 +17,14 @@ from django.utils import timezone
 
 from adjudication.mcq.models import OPTION_LABELS
 from heartbench_site.base.roles import Role, user_roles
+from heartbench_site.base.text_rules import check_text
 from heartbench_site.base.wording import agree, counted
 
 from ..models import (
+    PASSWORD_MAX,
     AnswerEvent,
     BaselineError,
+    BaselineNotFound,
     BaselineStudy,
     ItemResponse,
     Participation,
@@ -29,12 +33,17 @@ from ..models import (
     TimeReport,
     WorkSession,
 )
+from .pools import pool_record
 
 # A pause longer than this ends a work session; the next action starts a new one.
 SESSION_IDLE_LIMIT = timedelta(minutes=30)
 # One report of time on an item counts at most this much (a tab left open overnight
 # must not be paid).
 MAX_SECONDS_PER_REPORT = 30 * 60
+# A report may also claim the last few seconds before the previous one was received (the
+# page measures from when it sent that report, the server counts from when it arrived);
+# wall-clock time older than this that no report claimed is not counted later.
+REPORT_LATENCY_SLACK = timedelta(seconds=5)
 # The page names each time report; anything else is not a name it sent.
 REPORT_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
@@ -44,7 +53,11 @@ def _new_order_seed() -> int:
 
 
 @transaction.atomic
-def participant_enrol(*, study: BaselineStudy, user, via: str) -> Participation:
+def participant_enrol(
+    *, study: BaselineStudy, user, via: str, pool: dict | None = None
+) -> Participation:
+    """Enrol ``user``; ``pool`` is what the invitation link carried
+    (``pools.pool_from_query``), stored unless the participation has a pool id already."""
     if study.status != BaselineStudy.Status.OPEN:
         raise BaselineError(f"The study {study.name!r} is closed to new participants.")
     other = sorted(r.label for r in user_roles(user) if r is not Role.BASELINE_PARTICIPANT)
@@ -59,11 +72,14 @@ def participant_enrol(*, study: BaselineStudy, user, via: str) -> Participation:
     participation, _ = Participation.objects.get_or_create(
         study=study, user=user, defaults={"enrolled_via": via, "order_seed": _new_order_seed()}
     )
+    pool_record(participation, pool)
     return participation
 
 
 def _new_account(username: str, password: str):
     User = get_user_model()
+    check_text(username or "", label="Username", limit=150, error=BaselineError)
+    check_text(password or "", label="Password", limit=PASSWORD_MAX, error=BaselineError)
     if not username.strip():
         raise BaselineError("Choose a username.")
     if User.objects.filter(username=username).exists():
@@ -86,12 +102,14 @@ def participant_account_create(*, study: BaselineStudy, username: str, password:
 
 
 @transaction.atomic
-def invitation_signup(*, token, username: str, password: str) -> Participation:
+def invitation_signup(
+    *, token, username: str, password: str, pool: dict | None = None
+) -> Participation:
     study = BaselineStudy.objects.filter(invitation_token=token).first()
     if study is None:
         raise BaselineError("This invitation link is not valid.")
     user = _new_account(username, password)
-    return participant_enrol(study=study, user=user, via="invitation")
+    return participant_enrol(study=study, user=user, via="invitation", pool=pool)
 
 
 def _locked(participation: Participation) -> Participation:
@@ -135,7 +153,9 @@ def practice_answer(*, participation: Participation, position: int, choice: str)
     _require_consent(p)
     if choice not in OPTION_LABELS:
         raise BaselineError("Choose one of the options A, B, C or D.")
-    item = StudyItem.objects.get(study=p.study, is_practice=True, position=position)
+    item = StudyItem.objects.filter(study=p.study, is_practice=True, position=position).first()
+    if item is None:
+        raise BaselineNotFound(f"There is no practice item {position} in this study.")
     answer, _ = PracticeAnswer.objects.update_or_create(
         participation=p, study_item=item, defaults={"choice": choice}
     )
@@ -177,30 +197,53 @@ def _require_started(p: Participation):
         raise BaselineError("The study has not started yet.")
 
 
-def _clamp(seconds) -> float:
+def _reported_seconds(seconds) -> float:
+    """The seconds a report names; blank is none. Anything but a finite number of
+    seconds, zero or more, is refused."""
+    if seconds is None or (isinstance(seconds, str) and not seconds.strip()):
+        return 0.0
     try:
-        value = float(seconds or 0)
+        value = float(seconds)
     except (TypeError, ValueError):
-        return 0.0
-    if value != value:  # NaN
-        return 0.0
-    return min(max(value, 0.0), MAX_SECONDS_PER_REPORT)
+        raise BaselineError(
+            f"The time on the item must be a number of seconds, not {str(seconds)[:40]!r}."
+        ) from None
+    if not math.isfinite(value) or value < 0:
+        raise BaselineError(
+            f"The time on the item must be a finite number of seconds, zero or more "
+            f"(received {str(seconds)[:40]!r})."
+        )
+    return value
 
 
-def _add_time(response: ItemResponse, seconds, report_id: str = "") -> bool:
+def _add_time(p: Participation, response: ItemResponse, amount: float, report_id: str = ""):
     """Add a report of time on ``response``'s item, once per report name: the same
     report sent again adds nothing. A report without a (valid) name is added as it is.
-    Caller must hold the participation's row lock."""
-    amount = _clamp(seconds)
+
+    One report counts at most MAX_SECONDS_PER_REPORT, and at most the wall-clock time
+    since the participation's time was last counted (``time_counted_until``, first the
+    start of the study): however the reports are sent, the sum of counted time never
+    exceeds the time that passed since the participant started. Caller must hold the
+    participation's row lock and pass the locked row as ``p``."""
     report_id = (report_id or "").strip()
+    if (
+        REPORT_ID.fullmatch(report_id)
+        and response.time_reports.filter(report_id=report_id).exists()
+    ):
+        return False
+    now = timezone.now()
+    since = p.time_counted_until or p.started_at or now
+    available = max((now - since).total_seconds(), 0.0)
+    counted = min(amount, MAX_SECONDS_PER_REPORT, available)
     if REPORT_ID.fullmatch(report_id):
-        _, created = TimeReport.objects.get_or_create(
-            response=response, report_id=report_id, defaults={"seconds": amount}
-        )
-        if not created:
-            return False
+        TimeReport.objects.create(response=response, report_id=report_id, seconds=counted)
+    if counted:
+        ItemResponse.objects.filter(pk=response.pk).update(seconds=F("seconds") + counted)
     if amount:
-        ItemResponse.objects.filter(pk=response.pk).update(seconds=F("seconds") + amount)
+        # Like the seconds themselves, recorded by update(): the time reports are the
+        # event table, and a report is no decision for the decision history.
+        p.time_counted_until = max(since + timedelta(seconds=counted), now - REPORT_LATENCY_SLACK)
+        Participation.objects.filter(pk=p.pk).update(time_counted_until=p.time_counted_until)
     return True
 
 
@@ -214,7 +257,12 @@ def answer_save(
     _require_started(p)
     if choice not in OPTION_LABELS:
         raise BaselineError("Choose one of the options A, B, C or D.")
-    response = ItemResponse.objects.select_for_update().get(participation=p, position=position)
+    amount = _reported_seconds(seconds)
+    response = (
+        ItemResponse.objects.select_for_update().filter(participation=p, position=position).first()
+    )
+    if response is None:
+        raise BaselineNotFound(f"There is no item {position} in your study.")
     if response.choice and response.choice != choice:
         response.revisions += 1
     if response.choice != choice:
@@ -222,7 +270,7 @@ def answer_save(
     response.choice = choice
     response.answered_at = timezone.now()
     response.save(update_fields=["choice", "answered_at", "revisions"])
-    _add_time(response, seconds, report_id)
+    _add_time(p, response, amount, report_id)
     activity_touch(participation=p)
     response.refresh_from_db(fields=["seconds"])
     return response
@@ -232,14 +280,23 @@ def answer_save(
 def time_record(*, participation: Participation, position: int, seconds, report_id="") -> bool:
     """Add time the page reported for one item (sent once when the participant leaves
     it). Idempotent per ``report_id``: a report received again changes nothing and
-    returns False. The participation's row lock orders two copies arriving together."""
+    returns False. The participation's row lock orders two copies arriving together.
+    Bounded by the wall-clock time that passed (see :func:`_add_time`); a value that is
+    not a finite number of seconds, zero or more, or a report before the start or after
+    finalizing is refused (BaselineError), an item position that is not the
+    participant's is BaselineNotFound."""
     p = _locked(participation)
-    if p.status != Participation.Status.STARTED:
-        return False
+    amount = _reported_seconds(seconds)
     response = ItemResponse.objects.filter(participation=p, position=position).first()
-    if response is None:
-        return False
-    added = _add_time(response, seconds, report_id)
+    if response is None and p.status in (
+        Participation.Status.STARTED,
+        Participation.Status.FINALIZED,
+    ):
+        raise BaselineNotFound(f"There is no item {position} in your study.")
+    if p.status == Participation.Status.FINALIZED:
+        raise BaselineError("You have finalized your answers; time is no longer counted.")
+    _require_started(p)
+    added = _add_time(p, response, amount, report_id)
     activity_touch(participation=p)
     return added
 

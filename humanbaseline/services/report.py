@@ -4,10 +4,21 @@ from django.db import transaction
 from django.utils import timezone
 
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
+from heartbench_site.base.text_rules import NOTE, check_text
 from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
-from ..models import BaselineError, BaselineReport, BaselineStudy, BestModelChoice, Participation
+from ..models import (
+    COUNT_MAX,
+    MODEL_LABEL_MAX,
+    SEED_MAX,
+    BaselineError,
+    BaselineReport,
+    BaselineStudy,
+    BestModelChoice,
+    Participation,
+    check_whole,
+)
 from ..report import build_report
 
 
@@ -16,6 +27,9 @@ def report_request(*, study: BaselineStudy, user, seed: int, n_boot: int, n_perm
     # The tasks module imports this one: the dispatcher is looked up at call time.
     from ..celery_tasks import dispatch_report
 
+    check_whole("seed", seed, SEED_MAX)
+    check_whole("number of bootstrap resamples", n_boot, COUNT_MAX)
+    check_whole("number of source permutations", n_permutations, COUNT_MAX)
     finalized = study.participants.filter(status=Participation.Status.FINALIZED).count()
     if finalized < 2:
         raise BaselineError(
@@ -62,6 +76,8 @@ def best_model_fix(*, study: BaselineStudy, user, run_ids=(), model_label: str =
 
     Once participants have answered, a new choice needs a ``reason``: it is recorded as a
     protocol deviation and listed on the report, never changed silently."""
+    check_text(model_label or "", label="Model label", limit=MODEL_LABEL_MAX, error=BaselineError)
+    check_text(reason or "", label="Reason", limit=NOTE, error=BaselineError)
     study = BaselineStudy.objects.select_for_update().get(pk=study.pk)
     run_ids = [int(pk) for pk in run_ids or ()]
     label, reason = (model_label or "").strip(), (reason or "").strip()

@@ -14,10 +14,14 @@ from annotation.corpus.models import Scenario
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import retrieve_for_item
 from heartbench_site.base.protocol import RETRIEVAL_K
+from heartbench_site.base.text_rules import check_texts
 from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
 from ..models import (
+    SEED_MAX,
+    STUDY_TEXT_LABELS,
+    STUDY_TEXT_LIMITS,
     BaselineError,
     BaselineStudy,
     ImportedPrediction,
@@ -25,6 +29,7 @@ from ..models import (
     SelectionItem,
     StudyItem,
     SubsetSelection,
+    check_whole,
 )
 from ..subset import (
     DEFAULT_QUOTAS,
@@ -151,6 +156,7 @@ def subset_select(
     ``held_out_scenarios`` (scenario ids) keep their items out of the candidates, so the
     study's practice items can come from them (a practice item shares no scenario with
     the subset)."""
+    check_whole("seed", seed, SEED_MAX)
     constraints = constraints or SubsetConstraints()
     held_out = sorted({str(s).strip() for s in held_out_scenarios if str(s).strip()})
     known = set(
@@ -249,6 +255,13 @@ def study_create(
     or else ``practice_count`` final items picked from scenarios outside the subset; either
     way none shares a scenario with the subset (its keyed response would be an option
     there, App. J)."""
+    check_texts(
+        {"name": name, "consent_version": consent_version, "consent_text": consent_text}
+        | {"briefing": briefing},
+        STUDY_TEXT_LIMITS,
+        labels=STUDY_TEXT_LABELS,
+        error=BaselineError,
+    )
     practice_question_ids = list(practice_question_ids or [])
     if not selection.feasible:
         raise BaselineError(f"Selection #{selection.pk} is infeasible; it has no subset to study.")

@@ -4,6 +4,7 @@ without guidance, and then sends the pair back; the run it starts (the offline d
 provider, Celery eager) writes three new candidates with the guidance in their prompt."""
 
 import pytest
+from playwright.sync_api import expect
 
 from adjudication.arbitration.models import ArbitrationDecision
 from annotation.comparison.models import ComparisonPair
@@ -75,7 +76,7 @@ def test_the_arbitrator_asks_for_regeneration_after_confirming(page, live_server
     form.get_by_label("Guidance for regeneration").fill("")
     press_record(page)
     submit(page, page.get_by_test_id("confirm-yes"))
-    assert "Give the guidance" in page.content()
+    expect(page.get_by_text("Give the guidance").first).to_be_visible()
     assert not GenerationRun.objects.exists()
 
     form = page.locator("#arbitration-form")

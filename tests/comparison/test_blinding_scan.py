@@ -105,7 +105,10 @@ def test_an_annotator_reaches_no_family_or_model_name_anywhere(client, world, st
         "comparison:pair",
         "comparison-api:queue",
         "comparison-api:pair",
+        "comparison-api:draft",
     } <= reached
+    # The judgment endpoint answers once the annotator has submitted (issue #23).
+    assert ("comparison-api:judgment" in reached) == (state > 0)
 
 
 def test_the_scan_finds_families_where_the_admin_may_see_them(client, world):

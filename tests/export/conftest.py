@@ -153,3 +153,41 @@ def secret_corpus(db):
             f"Q_CHAR_61_SCN_SCHOOL_AGE_{n}", character=target, scenario=s, status=status
         )
     return {"item": final, "memory": memory, "scenario": scenario, "others": others}
+
+
+def file_text(path: str, body: bytes) -> str:
+    """A file of the export as text to scan: a Parquet file's columns and rows as CSV."""
+    if path.endswith(".parquet"):
+        import io
+
+        import pandas
+
+        return pandas.read_parquet(io.BytesIO(body)).to_csv(index=False)
+    return body.decode()
+
+
+@pytest.fixture
+def export_root(settings, tmp_path):
+    """Export jobs store their zips in the test's own folder."""
+    settings.EXPORT_ROOT = tmp_path / "exports"
+    return settings.EXPORT_ROOT
+
+
+@pytest.fixture
+def eager_builds(export_root, django_capture_on_commit_callbacks):
+    """Export jobs built in-process when their transaction commits, as a worker would
+    once the message arrives. ``with eager_builds(): ...`` around a request."""
+    from contextlib import contextmanager
+
+    from heartbench_site.celery import app
+
+    @contextmanager
+    def build():
+        app.conf.task_always_eager = True
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                yield
+        finally:
+            app.conf.task_always_eager = False
+
+    return build

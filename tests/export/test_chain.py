@@ -11,7 +11,7 @@ from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem
 from tests.comparison.helpers import MODEL_NAMES, assign, judge, make_pair, people
 
-from .conftest import make_item
+from .conftest import file_text, make_item
 
 pytestmark = pytest.mark.django_db
 
@@ -85,6 +85,6 @@ def test_construction_items_carry_candidates_judgments_and_arbitration(arbitrate
 def test_the_chain_stays_out_of_the_model_facing_files(arbitrated_item):
     files = build_export().files
     for path in [p for p in files if p.startswith("model_facing/")]:
-        text = files[path].decode()
+        text = file_text(path, files[path])
         for leak in (*MODEL_NAMES.values(), "cmp-annotator", "cmp-arbitrator", "Name the teacher"):
             assert leak not in text, f"{leak} in {path}"

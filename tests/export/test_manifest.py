@@ -17,7 +17,7 @@ from heartbench_site.base.deviations import record_deviation
 from tests.factories import UserFactory
 from tests.pipeline_ready import audit_leaving_out_a_copy
 
-from .conftest import SOURCES, TARGET
+from .conftest import SOURCES, TARGET, file_text
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +26,7 @@ MEMORY_FILES = (
     "release/characters.jsonl",
     "model_facing/memories.json",
     "model_facing/memories.jsonl",
+    "model_facing/memories.parquet",
 )
 
 
@@ -37,7 +38,7 @@ def test_a_duplicate_the_audit_left_out_is_not_exported(secret_corpus):
     bundle = build_export()
 
     for path in MEMORY_FILES:
-        text = bundle.files[path].decode()
+        text = file_text(path, bundle.files[path])
         assert copy.memory_id not in text and copy.anonymized_id not in text, path
     assert original.anonymized_id in bundle.files["model_facing/memories.json"].decode()
     assert original.memory_id in bundle.files["release/characters.json"].decode()

@@ -19,6 +19,7 @@ from .conftest import (
     PROFILE_SECRETS,
     SOURCES,
     TARGET,
+    file_text,
 )
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +30,8 @@ MODEL_FACING = (
     "model_facing/items.csv",
     "model_facing/memories.json",
     "model_facing/memories.jsonl",
+    "model_facing/items.parquet",
+    "model_facing/memories.parquet",
 )
 PROVENANCE_WORDS = (
     "is_correct",
@@ -50,7 +53,7 @@ PROVENANCE_WORDS = (
 
 
 def _texts(files):
-    return {path: files[path].decode() for path in MODEL_FACING}
+    return {path: file_text(path, files[path]) for path in MODEL_FACING}
 
 
 def test_no_profile_value_annotation_key_or_provenance_in_model_facing_files(secret_corpus):

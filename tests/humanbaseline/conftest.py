@@ -3,7 +3,7 @@ secret fields carry distinctive strings, memories, scenarios and final items, an
 study on a subset of them (the selection is written directly; test_subset.py tests the
 ILP)."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
@@ -180,6 +180,18 @@ def enrol(study, username, *, consent=True, start=True):
         if start:
             p = services.baseline_session_start(participation=p)
     return p
+
+
+def elapse(p, seconds):
+    """As if ``seconds`` of wall-clock time passed since the participant's time was last
+    counted: time reports are bounded by the time that passed."""
+    from django.utils import timezone
+
+    from humanbaseline.models import Participation
+
+    Participation.objects.filter(pk=p.pk).update(
+        time_counted_until=timezone.now() - timedelta(seconds=seconds)
+    )
 
 
 @pytest.fixture

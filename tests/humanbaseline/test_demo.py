@@ -59,6 +59,8 @@ def test_the_demo_makes_a_study_ready_for_the_demo_participant(release_dir, role
     )
     demo = Participation.objects.get(study=study, user__username="participant")
     assert demo.status == Participation.Status.INVITED
+    # A new user finalizing the demo study sees a completion code, as on Prolific.
+    assert study.completion_code == "HBDEMO2026" and study.completion_url == ""
     assert Participation.objects.filter(study=study, status="finalized").count() == 4
     report = BaselineReport.objects.get(study=study)
     report = services.report_compute(report_id=report.pk)

@@ -20,7 +20,7 @@ from humanbaseline.models import (
     WorkSession,
 )
 
-from .conftest import enrol, make_study
+from .conftest import elapse, enrol, make_study
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +129,9 @@ def test_practice_items_must_not_be_in_the_subset(small_study, admin_user):
 def test_answers_are_revisable_until_finalize_and_history_is_kept(small_study):
     study, subset, _ = small_study
     p = enrol(study, "reviser")
+    elapse(p, 60)
     services.answer_save(participation=p, position=1, choice="A", seconds=12.5)
+    elapse(p, 60)
     services.answer_save(participation=p, position=1, choice="C", seconds=3)
     response = ItemResponse.objects.get(participation=p, position=1)
     assert (response.choice, response.revisions, response.seconds) == ("C", 1, 15.5)
@@ -151,8 +153,11 @@ def test_time_on_task_per_item_and_per_session_is_exported(small_study, client, 
     study, subset, _ = small_study
     p = enrol(study, "timed")
     client.force_login(p.user)
+    elapse(p, 60)
     client.post(reverse("baseline:item-time", args=[study.pk, 2]), {"seconds": "40.5"})
-    client.post(reverse("baseline:item-time", args=[study.pk, 2]), {"seconds": "nonsense"})
+    refused = client.post(reverse("baseline:item-time", args=[study.pk, 2]), {"seconds": "x"})
+    assert refused.status_code == 400
+    elapse(p, 3600)
     client.post(reverse("baseline:item-time", args=[study.pk, 3]), {"seconds": "999999"})
     assert ItemResponse.objects.get(participation=p, position=2).seconds == 40.5
     # One report counts at most half an hour.
@@ -171,8 +176,8 @@ def test_time_on_task_per_item_and_per_session_is_exported(small_study, client, 
     client.force_login(admin_user)
     response = client.get(reverse("baseline:time-csv", args=[study.pk]))
     lines = response.content.decode().splitlines()
-    assert lines[0] == "kind,participant,position,question_id,start,end,seconds"
-    item_lines = [line for line in lines if line.startswith("item,timed,2,")]
+    assert lines[0] == "kind,participant,pool,pool_id,position,question_id,start,end,seconds"
+    item_lines = [line for line in lines if line.startswith("item,timed,,,2,")]
     assert len(item_lines) == 1 and item_lines[0].endswith(",40.5")
     session_lines = [line for line in lines if line.startswith("session,timed")]
     assert [line.rsplit(",", 1)[1] for line in session_lines] == ["2100.0", "600.0"]
@@ -183,15 +188,18 @@ def test_a_time_report_received_twice_is_counted_once(small_study, client):
     p = enrol(study, "twice")
     client.force_login(p.user)
     url = reverse("baseline:item-time", args=[study.pk, 2])
+    elapse(p, 60)
     for _ in range(2):  # the same report again, as a repeated leave event sends it
         response = client.post(url, {"seconds": "40.5", "report_id": "visit-a-1"})
         assert response.status_code == 204
     assert ItemResponse.objects.get(participation=p, position=2).seconds == 40.5
     # Another report of the same page adds its own time.
+    elapse(p, 60)
     client.post(url, {"seconds": "9.5", "report_id": "visit-a-2"})
     assert ItemResponse.objects.get(participation=p, position=2).seconds == 50.0
     # A save retried after a lost connection carries its report again: counted once,
     # while the answer itself stays the same.
+    elapse(p, 60)
     for _ in range(2):
         services.answer_save(
             participation=p, position=2, choice="B", seconds=12, report_id="visit-a-3"
@@ -200,6 +208,7 @@ def test_a_time_report_received_twice_is_counted_once(small_study, client):
     assert (response.seconds, response.choice, response.revisions) == (62.0, "B", 0)
     assert response.time_reports.count() == 3
     # The same name on another item is another report.
+    elapse(p, 60)
     services.time_record(participation=p, position=3, seconds=5, report_id="visit-a-1")
     assert ItemResponse.objects.get(participation=p, position=3).seconds == 5
 

@@ -22,6 +22,7 @@ from humanbaseline.subset import (
     even_spread,
     largest_feasible,
     precheck,
+    scaled_quotas,
     select_subset,
 )
 from tests.factories import UserFactory
@@ -295,6 +296,36 @@ def test_a_proposal_keeps_the_requested_proportions():
     }
     assert len(proposal.result.selected) == 8
     assert largest_feasible(SMALL, SubsetConstraints(quotas=(("gpt", 0),)), seed=2) is None
+
+
+def test_the_proposals_quotas_are_the_highest_level_every_source_can_fill():
+    """The level computed directly equals the level found by walking down one step at a
+    time, and a quota as large as a script can send (2**62) is answered at once (the walk
+    took one step per unit: fuzzing the API found it)."""
+    available = Counter({"gemini": 5, "claude": 3, "gpt": 40})
+
+    def walked(quotas):
+        top = max(q for _, q in quotas)
+        for level in range(top, 0, -1):
+            trial = tuple((s, level * q // top) for s, q in quotas)
+            if any(q for _, q in trial) and all(q <= available[s] for s, q in trial):
+                return trial
+        return None
+
+    cases = [
+        (("gemini", 2), ("claude", 2), ("gpt", 4)),
+        (("gemini", 7), ("claude", 1), ("gpt", 30)),
+        (("gemini", 50), ("claude", 3), ("gpt", 0)),
+        (("gemini", 0), ("claude", 9), ("gpt", 200)),
+        (("rewrite", 4), ("gpt", 4)),
+        (("gpt", 0),),
+    ]
+    for quotas in cases:
+        assert scaled_quotas(quotas, available) == walked(quotas), quotas
+    assert scaled_quotas((("gpt", 2**62), ("claude", 2**61)), available) == (
+        ("gpt", 7),
+        ("claude", 3),
+    )
 
 
 def test_every_balance_group_can_be_set_by_hand_or_widened():

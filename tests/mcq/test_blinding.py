@@ -71,6 +71,8 @@ def test_the_reviewers_pages_show_no_family_either(client, item, person):
         reverse("mcq:item", args=[item.pk]): "mcq:item",
         reverse("mcq:queue-csv"): "mcq:queue-csv",
         reverse("mcq-api:queue"): "mcq-api:queue",
+        reverse("mcq-api:item", args=[item.pk]): "mcq-api:item",
+        reverse("mcq-api:revise-draft", args=[item.pk]): "mcq-api:revise-draft",
     }
     results = scan_responses(
         client, urls, exposures, query_variants=[""], header_variants=HEADER_VARIANTS

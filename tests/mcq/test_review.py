@@ -286,7 +286,7 @@ def test_the_queue_api_lists_flagged_and_incomplete_items(client, arbitrator, in
         item_assembly.mcq_item_assemble(reference_id=scenario_with_references(9).pk, selector=False)
     )
     client.force_login(arbitrator)
-    rows = client.get(reverse("mcq-api:queue")).json()
+    rows = client.get(reverse("mcq-api:queue")).json()["results"]
     assert [
         (r["question_id"], r["status"], r["options"], r["screening_outcome"]) for r in rows
     ] == [

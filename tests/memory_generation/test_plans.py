@@ -180,7 +180,10 @@ def test_refusals_name_each_character_and_leave_the_database_unchanged(plan_admi
         ({"character_keys": []}, "Choose at least one character"),
         ({"character_keys": ["CHAR_01"], "target": 0}, "target must be a whole number"),
         ({"character_keys": ["CHAR_01"], "weights_id": 999}, "no quota weight version"),
-        ({"character_keys": ["CHAR_01"], "note": "x" * 301}, "longer than 300"),
+        (
+            {"character_keys": ["CHAR_01"], "note": "x" * 301},
+            "Note is limited to 300 characters; this one has 301",
+        ),
     ],
 )
 def test_bad_plan_requests_are_refused(plan_admin, kwargs, fragment):

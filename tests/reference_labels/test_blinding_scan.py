@@ -95,6 +95,8 @@ def label_urls(world) -> dict[str, str]:
         reverse("audit-api:labels-api:audit-list"): "labels-api:audit-list",
         reverse("audit-api:labels-api:expert-queue", args=[audit.pk]): "labels-api:expert-queue",
         reverse("audit-api:labels-api:outcomes", args=[audit.pk]): "labels-api:outcomes",
+        reverse("audit-api:labels-api:audit", args=[audit.pk]): "labels-api:audit",
+        reverse("audit-api:labels-api:audit-items", args=[audit.pk]): "labels-api:audit-items",
         reverse("home"): "home",
         reverse("api-schema"): "api-schema",
     }
@@ -102,6 +104,8 @@ def label_urls(world) -> dict[str, str]:
         for name in ("select", "draft", "adjudicate"):
             urls[reverse(f"audit:labels:{name}", args=[row.pk])] = f"labels:{name}"
         urls[reverse("audit-api:labels-api:expert-item", args=[row.pk])] = "labels-api:expert-item"
+        for name in ("draft", "selection", "adjudication"):
+            urls[reverse(f"audit-api:labels-api:{name}", args=[row.pk])] = f"labels-api:{name}"
     return urls
 
 
@@ -123,6 +127,9 @@ def assert_blind(world, *, whole_urlconf=False):
             "labels:adjudicate",
             "labels:outcomes-csv",
             "labels-api:outcomes",
+            "labels-api:audit",
+            "labels-api:audit-items",
+            "labels-api:adjudication",
         }
     if whole_urlconf:
         corpus = dict(world["corpus"], label_audit=world["audit"], label_item=world["rows"][0])

@@ -202,7 +202,9 @@ def test_regeneration_needs_guidance_within_the_limit(escalated):
     with pytest.raises(services.ArbitrationError, match="Give the guidance"):
         services.arbitration_regenerate(pair_id=pair.pk, arbitrator=arbitrator, guidance="  ")
     too_long = "x" * (services.REGENERATION_GUIDANCE_MAX_CHARS + 1)
-    with pytest.raises(services.ArbitrationError, match="Keep the guidance to 2000"):
+    with pytest.raises(
+        services.ArbitrationError, match="Guidance for regeneration is limited to 2,000 characters"
+    ):
         services.arbitration_regenerate(pair_id=pair.pk, arbitrator=arbitrator, guidance=too_long)
     assert not ArbitrationDecision.objects.exists()
     assert not GenerationRun.objects.exists()

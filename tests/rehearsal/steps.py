@@ -225,10 +225,16 @@ def audit_memories(lab: Lab, worker) -> int:
         "the audit",
         worker,
     )
-    wait_json(admin, "/api/audit/cases/?status=repairing", lambda b: not b, "the repairs", worker)
+    wait_json(
+        admin,
+        "/api/audit/cases/?status=repairing",
+        lambda b: not b["count"],
+        "the repairs",
+        worker,
+    )
     # A false-positive override takes effect once the team of three reviewers agreed.
     reviewer = lab["memrev-1"]
-    for case in reviewer.get("/api/audit/cases/?status=review").json():
+    for case in reviewer.get("/api/audit/cases/?status=review&page_size=500").json()["results"]:
         for name in ("memrev-1", "memrev-2", "memrev-3"):
             answer = lab[name].fill(
                 f"/audit/cases/{case['id']}/",
@@ -238,7 +244,7 @@ def audit_memories(lab: Lab, worker) -> int:
             assert "Your agreement is recorded" in answer.text or (
                 "Decision recorded" in answer.text
             ), answer.text[-2000:]
-    assert not reviewer.get("/api/audit/cases/?status=review").json()
+    assert not reviewer.get("/api/audit/cases/?status=review").json()["count"]
     answer = admin.fill(f"/audit/runs/{run_id}/", action=f"/audit/runs/{run_id}/finalize/")
     assert "finalized" in answer.text.lower(), answer.text[-2000:]
     return run_id
@@ -353,7 +359,7 @@ def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
     for expert in EXPERTS:
         session = lab[expert]
         rows = sorted(
-            session.get("/api/compare/").json()["rows"],
+            session.get("/api/compare/").json()["results"],
             key=lambda r: (r["character"], r["scenario"]),
         )
         assert len(rows) == 12
@@ -443,8 +449,8 @@ def assemble_items(lab: Lab, worker) -> None:
     )
     wait_json(
         admin,
-        "/api/items/queue/",
-        lambda b: all(r["status"] != "screening" for r in b),
+        "/api/items/queue/?page_size=500",
+        lambda b: all(r["status"] != "screening" for r in b["results"]),
         "screening",
         worker,
     )
@@ -459,11 +465,11 @@ def review_items(lab: Lab, worker) -> dict[str, int]:
     for _ in range(6):
         queue = wait_json(
             senior,
-            "/api/items/queue/",
-            lambda b: all(r["status"] != "screening" for r in b),
+            "/api/items/queue/?page_size=500",
+            lambda b: all(r["status"] != "screening" for r in b["results"]),
             "screening",
             worker,
-        )
+        )["results"]
         if not queue:
             return done
         for row in queue:
@@ -526,7 +532,9 @@ def audit_labels(lab: Lab, audit_id: int) -> dict[str, str]:
 
     for expert in AUDITORS:
         session = lab[expert]
-        for row in session.get(f"/api/audit/labels/{audit_id}/mine/").json():
+        for row in session.get(f"/api/audit/labels/{audit_id}/mine/?page_size=500").json()[
+            "results"
+        ]:
             key = keys[row["question_id"]]
             choice = key
             if row["position"] == 1 and expert == "auditor-2":
@@ -673,12 +681,27 @@ def evaluate(lab: Lab, worker) -> int:
     return run_id
 
 
-def export(lab: Lab) -> dict[str, bytes]:
-    """The admin downloads the final set: every file of the zip, by path."""
+def export(lab: Lab, worker=None) -> dict[str, bytes]:
+    """The admin builds the final set (an export job the worker builds), follows it,
+    downloads the zip and checks its SHA-256: every file of the zip, by path."""
+    import hashlib
     import io
     import zipfile
 
-    response = lab["admin"].get("/export/heartbench-final-set.zip")
+    admin = lab["admin"]
+    admin.fill("/export/", {"kind": "final_set"}, action="/export/start/")
+    job_id = admin.get("/api/exports/?kind=final_set&ordering=-id").json()["results"][0]["id"]
+    body = wait_json(
+        admin,
+        f"/api/exports/{job_id}/",
+        lambda b: b["status"] in ("finished", "failed"),
+        "the export job",
+        worker,
+    )
+    assert body["status"] == "finished", body
+    response = admin.get(f"/export/jobs/{job_id}/download/")
+    digest = hashlib.sha256(response.content).hexdigest()
+    assert digest == response.headers["X-Checksum-SHA256"] == body["sha256"]
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
         return {
             name.removeprefix("heartbench-final-set/"): archive.read(name)

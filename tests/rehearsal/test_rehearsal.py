@@ -137,7 +137,7 @@ def test_an_empty_database_to_the_exported_final_set(
         McqItem.objects.filter(status="final").count()
     )
 
-    files = steps.export(lab)
+    files = steps.export(lab, worker)
     manifest = json.loads(files["manifest.json"])
     questions = {
         q["question_id"]: q for q in json.loads(files["construction/items.json"])["questions"]

@@ -390,7 +390,7 @@ FORM_POSTS = [
     (
         "nul-in-rationale",
         {"selection_rationale": "fits\x00best"},
-        "Null characters are not allowed.",
+        "Selection rationale contains a control character (NUL) at character 5",
     ),
     ("missing-rationale", {"selection_rationale": ""}, "Step 3: give a brief rationale"),
     (

@@ -238,3 +238,15 @@ def test_the_demo_shows_the_blinding_checks(demo):
     assert f"Leak flag {open_flag.pk}" in flags_page
     report_page = client.get("/blinding/report/").content.decode()
     assert "4 assignments with an answer." in report_page
+
+
+def test_the_demo_has_a_finished_export_job_to_download(demo):
+    import hashlib
+
+    from adjudication.export import jobs
+    from adjudication.export.models import ExportJob
+
+    job = ExportJob.objects.get()
+    assert job.status == ExportJob.Status.FINISHED and job.created_by.username == "admin"
+    stored = jobs.job_file(job).read_bytes()
+    assert hashlib.sha256(stored).hexdigest() == job.sha256

@@ -29,6 +29,7 @@ from annotation.generation.models import Candidate, ModelFamily
 from heartbench_site.base.roles import CORPUS_READERS, Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 
+from .statistics_access import STATISTICS_ACCESS
 from .test_blinding import named_patterns
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +65,8 @@ ACCESS = {
     "favicon": PUBLIC,
     "api-index": SIGNED_IN,
     "api-me": SIGNED_IN,
+    "api-token": PUBLIC,  # POST with a password, DELETE with the token (a GET is 405)
+    "account-token": READERS,
     "api-schema": READERS,
     "api-docs": READERS,
     # The corpus: every construction role; never a baseline participant (App. J).
@@ -179,6 +182,12 @@ ACCESS = {
     "review:profile-edit": only(ARBITRATOR),
     "review:profile-edit-detail": only(ARBITRATOR),
     "review:profile-freeze": only(ARBITRATOR),
+    "review-api:change-request-withdraw": only(ANNOTATOR),
+    "review-api:change-request-resolve": only(ARBITRATOR),
+    "review-api:profile-adjudicate": only(ARBITRATOR),
+    "review-api:profile-edit": only(ARBITRATOR),
+    "review-api:profile-edit-detail": only(ARBITRATOR),
+    "review-api:profile-freeze": only(ARBITRATOR),
     # Scenario review: reviewers work; admins read lists, coverage and blueprints.
     **dict.fromkeys(
         [
@@ -209,6 +218,10 @@ ACCESS = {
             "review:scenario-rating-draft",
             "review:scenario-reassess",
             "review:scenario-reassess-confirm",
+            "review-api:scenario-new",
+            "review-api:blueprint-queue",
+            "review-api:scenario-screen",
+            "review-api:scenario-revise",
             "review-api:scenario-rate",
             "review-api:scenario-reassess",
             "review-api:scenario-reassess-confirm",
@@ -221,8 +234,11 @@ ACCESS = {
     "audit:outcomes": only(MEMORY, ARBITRATOR, ADMIN),
     "audit:outcomes-csv": only(MEMORY, ARBITRATOR, ADMIN),
     "audit-api:case-list": only(MEMORY, ARBITRATOR, ADMIN),
+    "audit-api:case-detail": only(MEMORY, ARBITRATOR, ADMIN),
     "audit:case-decide": only(MEMORY),
+    "audit-api:case-decide": only(MEMORY),
     "audit:case-edit": only(ARBITRATOR),
+    "audit-api:case-edit": only(ARBITRATOR),
     "audit:case-edit-draft": only(ARBITRATOR),
     **dict.fromkeys(
         [
@@ -233,6 +249,9 @@ ACCESS = {
             "audit:settings",
             "audit-api:run-list",
             "audit-api:run-detail",
+            "audit-api:run-finalize",
+            "audit-api:run-classify",
+            "audit-api:settings",
         ],
         only(ADMIN),
     ),
@@ -251,12 +270,19 @@ ACCESS = {
     "audit:labels:draft": only(EXPERT),
     "audit-api:labels-api:expert-queue": only(EXPERT),
     "audit-api:labels-api:expert-item": only(EXPERT),
+    "audit-api:labels-api:draft": only(EXPERT),
+    "audit-api:labels-api:selection": only(EXPERT),
+    "audit-api:labels-api:audit": only(AUDIT_ADJ, ADMIN),
+    "audit-api:labels-api:audit-items": only(AUDIT_ADJ, ADMIN),
+    "audit-api:labels-api:adjudication": only(AUDIT_ADJ, ADMIN),
     # Blinded comparison (annotators) and arbitration.
     "comparison:queue": only(ANNOTATOR),
     "comparison:pair": only(ANNOTATOR),
     "comparison:draft": only(ANNOTATOR),
     "comparison-api:queue": only(ANNOTATOR),
     "comparison-api:pair": only(ANNOTATOR),
+    "comparison-api:draft": only(ANNOTATOR),
+    "comparison-api:judgment": only(ANNOTATOR),
     "comparison:assign": only(ADMIN),
     "adjudication:queue": only(ARBITRATOR, ADMIN),
     "adjudication:decided": only(ARBITRATOR, ADMIN),
@@ -268,6 +294,10 @@ ACCESS = {
     "adjudication:analytics-csv": only(ARBITRATOR, ADMIN),
     "adjudication:analytics-plot": only(ARBITRATOR, ADMIN),
     "adjudication-api:outcomes": only(ARBITRATOR, ADMIN),
+    "adjudication-api:pairs": only(ARBITRATOR, ADMIN),
+    "adjudication-api:pair": only(ARBITRATOR, ADMIN),
+    "adjudication-api:decide": only(ARBITRATOR),
+    "adjudication-api:reopen": only(ADMIN),
     "adjudication:reopen": only(ADMIN),
     # Blinding integrity (issue 22): leak flags and the blinding report are the admin's; the
     # family question is the annotator's own, and answers 404 until their judgment is final.
@@ -286,6 +316,12 @@ ACCESS = {
     "mcq:item": only(ARBITRATOR, ADMIN),
     "mcq:revise-draft": only(ARBITRATOR, ADMIN),
     "mcq-api:queue": only(ARBITRATOR, ADMIN),
+    "mcq-api:item": only(ARBITRATOR, ADMIN),
+    "mcq-api:decide": only(ARBITRATOR, ADMIN),
+    "mcq-api:revise-draft": only(ARBITRATOR, ADMIN),
+    "mcq-api:screen": only(ADMIN),
+    "mcq-api:runs": only(ADMIN),
+    "mcq-api:run": only(ADMIN),
     "mcq:screen": only(ADMIN),
     "mcq:runs": only(ADMIN),
     "mcq:run": only(ADMIN),
@@ -316,11 +352,26 @@ ACCESS = {
             "baseline:study-detail",
             "baseline:participant-create",
             "baseline:study-status",
+            "baseline:study-completion",
             "baseline:best-model",
             "baseline:time-csv",
             "baseline:report",
             "baseline:report-csv",
             "baseline:report-plot",
+            "baseline-api:sources",
+            "baseline-api:families",
+            "baseline-api:predictions",
+            "baseline-api:selection-list",
+            "baseline-api:selection-detail",
+            "baseline-api:selection-items",
+            "baseline-api:study-list",
+            "baseline-api:study-detail",
+            "baseline-api:study-status",
+            "baseline-api:study-items",
+            "baseline-api:participants",
+            "baseline-api:time",
+            "baseline-api:best-model",
+            "baseline-api:report",
         ],
         only(ADMIN),
     ),
@@ -338,14 +389,24 @@ ACCESS = {
             "evaluation:analysis-plot",
             "evaluation-api:run-list",
             "evaluation-api:run-detail",
+            "evaluation-api:run-resume",
+            "evaluation-api:prediction-list",
+            "evaluation-api:prediction-detail",
+            "evaluation-api:import",
             "export:home",
             "export:download",
+            "export:start",
+            "export:job-download",
+            "export-api:jobs",
+            "export-api:job",
+            "export-api:job-download",
             "decision-history",
             "pipeline",
+            "conflicts",  # issue #24
         ],
         only(ADMIN),
     ),
-}
+} | STATISTICS_ACCESS  # the statistics pages' tidy tables (issue #23)
 
 # Field names that carry a key or its provenance; they must never reach a baseline
 # participant or an audit expert, in any form (JSON key, label, data attribute).
@@ -373,6 +434,7 @@ def first(model, **filters):
 
 def url_values(user):
     """Real object ids for every URL parameter, the caller's own where it matters."""
+    from adjudication.export.models import ExportJob
     from adjudication.judging.models import JudgeRun
     from annotation.corpus.models import Scenario
     from annotation.generation.models import GenerationRun, GenerationUnit
@@ -424,9 +486,12 @@ def url_values(user):
         "evaluation": {"run_id": evaluation_run.pk},
         "evaluation-api": {"run_id": evaluation_run.pk},
         "mcq": {"run_id": 1},
-        "judging": {"run_id": first(JudgeRun).pk},
+        "mcq-api": {"run_id": 1},
+        **dict.fromkeys(("judging", "judging-api"), {"run_id": first(JudgeRun).pk}),
         "memory_generation": memory_generation,
         "memory-generation-api": memory_generation,
+        "export": {"job_id": first(ExportJob).pk},
+        "export-api": {"job_id": first(ExportJob).pk},
     }
     return common, by_namespace
 
@@ -553,7 +618,8 @@ def test_the_leak_scan_sees_what_admins_may_see(populated):
         for name in ["corpus:generation-detail", "corpus:character-detail"]
     ]
     # The construction export carries the keys and their provenance.
-    with zipfile.ZipFile(io.BytesIO(client.get(urls["export:download"]).content)) as bundle:
+    download = client.get(urls["export:download"], follow=True)  # the demo's export job
+    with zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))) as bundle:
         bodies.append(bundle.read("heartbench-final-set/construction/items.json").decode())
     for body in bodies:
         for role in everything:

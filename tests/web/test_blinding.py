@@ -204,6 +204,8 @@ def test_a_participant_also_gets_nothing_through_a_token(make_user, secret_corpu
         assert not leaks(response.content.decode(), path), name
         if name == "api-index":  # a page for a signed-in browser: a token is sent to log in
             assert response.status_code == 302, name
+        elif name == "api-token":  # only POST (password) and DELETE (token) exist
+            assert response.status_code == 405, name
         elif name != "api-me":
             assert response.status_code == 403, name
 

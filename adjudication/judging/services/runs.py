@@ -19,6 +19,7 @@ from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
 from adjudication.judging.selectors import judge_eligible_pairs
 from annotation.generation.models import ModelFamily
 from heartbench_site.base.tasks import enqueue_on_commit
+from heartbench_site.base.text_rules import NAME, NOTE, check_texts
 
 RunStatus = JudgeRun.Status
 CallStatus = JudgeCall.Status
@@ -52,6 +53,11 @@ def judge_run_create(
     means every eligible pair (three submitted human judgments); a chosen pair that is
     not eligible is refused. ``judge_family`` defaults to the provider's family, and
     ``model`` to the provider's configured model."""
+    check_texts(
+        {"name": name or "", "model": model or "", "note": note or ""},
+        {"name": NAME, "model": NAME, "note": NOTE},
+        error=JudgeRunError,
+    )
     configs = judge_provider_configs()
     if provider_family not in configs:
         raise JudgeRunError(

@@ -14,9 +14,11 @@ from adjudication.mcq.models import (
     McqError,
     McqItem,
     McqItemVersion,
+    McqNotReviewable,
     McqOption,
     McqReviewDecision,
     McqScreening,
+    McqStaleVersion,
 )
 from adjudication.mcq.services.item_assembly import (
     ASSEMBLY_BASE_SEED,
@@ -153,12 +155,12 @@ def mcq_review_decide(
         McqItem.objects.select_for_update(of=("self",)).select_related("reference").get(pk=item_id)
     )
     if item.status not in REVIEWABLE:
-        raise McqError(
+        raise McqNotReviewable(
             f"{item.question_id} is {item.get_status_display().lower()}; only flagged or "
             "incomplete items are reviewed."
         )
     if version != item.version:
-        raise McqError(
+        raise McqStaleVersion(
             f"{item.question_id} changed since you opened it (now version {item.version}); "
             "reload the page."
         )

@@ -20,6 +20,7 @@ from annotation.character_drafting.services.common import (
 )
 from annotation.corpus.models import Character
 from heartbench_site.base.tasks import enqueue_on_commit
+from heartbench_site.base.text_rules import NAME, NOTE, TEXT, check_text
 
 # --- prompts --------------------------------------------------------------------------
 
@@ -29,6 +30,10 @@ def drafting_prompt_create(
     *, system_template: str, user_template: str, redraft_template: str, note: str = "", user=None
 ) -> DraftingPrompt:
     """The next numbered prompt version; new jobs use the latest."""
+    check_text(system_template, label="System prompt", limit=TEXT, error=DraftingError)
+    check_text(user_template, label="User prompt", limit=TEXT, error=DraftingError)
+    check_text(redraft_template, label="Redraft block", limit=TEXT, error=DraftingError)
+    check_text(note, label="What changed", limit=NOTE, error=DraftingError)
     require_admin(user, "write drafting prompts")
     templates = {
         "system_template": system_template,
@@ -104,6 +109,9 @@ def drafting_job_create(
     ``provider`` and ``queue=False`` are the demo's: its offline provider, drafted in
     the same process (``execution.character_draft_execute``) instead of by workers.
     """
+    check_text(design_text, label="Custom requirements", limit=TEXT, error=DraftingError)
+    check_text(model, label="Model", limit=NAME, error=DraftingError)
+    check_text(note, label="Note", limit=NOTE, error=DraftingError)
     require_admin(user, "launch character drafting")
     if design not in (DraftingJob.Design.TABLE4, DraftingJob.Design.CUSTOM):
         raise DraftingError(f"Unknown design {design!r}.")

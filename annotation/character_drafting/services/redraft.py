@@ -25,6 +25,7 @@ from annotation.character_drafting.services.redraft_rules import (
 )
 from annotation.corpus.models import Character
 from annotation.profile_review.models import ChangeRequest
+from heartbench_site.base.text_rules import NAME, NOTE, check_text
 
 
 def redraft_guidance(character: Character, field: str = "") -> list[dict]:
@@ -67,6 +68,8 @@ def drafting_redraft_create(
     Refused (nothing written) for a frozen latest version, while the reviewers are
     mid-review, while another redraft of the character waits, for a fixed vector's
     scores, and when there is nothing to address."""
+    check_text(admin_note, label="Note to the model", limit=NOTE, error=DraftingError)
+    check_text(model, label="Model", limit=NAME, error=DraftingError)
     require_admin(user, "redraft profiles")
     character = Character.objects.select_for_update().filter(key=character_key).first()
     if character is None:

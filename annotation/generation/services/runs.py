@@ -28,6 +28,7 @@ from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.transitions import run_finish_locked
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
 from heartbench_site.base.tasks import enqueue_on_commit
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text
 
 Stage = GenerationStage
 UnitStatus = GenerationUnit.Status
@@ -88,6 +89,8 @@ def generation_run_create(
     without a finalized audit as used with unaudited memories), and a character without
     a frozen version uses its latest one. ``guidance`` (a regeneration's, issue #22) is
     recorded on the run and added to every response prompt."""
+    check_text(note, label="Note", limit=NOTE, error=GenerationError)
+    check_text(override_reason, label="Reason for the override", limit=NOTE, error=GenerationError)
     known = ModelFamily.values
     families = [str(f) for f in (families or [])]
     if not families:
@@ -292,6 +295,9 @@ def prompt_version_create(
     *, stage: str, system_template: str, user_template: str, note: str = "", user=None
 ) -> PromptVersion:
     """The next numbered version of a stage's prompt; new runs use the latest."""
+    check_text(system_template, label="System prompt", limit=TEXT, error=GenerationError)
+    check_text(user_template, label="User prompt template", limit=TEXT, error=GenerationError)
+    check_text(note, label="What changed", limit=NOTE, error=GenerationError)
     if stage not in Stage.values:
         raise GenerationError(f"Unknown stage {stage}; choose from {', '.join(Stage.values)}.")
     if not system_template.strip() or not user_template.strip():

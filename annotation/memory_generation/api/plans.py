@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.memory_generation import quota
-from annotation.memory_generation.models import MemoryPlan
+from annotation.memory_generation.models import PLAN_NOTE_MAX, MemoryPlan
 from annotation.memory_generation.selectors import plans as selectors
 from annotation.memory_generation.services.plans import (
     PlanError,
@@ -20,6 +20,7 @@ from annotation.memory_generation.services.plans import (
     weights_current,
 )
 from heartbench_site.base.roles import HasRole, Role
+from heartbench_site.base.text_rules import SerializerTextRules
 
 
 class AdminApi(APIView):
@@ -31,7 +32,7 @@ def _refused(error: PlanError) -> ValidationError:
     return ValidationError({"detail": error.messages})
 
 
-class QuotaWeightsSerializer(serializers.Serializer):
+class QuotaWeightsSerializer(SerializerTextRules, serializers.Serializer):
     id = serializers.IntegerField(source="pk", read_only=True)
     number = serializers.IntegerField(read_only=True)
     weights = serializers.ListField(
@@ -39,7 +40,9 @@ class QuotaWeightsSerializer(serializers.Serializer):
         help_text=f"{quota.SEGMENT_COUNT} weights ≥ 0, one per age from "
         f"{quota.SEGMENT_AGES[0]} to {quota.SEGMENT_AGES[-1]}.",
     )
-    note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    note = serializers.CharField(
+        max_length=PLAN_NOTE_MAX, required=False, allow_blank=True, default=""
+    )
     created_by = serializers.CharField(
         source="created_by.get_username", read_only=True, default=None
     )
@@ -81,17 +84,21 @@ class MemoryPlanDetailSerializer(MemoryPlanSerializer):
     bins = BinSerializer(many=True, help_text="The plan per life-stage bin.")
 
 
-class MemoryPlanCreateSerializer(serializers.Serializer):
+class MemoryPlanCreateSerializer(SerializerTextRules, serializers.Serializer):
     characters = serializers.ListField(child=serializers.CharField(), allow_empty=False)
     weights_id = serializers.IntegerField(
         required=False, allow_null=True, default=None, help_text="Omit for the latest version."
     )
     target = serializers.IntegerField(min_value=1, default=quota.TARGET_PER_CHARACTER)
-    note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    note = serializers.CharField(
+        max_length=PLAN_NOTE_MAX, required=False, allow_blank=True, default=""
+    )
 
 
-class TopUpSerializer(serializers.Serializer):
-    note = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+class TopUpSerializer(SerializerTextRules, serializers.Serializer):
+    note = serializers.CharField(
+        max_length=PLAN_NOTE_MAX, required=False, allow_blank=True, default=""
+    )
 
 
 @extend_schema_view(

@@ -28,6 +28,7 @@ from annotation.memory_generation.selectors import runs as selectors
 # Lead: at the merge, keep only the two imports.
 from annotation.memory_generation.services import runs as run_services
 from annotation.memory_generation.services.runs import MemoryGenerationError
+from heartbench_site.base.text_rules import NAME, NOTE, SerializerTextRules
 
 RUN_STATUSES = ", ".join(MemoryRun.Status.values)
 BATCH_STATUSES = ", ".join(MemoryBatch.Status.values)
@@ -151,14 +152,18 @@ class MemoryRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MemoryRunCreateSerializer(serializers.Serializer):
+class MemoryRunCreateSerializer(SerializerTextRules, serializers.Serializer):
     plans = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
         allow_empty=False,
         help_text="Plan ids; each plan's profile must be frozen.",
     )
     model_name = serializers.CharField(
-        required=False, allow_blank=True, default="", help_text="Empty: the provider's default."
+        max_length=NAME,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Empty: the provider's default.",
     )
     concurrency = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_CONCURRENCY, allow_null=True, default=None
@@ -171,7 +176,7 @@ class MemoryRunCreateSerializer(serializers.Serializer):
         default=None,
         help_text=f"ABCD shares adding up to 1; default {DEFAULT_TIER_SHARES}.",
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
     start = serializers.BooleanField(
         required=False, default=True, help_text="Start at once (false: leave it pending)."
     )

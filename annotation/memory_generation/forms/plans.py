@@ -7,17 +7,19 @@ from django import forms
 from django.urls import reverse
 
 from annotation.memory_generation import quota
+from annotation.memory_generation.models import PLAN_NOTE_MAX
 from annotation.memory_generation.selectors.plans import weights_by_bin
+from heartbench_site.base.text_rules import TextRules
 
 
 def _age_field(age: int) -> str:
     return f"age_{age}"
 
 
-class QuotaWeightsForm(forms.Form):
+class QuotaWeightsForm(TextRules, forms.Form):
     """The next weight version: one number ≥ 0 per age, 6 to 50, grouped by bin."""
 
-    note = forms.CharField(label="What changed and why", max_length=300)
+    note = forms.CharField(label="What changed and why", max_length=PLAN_NOTE_MAX)
 
     def __init__(self, *args, current=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -60,7 +62,7 @@ class QuotaWeightsForm(forms.Form):
         return [self.cleaned_data[_age_field(age)] for age in quota.SEGMENT_AGES]
 
 
-class MemoryPlanForm(forms.Form):
+class MemoryPlanForm(TextRules, forms.Form):
     characters = forms.MultipleChoiceField(
         label="Characters",
         widget=forms.CheckboxSelectMultiple,
@@ -73,7 +75,7 @@ class MemoryPlanForm(forms.Form):
         initial=quota.TARGET_PER_CHARACTER,
         help_text="The paper's target is 1,000; a smaller one makes a trial run.",
     )
-    note = forms.CharField(label="Note", required=False, max_length=300)
+    note = forms.CharField(label="Note", required=False, max_length=PLAN_NOTE_MAX)
 
     def __init__(self, *args, character_keys=(), weights_versions=(), **kwargs):
         super().__init__(*args, **kwargs)

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.models import MemoryPlan
+from heartbench_site.base.text_rules import NOTE, TextRules
 
 TIER_LABELS = {
     "A": "A share (core wounds, highest intensity)",
@@ -21,7 +22,7 @@ SHARE_TOLERANCE = 1e-6
 MAX_CONCURRENCY = 64
 
 
-class MemoryRunForm(forms.Form):
+class MemoryRunForm(TextRules, forms.Form):
     plans = forms.ModelMultipleChoiceField(
         label="Plans",
         queryset=MemoryPlan.objects.select_related("character").order_by("character__key", "-pk"),
@@ -52,6 +53,7 @@ class MemoryRunForm(forms.Form):
     tier_c = forms.FloatField(label=TIER_LABELS["C"], min_value=0, max_value=1)
     tier_d = forms.FloatField(label=TIER_LABELS["D"], min_value=0, max_value=1)
     note = forms.CharField(
+        max_length=NOTE,
         label="Note",
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),

@@ -7,7 +7,11 @@ from django.db import models
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.memory_generation import quota
 
-__all__ = ["QuotaWeights", "MemoryPlan", "WeightsInUseError"]
+__all__ = ["PLAN_NOTE_MAX", "QuotaWeights", "MemoryPlan", "WeightsInUseError"]
+
+
+# A plan's or a weights version's note: one short line (issue #24 keeps the column's limit).
+PLAN_NOTE_MAX = 300
 
 
 class WeightsInUseError(ValidationError):
@@ -21,7 +25,7 @@ class QuotaWeights(models.Model):
 
     number = models.PositiveIntegerField(unique=True)
     weights = models.JSONField(help_text="45 weights ≥ 0, one per age from 6 to 50.")
-    note = models.CharField(max_length=300, blank=True)
+    note = models.CharField(max_length=PLAN_NOTE_MAX, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -73,7 +77,7 @@ class MemoryPlan(models.Model):
     audit_run_id = models.PositiveIntegerField(
         null=True, blank=True, help_text="The finalized audit run the accepted count came from."
     )
-    note = models.CharField(max_length=300, blank=True)
+    note = models.CharField(max_length=PLAN_NOTE_MAX, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -21,6 +21,7 @@ from annotation.memory_generation.selectors.plans import accepted_by_segment
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.memory_quality.models import AuditRun
 from heartbench_site.base.roles import Role, has_any_role
+from heartbench_site.base.text_rules import check_text
 
 __all__ = [
     "PlanError",
@@ -57,10 +58,7 @@ def _save(row, user):
 
 
 def _clean_note(note) -> str:
-    note = (note or "").strip()
-    if len(note) > NOTE_MAX:
-        raise PlanError(f"The note is longer than {NOTE_MAX} characters.")
-    return note
+    return check_text((note or "").strip(), label="Note", limit=NOTE_MAX, error=PlanError)
 
 
 # --- Weights ----------------------------------------------------------------------------

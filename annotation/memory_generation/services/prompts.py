@@ -6,6 +6,7 @@ from django.db.models import Max
 from annotation.memory_generation import prompts
 from annotation.memory_generation.models import MemoryPromptVersion
 from annotation.memory_generation.services.runs import MemoryGenerationError
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text
 
 
 def _braces(names) -> str:
@@ -19,6 +20,9 @@ def memory_prompt_create(
     """The next version of the memory prompt; new runs use the latest. Refused, naming
     the placeholder, when a template uses one the prompt does not fill or drops one a
     rule of App. L.3 depends on."""
+    check_text(system_template, label="System prompt", limit=TEXT, error=MemoryGenerationError)
+    check_text(user_template, label="User prompt template", limit=TEXT, error=MemoryGenerationError)
+    check_text(note, label="What changed", limit=NOTE, error=MemoryGenerationError)
     templates = {"system": system_template or "", "user": user_template or ""}
     for part, text in templates.items():
         if not text.strip():

@@ -21,6 +21,7 @@ from annotation.memory_generation.services.batches import (
     memory_label,
     run_finish_locked,
 )
+from heartbench_site.base.text_rules import NAME, NOTE, check_text
 
 BatchStatus = MemoryBatch.Status
 RunStatus = MemoryRun.Status
@@ -104,6 +105,8 @@ def run_create(
     note: str = "",
 ) -> MemoryRun:
     """A pending run over the plans, its batches made from their quotas."""
+    check_text(model_name, label="Model", limit=NAME, error=MemoryGenerationError)
+    check_text(note, label="Note", limit=NOTE, error=MemoryGenerationError)
     config = memory_provider_config()
     if config is None:
         raise MemoryGenerationError(

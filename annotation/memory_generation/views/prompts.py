@@ -14,23 +14,30 @@ from annotation.memory_generation.models import MemoryPromptVersion
 from annotation.memory_generation.services.prompts import memory_prompt_create
 from annotation.memory_generation.services.runs import MemoryGenerationError
 from heartbench_site.base.roles import CORPUS_ADMINS, role_required
+from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 corpus_admin_required = role_required(*CORPUS_ADMINS)
 
 
-class MemoryPromptForm(forms.Form):
+class MemoryPromptForm(TextRules, forms.Form):
     """The next version of the memory prompt, prefilled from the current one."""
 
     system_template = forms.CharField(
-        label="System prompt", widget=forms.Textarea(attrs={"rows": 18, "class": "font-monospace"})
+        max_length=TEXT,
+        label="System prompt",
+        widget=forms.Textarea(attrs={"rows": 18, "class": "font-monospace"}),
     )
     user_template = forms.CharField(
+        max_length=TEXT,
         label="User prompt template",
         widget=forms.Textarea(attrs={"rows": 12, "class": "font-monospace"}),
         help_text="Placeholders in {braces} are filled per batch and per slot.",
     )
     note = forms.CharField(
-        label="What changed", required=False, widget=forms.Textarea(attrs={"rows": 2})
+        max_length=NOTE,
+        label="What changed",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
 
     def __init__(self, *args, **kwargs):

@@ -2,13 +2,14 @@
 the repair model and the optional LLM classifier."""
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, models, transaction
 
 from audit.memory_quality import criteria, selectors
-from audit.memory_quality.models import AuditError, AuditSettings
+from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditSettings
 from audit.memory_quality.services.records import log_event, require_role
 from heartbench_site.base.providers import configured_provider
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import check_text
 from llm import ProviderConfig
 
 REPAIR_PROVIDER_PREFIX = "HEARTBENCH_AUDIT_REPAIR"
@@ -47,12 +48,29 @@ def audit_settings_defaults() -> dict:
     }
 
 
+def _check_column_ranges(values: dict) -> None:
+    """Every whole-number setting fits its column (a script may send any number)."""
+    problems = []
+    for name, value in values.items():
+        field = AuditSettings._meta.get_field(name)
+        if isinstance(field, models.IntegerField) and isinstance(value, int):
+            low, high = connection.ops.integer_field_range(field.get_internal_type())
+            if (low is not None and value < low) or (high is not None and value > high):
+                problems.append(
+                    f"{field.verbose_name.capitalize()} must be between {low} and {high} "
+                    f"(it is {value})."
+                )
+    if problems:
+        raise AuditError(problems)
+
+
 @transaction.atomic
 def audit_settings_create(*, created_by, note: str = "", **fields) -> AuditSettings:
     """A new settings version: the latest one (or the protocol's defaults) with
     ``fields`` changed. Earlier versions stay as they were, for the runs that used them."""
     if created_by is not None:
         require_role(created_by, Role.ADMIN, "change the audit settings")
+    check_text(note or "", label="What changed and why", limit=NOTE_MAX_CHARS, error=AuditError)
     unknown = set(fields) - set(audit_settings_defaults())
     if unknown:
         raise AuditError(f"Unknown audit settings: {', '.join(sorted(unknown))}.")
@@ -61,6 +79,7 @@ def audit_settings_create(*, created_by, note: str = "", **fields) -> AuditSetti
     if latest is not None:
         values = {name: getattr(latest, name) for name in values}
     values.update(fields)
+    _check_column_ranges(values)
     if values["context_words_min"] > values["context_words_max"]:
         raise AuditError("The context's minimum word count is above its maximum.")
     if values["summary_words_min"] > values["summary_words_max"]:

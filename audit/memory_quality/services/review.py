@@ -24,6 +24,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import NOTE, TEXT, check_text, check_texts
 from heartbench_site.base.wording import counted
 
 
@@ -42,8 +43,8 @@ def case_review_decide(*, case_id: int, reviewer, decision: str, reason: str) ->
     expert. Marking a false positive records this reviewer's agreement; the override
     takes effect when the team's number of distinct reviewers has agreed."""
     require_role(reviewer, Role.MEMORY_REVIEWER, "confirm or override audit flags")
+    reason = check_text(reason or "", label="Reason", limit=NOTE, error=AuditError).strip()
     case = _case_for_review(case_id)
-    reason = (reason or "").strip()
     if decision not in MemoryCase.Decision.values:
         raise AuditError("Choose: confirm the defect, or mark the flag a false positive.")
     if decision == MemoryCase.Decision.FALSE_POSITIVE:
@@ -135,6 +136,12 @@ def case_senior_edit(
     Returns the case and the re-audit's findings."""
     require_role(editor, Role.ARBITRATOR, "edit a memory after the audit")
     new = {"context": context, "content_summary": content_summary, "content_full": content_full}
+    check_texts(
+        new | {"note": note or ""},
+        {"context": TEXT, "content_summary": TEXT, "content_full": TEXT, "note": NOTE},
+        labels={"content_full": "Narrative (content_full)", "note": "Note on the edit"},
+        error=AuditError,
+    )
     with transaction.atomic():
         case = _case_for_edit(case_id)
         memory = Memory.objects.get(pk=case.memory_id)

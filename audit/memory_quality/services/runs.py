@@ -9,7 +9,13 @@ from django.utils import timezone
 
 from annotation.corpus.models import Character, Memory
 from audit.memory_quality import criteria, selectors
-from audit.memory_quality.models import AuditError, AuditRun, MemoryCase, MemoryFlag
+from audit.memory_quality.models import (
+    NOTE_MAX_CHARS,
+    AuditError,
+    AuditRun,
+    MemoryCase,
+    MemoryFlag,
+)
 from audit.memory_quality.services.configuration import audit_settings_current, repair_provider
 from audit.memory_quality.services.records import (
     case_flags,
@@ -18,6 +24,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from heartbench_site.base.roles import Role
+from heartbench_site.base.text_rules import check_text
 from heartbench_site.base.wording import agree
 
 logger = logging.getLogger(__name__)
@@ -29,6 +36,7 @@ def audit_run_start(
 ) -> AuditRun:
     if created_by is not None:
         require_role(created_by, Role.ADMIN, "start an audit run")
+    check_text(note or "", label="Note", limit=NOTE_MAX_CHARS, error=AuditError)
     running = AuditRun.objects.filter(
         status__in=[AuditRun.Status.PENDING, AuditRun.Status.RUNNING]
     ).first()

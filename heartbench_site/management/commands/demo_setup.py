@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from adjudication.consensus.demo import demo_comparisons
+from adjudication.export.demo import demo_export
 from adjudication.judging.demo import demo_judge_run
 from adjudication.mcq.demo import seed_mcq_demo
 from annotation.blinding.demo import demo_blinding
@@ -110,6 +111,7 @@ class Command(BaseCommand):
             user=users[Role.ADMIN.value],
             source_families=dict(ItemSourceFamily.objects.values_list("item_id", "family")),
         )
+        export_job = demo_export(user=users[Role.ADMIN.value])  # the export page's first build
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
@@ -123,6 +125,10 @@ class Command(BaseCommand):
         if study is not None:
             self.stdout.write(f"  baseline study #{study.pk}: {study}")
         self.stdout.write(f"  evaluation runs: {len(evaluation_runs)} on the offline demo model")
+        self.stdout.write(
+            f"  export job #{export_job.pk}: the final set ({export_job.status}, "
+            f"sha256 {export_job.sha256[:12]}…)"
+        )
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Demo accounts (one per role, and extra reviewers):"))
         width = max(len(name) for name, _, _ in accounts)

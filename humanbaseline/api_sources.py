@@ -1,0 +1,219 @@
+"""Answer-key sources and model predictions over REST (/api/baseline/), for admins: what
+the subset selection draws on and what the report compares the participants with. The
+page's form validates, the page's service writes, with the same messages."""
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework.response import Response
+
+from heartbench_site.base.api import (
+    ERROR,
+    ListFilter,
+    form_error_response,
+    list_parameters,
+    list_response,
+    paginated_schema,
+)
+
+from . import selectors, services
+from .api import ADMIN_ERRORS, BaselineAdminApi, baseline_error_response, form_data
+from .api_serializers import (
+    SOURCES_TEXT,
+    BaselinePredictionSerializer,
+    CsvUploadSerializer,
+    FamiliesInputSerializer,
+    ImportCountSerializer,
+    ItemSourceSerializer,
+    SourceCountsSerializer,
+)
+from .forms import FamilyCsvForm, PredictionCsvForm
+from .models import BaselineError, ImportedPrediction, ItemSourceFamily
+
+FAMILY_FILTERS = [
+    ListFilter("family", "family", description=f"One source: {SOURCES_TEXT}."),
+    ListFilter("question_id", "item__question_id"),
+    ListFilter("origin", "origin"),
+]
+FAMILY_ORDERINGS = {
+    "question_id": "item__question_id",
+    "family": "family",
+    "updated_at": "updated_at",
+}
+
+
+class SourceCountsApi(BaselineAdminApi):
+    @extend_schema(
+        summary="Final items per answer-key source",
+        description="What the selection can draw on: final items per source, every source "
+        "listed, then '(none)' for items without one (they are not candidates).",
+        responses={200: SourceCountsSerializer, **ADMIN_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Counts",
+                value={
+                    "counts": {"gemini": 4, "claude": 4, "gpt": 3, "expert_rewrite": 1, "(none)": 0}
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request):
+        return Response({"counts": selectors.source_counts()})
+
+
+class FamiliesApi(BaselineAdminApi):
+    @extend_schema(
+        summary="Answer-key sources set by an admin",
+        description="Items whose source an admin set (from the references or a CSV); an item "
+        "without a row here takes its reference's source.",
+        parameters=list_parameters(FAMILY_FILTERS, FAMILY_ORDERINGS),
+        responses={200: paginated_schema(ItemSourceSerializer), 400: ERROR, **ADMIN_ERRORS},
+        examples=[
+            OpenApiExample(
+                "One page",
+                value={
+                    "count": 1,
+                    "next": None,
+                    "previous": None,
+                    "results": [
+                        {
+                            "question_id": "Q_CHAR_01_SCN_SCHOOL_AGE_1",
+                            "family": "claude",
+                            "origin": "csv:families.csv",
+                            "updated_at": "2026-12-05T08:00:00Z",
+                        }
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request):
+        rows = ItemSourceFamily.objects.select_related("item").order_by("item__question_id")
+        return list_response(
+            request,
+            self,
+            rows,
+            ItemSourceSerializer,
+            filters=FAMILY_FILTERS,
+            orderings=FAMILY_ORDERINGS,
+        )
+
+    @extend_schema(
+        summary="Set answer-key sources",
+        description="As the admin page: send `from=references` to copy each final item's "
+        "source from its reference (an arbitrator's rewrite is 'expert_rewrite'), or upload "
+        "a `question_id,family` CSV as the multipart field `file`. Any bad row rejects the "
+        "whole file (400, one message per line) and changes nothing.",
+        request={
+            "multipart/form-data": FamiliesInputSerializer,
+            "application/json": FamiliesInputSerializer,
+        },
+        responses={200: ImportCountSerializer, 400: ERROR, **ADMIN_ERRORS},
+        examples=[
+            OpenApiExample("From the references", value={"from": "references"}, request_only=True),
+            OpenApiExample(
+                "Done",
+                value={"count": 12, "message": "12 item families copied from their references."},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request):
+        if form_data(request).get("from") == "references":
+            count = services.item_families_from_references()
+            message = f"{count} item families copied from their references."
+            return Response({"count": count, "message": message})
+        form = FamilyCsvForm(request.data, request.FILES)
+        if not form.is_valid():
+            return form_error_response(form)
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.item_families_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            return baseline_error_response(error)
+        return Response(
+            {"count": count, "message": f"{count} item families set from {upload.name}."}
+        )
+
+
+PREDICTION_FILTERS = [
+    ListFilter("model_label", "model_label"),
+    ListFilter("question_id", "item__question_id"),
+]
+PREDICTION_ORDERINGS = {
+    "model_label": "model_label",
+    "question_id": "item__question_id",
+    "created_at": "created_at",
+}
+
+
+class PredictionsApi(BaselineAdminApi):
+    @extend_schema(
+        summary="Uploaded model predictions",
+        description="Letters uploaded per model and item (the evaluation app's Naive-RAG "
+        "predictions are read from its runs and are not listed here).",
+        parameters=list_parameters(PREDICTION_FILTERS, PREDICTION_ORDERINGS),
+        responses={200: paginated_schema(BaselinePredictionSerializer), 400: ERROR, **ADMIN_ERRORS},
+        examples=[
+            OpenApiExample(
+                "One page",
+                value={
+                    "count": 1,
+                    "next": None,
+                    "previous": None,
+                    "results": [
+                        {
+                            "model_label": "model-a",
+                            "question_id": "Q_CHAR_01_SCN_SCHOOL_AGE_1",
+                            "letter": "B",
+                            "origin": "csv:predictions.csv",
+                            "created_at": "2026-12-05T08:00:00Z",
+                        }
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request):
+        rows = ImportedPrediction.objects.select_related("item").order_by("model_label", "item")
+        return list_response(
+            request,
+            self,
+            rows,
+            BaselinePredictionSerializer,
+            filters=PREDICTION_FILTERS,
+            orderings=PREDICTION_ORDERINGS,
+        )
+
+    @extend_schema(
+        summary="Upload model predictions",
+        description="A CSV as the multipart field `file`: header `question_id`, then one "
+        "column per model; cells A–D, empty for an invalid response (scored incorrect). "
+        "Any bad cell rejects the whole file (400) and changes nothing; a row already "
+        "stored for a model and item is replaced.",
+        request={"multipart/form-data": CsvUploadSerializer},
+        responses={200: ImportCountSerializer, 400: ERROR, **ADMIN_ERRORS},
+        examples=[
+            OpenApiExample(
+                "Stored",
+                value={"count": 18, "message": "18 model predictions stored from p.csv."},
+                response_only=True,
+            )
+        ],
+    )
+    def post(self, request):
+        form = PredictionCsvForm(request.data, request.FILES)
+        if not form.is_valid():
+            return form_error_response(form)
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.predictions_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            return baseline_error_response(error)
+        message = f"{count} model predictions stored from {upload.name}."
+        return Response({"count": count, "message": message})
