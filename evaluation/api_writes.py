@@ -53,8 +53,10 @@ def _form_data(request, form_class) -> dict:
 LAUNCH_REQUEST = inline_serializer(
     "EvaluationRunLaunch",
     {
-        "provider": serializers.CharField(help_text="A configured evaluation model's name."),
-        "setting": serializers.CharField(help_text="no_retrieval, naive_rag, ..."),
+        "provider": serializers.CharField(
+            max_length=NAME, help_text="A configured evaluation model's name."
+        ),
+        "setting": serializers.CharField(max_length=NAME, help_text="no_retrieval, naive_rag, ..."),
         "label": serializers.CharField(required=False, max_length=LABEL_MAX),
         "item_set": serializers.ChoiceField(
             choices=[c for c, _ in ITEM_SET_CHOICES], required=False, default="all"
@@ -68,7 +70,7 @@ LAUNCH_REQUEST = inline_serializer(
             required=False, help_text="With item_set=csv (multipart): a question_id column."
         ),
         "item_set_name": serializers.CharField(required=False, max_length=NAME),
-        "retrieval_method": serializers.CharField(required=False, default="bm25"),
+        "retrieval_method": serializers.CharField(required=False, default="bm25", max_length=NAME),
         "k": serializers.IntegerField(required=False, default=30),
         "temperature": serializers.FloatField(required=False, allow_null=True, default=0.0),
         "max_tokens": serializers.IntegerField(required=False, default=4096),

@@ -20,6 +20,7 @@ import re
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 
 # --- The kinds of text, in characters ------------------------------------------------------
 # A name, label, title, key or other one-line answer.
@@ -157,8 +158,13 @@ class SerializerTextRules:
         return fields
 
 
-class _SerializerTextValidator:
+class _SerializerTextValidator(MaxLengthValidator):
+    """Replaces the field's own length check; still a ``MaxLengthValidator`` so that the
+    OpenAPI schema (drf-spectacular reads validators) documents the limit as
+    ``maxLength``."""
+
     def __init__(self, label: str, limit: int | None):
+        super().__init__(limit or 10**12)
         self.label = label
         self.limit = limit
 

@@ -9,7 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 
 from heartbench_site.base.text_rules import (
     CONTROL_CHARACTERS,
@@ -89,3 +91,56 @@ def test_readme_lists_every_limit():
         "README's text limits differ from the code: paste `manage.py text_limits` between "
         "the text-limits markers"
     )
+
+
+# Credentials are checked against the stored account, never stored as typed text.
+UNSTORED = {("/api/auth/token/", "username"), ("/api/auth/token/", "password")}
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_setup, django_db_blocker, tmp_path_factory):
+    out = tmp_path_factory.mktemp("schema") / "schema.yaml"
+    with django_db_blocker.unblock():
+        call_command("spectacular", "--file", str(out))
+    return yaml.safe_load(out.read_text())
+
+
+def _request_text_fields(schema):
+    """(method, path, field, property) of each free-text property of each JSON request
+    body in the OpenAPI schema (choices, dates and ids have their own checks)."""
+    components = schema["components"]["schemas"]
+
+    def resolve(node):
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[-1]]
+        return node
+
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if method not in ("post", "put", "patch") or not body:
+                continue
+            for name, prop in (resolve(body["schema"]).get("properties") or {}).items():
+                prop = resolve(prop)
+                free = not {"enum", "format", "readOnly"} & prop.keys()
+                if prop.get("type") == "string" and free:
+                    yield method, path, name, prop
+
+
+def test_every_api_request_documents_its_text_limits(schema):
+    """A script reads the limits where it reads the rest of the contract: ``maxLength``
+    on every free-text field of every request body (once missing: the text rules replaced
+    the validator the schema generator reads)."""
+    fields = list(_request_text_fields(schema))
+    assert len(fields) > 100
+    missing = [
+        f"{method.upper()} {path} {name}"
+        for method, path, name, prop in fields
+        if "maxLength" not in prop and (path, name) not in UNSTORED
+    ]
+    assert missing == []
+    by_field = {
+        (path, name): prop["maxLength"] for _, path, name, prop in fields if "maxLength" in prop
+    }
+    assert by_field[("/api/compare/{assignment}/judgment/", "selection_rationale")] == 4_000
+    assert max(by_field.values()) <= 20_000, "a limit larger than the longest text kind"
