@@ -5,6 +5,7 @@ from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Column, Fieldset, Layout, Row, Submit
 from django import forms
 from django.urls import reverse
+from django.utils.text import slugify
 
 from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
 from evaluation.models import EvaluationRun, RetrievalSet, Setting
@@ -33,7 +34,8 @@ def _helper(action: str, label: str, *, form_id: str | None = None) -> FormHelpe
     helper.form_method = "post"
     if form_id:
         helper.form_id = form_id
-    helper.add_input(Submit("submit", label))
+    # One page shows several of these forms: each button gets an id of its own.
+    helper.add_input(Submit("submit", label, css_id=f"submit-{slugify(label)}"))
     return helper
 
 
@@ -145,6 +147,7 @@ class FamilyCsvForm(forms.Form):
     )
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "families_%s")  # beside the predictions' file field
         super().__init__(*args, **kwargs)
         self.helper = _helper(reverse("baseline:families"), "Upload families")
 
@@ -157,6 +160,7 @@ class PredictionCsvForm(forms.Form):
     )
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "predictions_%s")
         super().__init__(*args, **kwargs)
         self.helper = _helper(reverse("baseline:predictions"), "Upload predictions")
 

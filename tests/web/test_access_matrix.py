@@ -565,6 +565,16 @@ def found(body, secrets):
     return hits
 
 
+ID_ATTRIBUTE = re.compile(r"""<[a-zA-Z][^>]*?\sid=["']([^"']+)["']""")
+
+
+def duplicate_ids(body: str) -> list[str]:
+    counts: dict[str, int] = {}
+    for value in ID_ATTRIBUTE.findall(body):
+        counts[value] = counts.get(value, 0) + 1
+    return sorted(value for value, n in counts.items() if n > 1)
+
+
 def test_every_url_is_declared():
     names = {name for name, _ in named_patterns() if not name.startswith("admin:")}
     assert names - set(ACCESS) == set(), "declare who may open these URLs"
@@ -576,7 +586,7 @@ def test_each_role_reaches_exactly_its_declared_urls_and_nothing_it_must_not_see
     callers = [(role, user) for role, user in populated.items() if role in set(Role)]
     callers += [("no role", no_role), ("anonymous", None)]
     secrets = forbidden_values()
-    wrong, leaked = [], []
+    wrong, leaked, duplicated = [], [], []
     for who, user in callers:
         client = Client()
         if user is not None:
@@ -596,6 +606,10 @@ def test_each_role_reaches_exactly_its_declared_urls_and_nothing_it_must_not_see
             denied = is_denied(response, anonymous=user is None, path=path)
             if denied == expected:
                 wrong.append(f"{who} GET {name} {path}: {response.status_code}")
+            if not denied and response.get("Content-Type", "").startswith("text/html"):
+                repeated = duplicate_ids(response.content.decode(errors="replace"))
+                if repeated:
+                    duplicated.append(f"{who} GET {path}: {repeated}")
             if not denied and who in secrets and name not in AFTER_FINAL_PAGES:
                 body = response.content.decode(errors="replace")
                 hits = found(body, secrets[who])
@@ -603,6 +617,9 @@ def test_each_role_reaches_exactly_its_declared_urls_and_nothing_it_must_not_see
                     leaked.append(f"{who} GET {path}: {hits}")
     assert not wrong, "\n".join(wrong)
     assert not leaked, "\n".join(leaked)
+    # An id names one element: labels, skip links, aria-describedby and scripts find the
+    # first, so a repeated id points assistive technology at the wrong element.
+    assert not duplicated, "\n".join(duplicated)
 
 
 def test_the_leak_scan_sees_what_admins_may_see(populated):
