@@ -361,6 +361,7 @@ class ScenarioReassessConfirmApi(ReviewerWriteApi):
         confirmed = page.confirmed_proposal
         split = _split(page) or (list(confirmed.values) if confirmed else [])
         data = {**_flat(body, "agreed"), "proposal": body.get("proposal")}
+        data["note"] = body.get("note") or ""
         form = ReassessmentConfirmForm(data=data, scenario_id=scenario_id, dimensions=split)
         if not form.is_valid():
             return form_error_response(form)
@@ -373,7 +374,7 @@ class ScenarioReassessConfirmApi(ReviewerWriteApi):
                 reviewer=request.user,
                 proposal_id=form.cleaned_data["proposal"],
                 agreed=form.agreed(),
-                note=str(body.get("note") or ""),
+                note=form.cleaned_data["note"],
             )
         except ReviewError as error:
             return error_response(error)

@@ -207,6 +207,14 @@ class ReassessmentConfirmForm(TextRules, forms.Form):
     and the values the page showed, so a proposal replaced meanwhile is refused."""
 
     proposal = forms.IntegerField(widget=forms.HiddenInput)
+    # The API's optional note on the confirmation (the page sends none): checked with the
+    # proposal and the values, so one answer names every problem.
+    note = forms.CharField(
+        label="How the reviewers agreed",
+        max_length=NOTE,
+        required=False,
+        widget=forms.HiddenInput,
+    )
 
     def __init__(self, *args, scenario_id: str, dimensions: list[str], proposal=None, **kwargs):
         if proposal is not None:

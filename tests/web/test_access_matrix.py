@@ -8,6 +8,10 @@ table, and (b) that no response a role may receive contains a value that role mu
 never see. A URL added later without an entry here fails the test, so whoever adds a
 page must decide who may open it.
 
+The same walk, on the same objects, posts limit + 1 characters into every text field of
+every API write and of every form a role is shown (issue #24), and checks each page for
+repeated ids.
+
 "Allowed" means the view answers the role (200, a redirect inside the workflow, 404 for
 an object of the wrong kind or 405 for a POST-only action); "denied" means 403, and for
 anonymous visitors a redirect to the login page (pages) or 403 (the API).
@@ -16,11 +20,13 @@ anonymous visitors a redirect to the login page (pages) or 403 (the API).
 import io
 import re
 import zipfile
+from html.parser import HTMLParser
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from adjudication.mcq.models import McqItem
 from annotation.comparison.models import PairAssignment
@@ -655,3 +661,169 @@ def test_an_annotator_cannot_open_another_annotators_pair_by_changing_the_id(pop
     for name in ["comparison:pair", "comparison:draft", "comparison-api:pair"]:
         response = client.get(reverse(name, kwargs={"assignment": theirs.public_id}), follow=True)
         assert response.status_code in (403, 404), f"{name}: {response.status_code}"
+
+
+# --- Text limits over HTTP, every API write on the populated demo (issue #24) ------------
+
+
+def api_write_text_fields(tmp_path):
+    """{(method, path template): {field: maxLength}} from the OpenAPI schema."""
+    import yaml
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(out))
+    schema = yaml.safe_load(out.read_text())
+    components = schema["components"]["schemas"]
+
+    def resolve(node):
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[-1]]
+        return node
+
+    writes = {}
+    for template, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if method not in ("post", "put", "patch") or not body:
+                continue
+            properties = resolve(body["schema"]).get("properties") or {}
+            resolved = {name: resolve(prop) for name, prop in properties.items()}
+            fields = {
+                name: prop["maxLength"]
+                for name, prop in resolved.items()
+                if "maxLength" in prop and not prop.get("readOnly")
+            }
+            if fields:
+                writes[(method, template)] = fields
+    return writes
+
+
+def test_every_api_write_refuses_text_one_over_its_limit(populated, tmp_path):
+    """Done when (issue #24): limit + 1 characters in every text field of every API write,
+    over HTTP, as a role that may make it, on real objects. Each write is refused with a
+    400 that names each field and its limit (a field of choices may instead refuse the
+    value as no valid choice), and no row of any table changes."""
+    from annotation.profile_review.models import ChangeRequest
+    from tests.security.rowhash import changed, fingerprint
+
+    writes = api_write_text_fields(tmp_path)
+    templates = {re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", t) + "$"): t for _, t in writes}
+    request = (
+        ChangeRequest.objects.filter(status="open")
+        .select_related("review__case__character")
+        .first()
+    )
+    assert request is not None, "the demo has no open change request to resolve"
+    real = {
+        "review-api:change-request-resolve": reverse(
+            "review-api:change-request-resolve",
+            kwargs={"id": request.pk, "key": request.review.case.character.key},
+        )
+    }
+    answers = {}
+    before = fingerprint()
+    for role, user in populated.items():
+        client = APIClient()
+        client.force_authenticate(user)
+        for name, path in (every_url(user) | real).items():
+            allowed = ACCESS[name]
+            if not path.startswith("/api/") or allowed == PUBLIC or role not in allowed:
+                continue
+            template = next((t for rx, t in templates.items() if rx.match(path)), None)
+            for method in ("post", "put", "patch"):
+                fields = writes.get((method, template))
+                if not fields or (method, template) in answers:
+                    continue
+                body = {field: "x" * (limit + 1) for field, limit in fields.items()}
+                response = getattr(client, method)(path, body, format="json")
+                if response.status_code != 403:  # a role that may read but not write
+                    answers[(method, template)] = response
+    after = fingerprint()
+
+    assert set(writes) - set(answers) == set(), "no role could make these writes"
+    unclear = []
+    for (method, template), response in sorted(answers.items()):
+        where = f"{method.upper()} {template}"
+        if response.status_code != 400:
+            unclear.append(f"{where}: {response.status_code} {response.content[:200]}")
+            continue
+        body = response.json()
+        errors = body.get("fields", body)
+        for field, limit in writes[(method, template)].items():
+            said = " ".join(map(str, errors.get(field, [])))
+            refusals = (f"{limit:,} characters", "valid choice", "is not offered")
+            if not any(refusal in said for refusal in refusals):
+                unclear.append(f"{where} {field}: {said[:120]!r}")
+    assert unclear == []
+    assert changed(before, after) == []
+    assert len(answers) > 30
+
+
+class PageForms(HTMLParser):
+    """Each POST form of a page: its action, and its text inputs with their maxlength."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms, self._form = [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and (a.get("method") or "").lower() == "post":
+            self._form = {"action": a.get("action") or "", "text": {}, "other": {}}
+            self.forms.append(self._form)
+        elif self._form is not None and tag in ("input", "textarea") and a.get("name"):
+            kind = (a.get("type") or "text").lower() if tag == "input" else "textarea"
+            locked = "readonly" in a or "disabled" in a  # a record shown, not a form to fill
+            if kind in ("text", "textarea", "search", "url", "email") and not locked:
+                self._form["text"][a["name"]] = int(a.get("maxlength") or 0)
+            elif kind == "hidden":
+                self._form["other"][a["name"]] = a.get("value") or ""
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+
+
+def test_every_page_form_refuses_text_one_over_its_limit(populated):
+    """The same for every form a role is shown on the demo's pages: limit + 1 characters
+    in each text box, posted where the form posts; the page answers with the message beside
+    the field (or a refusal), and nothing is stored."""
+    from tests.security.rowhash import changed, fingerprint
+
+    answers = {}
+    clients = {}
+    for role, user in populated.items():
+        clients[role] = Client()
+        clients[role].force_login(user)  # a write of its own (last_login): before the hash
+    before = fingerprint()
+    for role, user in populated.items():
+        client = clients[role]
+        for name, path in every_url(user).items():
+            allowed = ACCESS[name]
+            if path.startswith("/api/") or allowed == PUBLIC or role not in allowed:
+                continue
+            page = client.get(path)
+            if page.status_code != 200 or not page["Content-Type"].startswith("text/html"):
+                continue
+            parser = PageForms()
+            parser.feed(page.content.decode())
+            for form in parser.forms:
+                action = form["action"] or path
+                key = (action, tuple(sorted(form["text"])))
+                if not form["text"] or key in answers:
+                    continue
+                body = form["other"] | {f: "x" * (n + 1) for f, n in form["text"].items()}
+                answers[key] = (role, client.post(action, body), form["text"])
+    after = fingerprint()
+    unclear = []
+    for (action, _), (role, response, fields) in sorted(answers.items()):
+        text = response.content.decode(errors="replace")
+        for field, limit in fields.items():
+            if not limit:
+                unclear.append(f"{role} {action} {field}: no maxlength, the browser lets it grow")
+            elif response.status_code not in (200, 400) or f"{limit:,} characters" not in text:
+                unclear.append(f"{role} {action} {field}: {response.status_code}, no limit said")
+    assert unclear == []
+    assert changed(before, after) == []
+    assert len(answers) > 25
