@@ -82,7 +82,8 @@ def test_the_arbitrators_queue_has_no_link_they_cannot_follow(client, escalated)
 def test_recording_a_decision_asks_for_confirmation(client, escalated):
     pair = escalated["pair"]
     body = page_of(client, escalated["arbitrator"], pair)
-    form = body[body.index('id="arbitration-form"') :]
+    # from the form's opening tag: its data-confirm-* attributes may come before its id
+    form = body[body.rindex("<form", 0, body.index('id="arbitration-form"')) :]
     decide = form[form.index('name="decide"') - 200 : form.index('name="decide"') + 400]
     assert "data-confirm=" in decide and "cannot be undone" in decide
     assert 'data-confirm-adopted="Adopt Candidate {candidate} as-is' in form
