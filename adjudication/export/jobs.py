@@ -8,7 +8,6 @@ keys, deterministic Parquet), so a build a worker restart interrupted is simply 
 job's file can be checked against a rebuild by its SHA-256.
 """
 
-import importlib.util
 import logging
 import os
 from pathlib import Path
@@ -33,26 +32,15 @@ STORING = "Compressing and storing the zip"
 
 
 class ExportJobError(ValidationError):
-    pass
+    """A build that cannot be started (an unknown kind, or a start that keeps racing)."""
 
 
 def export_root() -> Path:
     return Path(settings.EXPORT_ROOT)
 
 
-def statistics_available() -> bool:
-    """The statistics export's module may not be installed yet."""
-    try:
-        return importlib.util.find_spec("adjudication.export.statistics") is not None
-    except ImportError:
-        return False
-
-
 def available_kinds() -> list[ExportJob.Kind]:
-    kinds = [ExportJob.Kind.FINAL_SET]
-    if statistics_available():
-        kinds.append(ExportJob.Kind.STATISTICS)
-    return kinds
+    return list(ExportJob.Kind)
 
 
 def download_name(job: ExportJob) -> str:
@@ -97,7 +85,7 @@ def _final_set_zip(progress) -> bytes:
 
 
 def _statistics_zip(progress) -> bytes:
-    from adjudication.export.statistics import statistics_files  # helper F's module
+    from adjudication.export.statistics import statistics_files  # reads every app's statistics
 
     files = statistics_files(progress)
     return zip_files(files, ZIP_NAMES[ExportJob.Kind.STATISTICS])
