@@ -101,3 +101,68 @@ def small_n_note(n, unit: str = "unit") -> str:
         f"Computed from only {n} {units}: with fewer than {SMALL_N} {unit}s, the interval "
         "is not informative."
     )
+
+
+# --- Plain names for the people who work in the pages (issue 32) -------------------
+# Ids (CHAR_08, SCN_SCHOOL_AGE_3, MEM_…), slugs (age_30_transition, content_summary) and
+# paper citations are for the records and the exports; a page a person works in names
+# things in words. These helpers are the one place that turns the first into the second.
+
+_CHARACTER_KEY = re.compile(r"CHAR_0*(\d+)")
+_SCENARIO_ID = re.compile(r"SCN_([A-Z0-9_]+?)_(\d+)")
+
+#: The memory record's fields (App. B.5) as a reader names them.
+MEMORY_FIELD_LABELS = {
+    "memory_id": "Memory",
+    "timeline": "Time of life",
+    "event_age": "Age at the event",
+    "life_stage": "Life stage",
+    "context": "Situation",
+    "content_summary": "Summary",
+    "content_full": "Full account",
+    "triggers": "What brings it back",
+    "psych_conclusion": "What they concluded",
+    "behavior_policy": "How it shapes what they do",
+    "emotion_primary": "Main emotion",
+    "emotion_secondary": "Second emotion",
+    "emotion_intensity": "Emotional intensity",
+    "relevance_tags": "Themes",
+}
+
+
+def character_name(character, age=None) -> str:
+    """``CHAR_08`` (or a ``Character``) → ``Character 8``; with ``age``,
+    ``Character 8, age 30``. Anything that is no character key is returned as it is."""
+    key = getattr(character, "key", character)
+    if key is None:
+        return ""
+    match = _CHARACTER_KEY.fullmatch(str(key))
+    name = f"Character {int(match.group(1))}" if match else str(key)
+    return name if age in (None, "") else f"{name}, age {age}"
+
+
+def scenario_title(scenario) -> str:
+    """A scenario's title (``The Entrusted Caretaker``); given only an id such as
+    ``SCN_ENTERING_MIDLIFE_7``, ``Entering midlife scenario 7``."""
+    title = getattr(scenario, "name", "") or ""
+    if title:
+        return str(title)
+    sid = getattr(scenario, "scenario_id", scenario)
+    if sid is None:
+        return ""
+    match = _SCENARIO_ID.fullmatch(str(sid))
+    if not match:
+        return str(sid)
+    return f"{human_label(match.group(1).lower())} scenario {int(match.group(2))}"
+
+
+def memory_field_label(field) -> str:
+    """``content_summary`` → ``Summary``; an unknown field as a human label."""
+    return MEMORY_FIELD_LABELS.get(str(field), human_label(field))
+
+
+def paper_reference(citation: str) -> str:
+    """``seed 000 App. D.2`` / ``App. D.2`` → ``HEART-Bench paper, App. D.2``: how a
+    citation reads behind a page's help link (never in a participant's page)."""
+    text = re.sub(r"^\s*(seed\s*000'?s?\s*)", "", str(citation or "")).strip()
+    return f"HEART-Bench paper, {text}" if text else "HEART-Bench paper"

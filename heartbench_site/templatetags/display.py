@@ -3,6 +3,8 @@
 
 from django import template
 
+from annotation.corpus.life_stages import BY_KEY
+
 from heartbench_site.base import display
 
 register = template.Library()
@@ -24,3 +26,22 @@ def coefficient(value, digits=3):
 def small_n(n, unit="unit"):
     """``{{ n|small_n:"pair" }}``: the note that an interval over so few units says little."""
     return display.small_n_note(n, unit)
+
+
+register.filter("character_name", display.character_name)
+register.filter("scenario_title", display.scenario_title)
+register.filter("memory_field", display.memory_field_label)
+
+
+@register.filter
+def stage(key):
+    """A life-stage key (``age_30_transition``) as its name (``Age-30 transition``)."""
+    found = BY_KEY.get(str(key))
+    return found.label if found else display.human_label(key)
+
+
+@register.inclusion_tag("partials/protocol_ref.html")
+def protocol_ref(citation):
+    """``{% protocol_ref "App. D.2" %}``: the rule's source behind a help toggle, so the
+    page's visible text stays in plain words (experts only; never on participant pages)."""
+    return {"reference": display.paper_reference(citation)}
