@@ -4,7 +4,6 @@
 from django import template
 
 from annotation.corpus.life_stages import BY_KEY
-
 from heartbench_site.base import display
 
 register = template.Library()
