@@ -162,7 +162,9 @@ def memory_field_label(field) -> str:
 
 
 def paper_reference(citation: str) -> str:
-    """``seed 000 App. D.2`` / ``App. D.2`` → ``HEART-Bench paper, App. D.2``: how a
-    citation reads behind a page's help link (never in a participant's page)."""
-    text = re.sub(r"^\s*(seed\s*000'?s?\s*)", "", str(citation or "")).strip()
+    """``seed 000 App. D.2`` / ``Seed 000's §2.4`` / ``App. D.2`` → ``HEART-Bench paper,
+    App. D.2``: how a citation reads behind a page's help toggle (never in a
+    participant's page)."""
+    text = str(citation or "").strip().strip("()")
+    text = re.sub(r"^\s*seed\s*000(?:'s)?\s*", "", text, flags=re.IGNORECASE).strip()
     return f"HEART-Bench paper, {text}" if text else "HEART-Bench paper"

@@ -1,6 +1,8 @@
 """``{% load display %}``: the statistics pages' names and number formats
 (:mod:`heartbench_site.base.display`)."""
 
+import re
+
 from django import template
 
 from annotation.corpus.life_stages import BY_KEY
@@ -37,6 +39,18 @@ def stage(key):
     """A life-stage key (``age_30_transition``) as its name (``Age-30 transition``)."""
     found = BY_KEY.get(str(key))
     return found.label if found else display.human_label(key)
+
+
+_STAGE_KEYS = re.compile(r"\b(?:" + "|".join(map(re.escape, BY_KEY)) + r")\b")
+
+
+@register.filter
+def timeline(text):
+    """A memory's timeline as the release writes it (``school_age (10 years old)``), with
+    the life stage in words (``School age (10 years old)``)."""
+    if text is None:
+        return ""
+    return _STAGE_KEYS.sub(lambda match: BY_KEY[match.group(0)].label, str(text))
 
 
 @register.inclusion_tag("partials/protocol_ref.html")

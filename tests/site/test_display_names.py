@@ -1,0 +1,94 @@
+"""The naming layer (issue 32): characters by number, scenarios by title, memory fields
+and life stages in words, paper citations behind a help toggle. Pure functions and
+template filters; no database."""
+
+from types import SimpleNamespace
+
+import pytest
+from django.template import Context, Template
+
+from heartbench_site.base import display
+
+
+@pytest.mark.parametrize(
+    ("key", "age", "name"),
+    [
+        ("CHAR_08", None, "Character 8"),
+        ("CHAR_8", None, "Character 8"),
+        ("CHAR_11", None, "Character 11"),
+        ("CHAR_08", 30, "Character 8, age 30"),
+        ("CHAR_08", "30", "Character 8, age 30"),
+        ("CHAR_08", "", "Character 8"),
+        (SimpleNamespace(key="CHAR_03"), 12, "Character 3, age 12"),
+        ("Someone else", None, "Someone else"),  # no key: as it is
+        (None, None, ""),
+    ],
+)
+def test_a_character_is_named_by_its_number_and_age(key, age, name):
+    assert display.character_name(key, age) == name
+
+
+def test_a_scenario_is_named_by_its_title_or_its_stage_and_number():
+    titled = SimpleNamespace(name="The Entrusted Caretaker", scenario_id="SCN_SCHOOL_AGE_1")
+    assert display.scenario_title(titled) == "The Entrusted Caretaker"
+    untitled = SimpleNamespace(name="", scenario_id="SCN_ENTERING_MIDLIFE_7")
+    assert display.scenario_title(untitled) == "Entering midlife scenario 7"
+    assert display.scenario_title("SCN_AGE_30_TRANSITION_02") == "Age 30 transition scenario 2"
+    assert display.scenario_title("not an id") == "not an id"
+    assert display.scenario_title(None) == ""
+
+
+def test_memory_fields_read_as_words():
+    assert display.memory_field_label("content_summary") == "Summary"
+    assert display.memory_field_label("psych_conclusion") == "What they concluded"
+    assert display.memory_field_label("behavior_policy") == "How it shapes what they do"
+    # A field the layer does not know yet still loses its underscores.
+    assert display.memory_field_label("new_field_name") == "New field name"
+    for field, label in display.MEMORY_FIELD_LABELS.items():
+        assert "_" not in label, field
+
+
+@pytest.mark.parametrize(
+    ("citation", "reference"),
+    [
+        ("App. D.2", "HEART-Bench paper, App. D.2"),
+        ("seed 000 App. D.2", "HEART-Bench paper, App. D.2"),
+        ("Seed 000 §2.2 Stage 1, App. B.3", "HEART-Bench paper, §2.2 Stage 1, App. B.3"),
+        ("seed 000's Figure 2", "HEART-Bench paper, Figure 2"),
+        ("(seed 000 App. B.6)", "HEART-Bench paper, App. B.6"),
+        ("", "HEART-Bench paper"),
+        (None, "HEART-Bench paper"),
+    ],
+)
+def test_a_citation_names_the_paper_never_the_seed_file(citation, reference):
+    assert display.paper_reference(citation) == reference
+
+
+def render(source, **context):
+    return Template("{% load display %}" + source).render(Context(context))
+
+
+def test_the_template_filters_name_things_in_words():
+    assert render("{{ key|character_name }}", key="CHAR_08") == "Character 8"
+    assert render("{{ key|character_name:age }}", key="CHAR_08", age=30) == "Character 8, age 30"
+    assert render("{{ s|scenario_title }}", s="SCN_SCHOOL_AGE_3") == "School age scenario 3"
+    assert render("{{ f|memory_field }}", f="triggers") == "What brings it back"
+    # The life stage's own name (annotation.corpus.life_stages), not a guess from the key.
+    assert render("{{ k|stage }}", k="entering_midlife") == "Entering middle adulthood"
+    assert render("{{ k|stage }}", k="age_30_transition") == "Age-30 transition"
+    assert render("{{ k|stage }}", k="some_new_stage") == "Some new stage"
+    # A memory's timeline, as the release writes it.
+    assert render("{{ t|timeline }}", t="school_age (10 years old)") == "School age (10 years old)"
+    assert render("{{ t|timeline }}", t="age_30_transition") == "Age-30 transition"
+    assert render("{{ t|timeline }}", t=None) == ""
+
+
+def test_a_protocol_reference_is_a_closed_help_toggle():
+    html = render('{% protocol_ref "seed 000 App. D.2" %}')
+    assert html.startswith('<details class="protocol-ref')
+    assert "<details open" not in html
+    assert "HEART-Bench paper, App. D.2" in html
+    assert "seed" not in html.lower()
+    # The toggle's label says what it is to a screen reader, without the citation.
+    summary = html.split("<summary", 1)[1].split("</summary>", 1)[0]
+    assert "Where this rule comes from" in summary and "App." not in summary
