@@ -57,8 +57,8 @@ class EvaluationRunForm(TextRules, forms.Form):
         label="Temperature",
         required=False,
         initial=services.DEFAULT_DECODING["temperature"],
-        help_text="App. F: 0 where the endpoint supports it; "
-        "blank sends none (the endpoint's default).",
+        help_text="0, as the paper's decoding protocol fixes, where the endpoint supports "
+        "it; blank sends none (the endpoint's default).",
     )
     max_tokens = forms.IntegerField(
         label="Max output tokens", initial=services.DEFAULT_DECODING["max_tokens"], min_value=16

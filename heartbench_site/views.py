@@ -158,7 +158,7 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
         Queue(
             "Baseline studies",
             "Select the balanced subset by integer programming, run studies, export time on "
-            "task and compute the App. J report.",
+            "task and compute the study's report.",
             "No open baseline study",
             live="baseline_admin",
         ),

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR
 from annotation.generation.models import ModelFamily
+from heartbench_site.base.display import character_name, scenario_title
 from heartbench_site.base.protocol import PROTOCOL_SEED
 from heartbench_site.base.text_rules import NAME, NOTE, TextRules
 
@@ -27,8 +28,9 @@ class JudgeRunForm(TextRules, forms.Form):
     )
     provider_family = forms.ChoiceField(
         label="Provider",
-        help_text="The configured provider (HEARTBENCH_<FAMILY>_* in the environment) that "
-        "answers for the judge.",
+        # Crispy renders help text as HTML: "<FAMILY>" would vanish as a tag.
+        help_text="The configured provider (HEARTBENCH_CLAUDE_*, HEARTBENCH_GPT_* or "
+        "HEARTBENCH_GEMINI_* in the environment) that answers for the judge.",
     )
     model = forms.CharField(
         label="Model", max_length=NAME, required=False, help_text="Empty: the provider's model."
@@ -81,7 +83,7 @@ class JudgeRunForm(TextRules, forms.Form):
         ]
         self.fields["pairs"].queryset = eligible
         self.fields["pairs"].label_from_instance = lambda p: (
-            f"{p.character.key} × {p.scenario.scenario_id}"
+            f"{character_name(p.character)} × {scenario_title(p.scenario)}"
         )
         self.helper = FormHelper()
         self.helper.form_action = reverse("judging:launch")
