@@ -425,7 +425,7 @@ class ProfileOutcomesApi(APIView):
     allowed_roles = (Role.ARBITRATOR, Role.ADMIN)
 
     @extend_schema(
-        summary="Initial review outcomes (like seed 000 Table 6)",
+        summary="Initial profile review outcomes, per profile and overall",
         description="Each profile by its reviewers' initial recommendations.",
         responses=OutcomeTableSerializer,
         examples=[

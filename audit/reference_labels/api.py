@@ -415,7 +415,7 @@ class LabelOutcomesApi(APIView):
     allowed_roles = OVERSEERS
 
     @extend_schema(
-        summary="Table 14 and Fleiss' κ of one audit",
+        summary="One audit's outcome table and Fleiss' κ",
         description="The outcome counts over the sample and the three experts' κ with its "
         "bootstrap interval, as the outcomes page.",
         responses={200: LabelAuditOutcomesSerializer, 403: ERROR, 404: ERROR},

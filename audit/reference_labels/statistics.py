@@ -120,7 +120,7 @@ LabelAuditOutcomeRowsApi = tidy_api(
         _overseen_audit(request, label_audit_id)
     ),
     roles=OVERSEERS,
-    summary="One audit's Table 14 and Fleiss' κ as tidy rows",
+    summary="One audit's outcome table and Fleiss' κ as tidy rows",
     description=LABEL_AUDIT_OUTCOMES.description + " Another adjudicator's audit answers 404.",
     example={
         "label_audit_id": 1,
