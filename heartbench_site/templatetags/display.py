@@ -1,6 +1,7 @@
 """``{% load display %}``: the statistics pages' names and number formats
 (:mod:`heartbench_site.base.display`)."""
 
+import itertools
 import re
 
 from django import template
@@ -53,8 +54,18 @@ def timeline(text):
     return _STAGE_KEYS.sub(lambda match: BY_KEY[match.group(0)].label, str(text))
 
 
+# Ids of the citations' text, unique within a page (and across pages: simpler than a
+# per-request counter, and nothing depends on their values).
+_REFERENCE_IDS = itertools.count(1)
+
+
 @register.inclusion_tag("partials/protocol_ref.html")
 def protocol_ref(citation):
-    """``{% protocol_ref "App. D.2" %}``: the rule's source behind a help toggle, so the
-    page's visible text stays in plain words (experts only; never on participant pages)."""
-    return {"reference": display.paper_reference(citation)}
+    """``{% protocol_ref "App. D.2" %}``: the rule's source behind a "?" toggle, so the
+    page's visible text stays in plain words (experts only; never on participant pages).
+    A button and a hidden span, not a <details>: it may stand inside a sentence of a <p>
+    (a <details> there would end the paragraph)."""
+    return {
+        "reference": display.paper_reference(citation),
+        "ref_id": f"protocol-ref-{next(_REFERENCE_IDS)}",
+    }

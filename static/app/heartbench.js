@@ -96,6 +96,18 @@
     askToConfirm(question, elt.dataset.confirmLabel, () => event.detail.issueRequest(true), elt);
   });
 
+  // A paper citation behind its "?" button ({% protocol_ref %}): a click shows or hides
+  // it. Delegated, so citations in htmx fragments work too.
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest("[data-protocol-ref]");
+    if (!toggle) return;
+    const reference = document.getElementById(toggle.getAttribute("aria-controls"));
+    if (!reference) return;
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    reference.hidden = !open;
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll("[data-drop-zone]").forEach(initDropZone);
   });

@@ -2,6 +2,7 @@
 and life stages in words, paper citations behind a help toggle. Pure functions and
 template filters; no database."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -83,12 +84,19 @@ def test_the_template_filters_name_things_in_words():
     assert render("{{ t|timeline }}", t=None) == ""
 
 
-def test_a_protocol_reference_is_a_closed_help_toggle():
-    html = render('{% protocol_ref "seed 000 App. D.2" %}')
-    assert html.startswith('<details class="protocol-ref')
-    assert "<details open" not in html
-    assert "HEART-Bench paper, App. D.2" in html
+def test_a_protocol_reference_is_a_closed_help_toggle_inside_a_sentence():
+    html = render('<p>Three annotators {% protocol_ref "seed 000 App. D.2" %} judge.</p>')
     assert "seed" not in html.lower()
-    # The toggle's label says what it is to a screen reader, without the citation.
-    summary = html.split("<summary", 1)[1].split("</summary>", 1)[0]
-    assert "Where this rule comes from" in summary and "App." not in summary
+    button = re.search(r"<button[^>]*>(.*?)</button>", html, re.S)
+    # The button says what it is to a screen reader, without the citation in its text.
+    assert "Where this rule comes from" in button.group(1) and "App." not in button.group(1)
+    assert 'aria-expanded="false"' in button.group(0)
+    target = re.search(r'aria-controls="([^"]+)"', button.group(0)).group(1)
+    hidden = re.search(rf'<span[^>]*id="{target}"[^>]*>(.*?)</span>', html, re.S)
+    assert "hidden" in hidden.group(0) and hidden.group(1) == "HEART-Bench paper, App. D.2"
+    # Phrasing content only: the paragraph holds the whole sentence.
+    assert not re.search(r"<(details|div|p)\b", html[3:-4])
+    # Two citations on a page toggle their own text.
+    again = render('{% protocol_ref "App. D.2" %}{% protocol_ref "App. D.3" %}')
+    ids = re.findall(r'aria-controls="([^"]+)"', again)
+    assert len(set(ids)) == 2
