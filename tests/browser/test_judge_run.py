@@ -7,7 +7,7 @@ import pytest
 from adjudication.judging.models import JudgeRun, JudgeVerdict
 from tests.browser.actions import keep_screenshot
 from tests.browser.confirming import open_confirmation
-from tests.browser.test_accessibility import BLOCKING, axe_violations
+from tests.browser.role_pages import BLOCKING, axe_violations
 from tests.factories import DEFAULT_PASSWORD
 from tests.judging.helpers import judged_pairs
 
