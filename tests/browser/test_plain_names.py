@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import Error as PlaywrightError
 
 from heartbench_site.base.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
@@ -76,7 +77,7 @@ CITATION = re.compile(
 #: Taken out of the text before the id scan, on purpose (see the module's docstring).
 EXCEPTIONS = (
     ("<e-mail>", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-    ("<path>", re.compile(r"(?<![\w/.])/\S*")),
+    ("<path>", re.compile(r"(?<![\w/.])/[\w{]\S*")),
 )
 
 
@@ -116,22 +117,30 @@ def citation_findings(text):
 
 def take_part(walk):
     """The participant's study pages behind its forms: consent, briefing, a practice
-    item answered (its feedback shown), the study started; the walk goes on from each."""
+    item answered (its feedback shown), the study started; the walk goes on from each.
+    Returns what stopped it, if anything (the walk's other findings still count)."""
     page, base = walk.page, walk.base
     consent = next((p.url for p in walk.seen if p.url.endswith("/consent/")), None)
     if consent is None:
         return ["no consent page reached from the participant's home"]
-    page.goto(f"{base}{consent}")
-    submit(page, page.locator('main button[name="decision"][value="agree"]'))
-    walk.run(urlsplit(page.url).path)  # the briefing
-    submit(page, page.locator("main form button[type=submit]").first)
-    page.locator("#practice-form label").first.click()
-    submit(page, page.locator("#practice-form button[type=submit]"))
-    practice = urlsplit(page.url).path
-    walk.run(practice)  # the practice item with its feedback, and the other ones
-    page.goto(f"{base}{practice}")
-    submit(page, page.locator('main form[action$="/start/"] button'))
-    walk.run(urlsplit(page.url).path)  # the first item, and every item linked from it
+    step = "consent"
+    try:
+        page.goto(f"{base}{consent}")
+        submit(page, page.locator('main button[name="decision"][value="agree"]'))
+        walk.run(urlsplit(page.url).path)  # the briefing
+        step = "briefing"
+        submit(page, page.locator("main form button[type=submit]").first)
+        step = "practice"
+        page.locator("#practice-form label").first.click()
+        submit(page, page.locator("#practice-form button[type=submit]"))
+        practice = urlsplit(page.url).path
+        walk.run(practice)  # the practice item with its feedback, and the other ones
+        step = "start"
+        page.goto(f"{base}{practice}")
+        submit(page, page.locator('main form[action$="/start/"] button'))
+        walk.run(urlsplit(page.url).path)  # the first item, and every item linked from it
+    except PlaywrightError as error:
+        return [f"baseline_participant stuck at the {step} step on {page.url}: {error}"]
     return []
 
 
