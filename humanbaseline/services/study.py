@@ -191,6 +191,9 @@ def subset_select(
                 "total": found.constraints.total,
                 "ranges": found.result.ranges,
                 "held_out_scenarios": held_out,
+                "binding": list(found.binding),
+                "notes": list(found.result.notes),
+                "proven": found.proven,
             }
     selection = SubsetSelection.objects.create(
         seed=seed,
