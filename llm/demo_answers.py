@@ -16,7 +16,10 @@ Settings, read from the environment at each call unless given:
 
     HEARTBENCH_DEMO_SEED        integer, default 0: another seed, another dry run
     HEARTBENCH_DEMO_FLAG_SHARE  0-1, default 0.10: the share of D.3.1 screening verdicts
-                                (and memory-classifier verdicts) that flag a problem
+                                that flag a problem, and of memory texts the demo
+                                classifier flags on some criterion (it judges the text:
+                                a rewrite is judged afresh, and a cue phrase of the
+                                criterion, ``CLASSIFIER_CUES``, is always flagged)
     HEARTBENCH_DEMO_MEMORY_FAIL_SHARE
                                 0-1, default 0: the share of memory generation answers
                                 that break the memory schema on purpose (a missing field,
@@ -425,13 +428,71 @@ def _memory_generation(p: Prompt) -> Any:
     return value
 
 
+# What the demo classifier reads as a defect beyond the audit's pattern lists: phrases a
+# model could take for the criterion's defect though no pattern names them (the prompt
+# names its criterion). A memory carrying one is flagged on that criterion with the
+# phrase's sentence quoted, and an edit that removes the phrase clears the flag.
+CLASSIFIER_CUES = {
+    "omniscient": (
+        "as it turned out",
+        "little did i know",
+        "i would only learn",
+        "as i would later",
+        "it would be years before",
+    ),
+    "adult evaluation": ("i can see now", "what i could not name then", "the adult i became"),
+    "vocabulary inflation": (
+        "hypervigilance",
+        "learned helplessness",
+        "emotional enmeshment",
+        "trauma response",
+    ),
+}
+# The six criteria of App. B.6: the flag share is spread over them, so about that share of
+# memory texts is flagged on some criterion.
+CLASSIFIER_CRITERIA = 6
+_SENTENCE = re.compile(r"[^.!?]*[.!?]+")
+
+
+def _sentence_with(text: str, phrase: str) -> str:
+    start = text.lower().find(phrase)
+    for match in _SENTENCE.finditer(text):
+        if match.start() <= start < match.end():
+            return match.group(0).strip()
+    return text[start : start + len(phrase)]
+
+
 def _audit_classifier(p: Prompt) -> Any:
+    """A verdict on the memory's text (never its id): a cue phrase of the criterion is a
+    defect; otherwise a draw seeded by the text flags about ``flag_share`` of memories
+    (spread over the six criteria), so a rewrite is judged afresh and the same text always
+    gets the same verdict."""
     memory = memory_json(p.user)
-    defect = (
-        unit_draw(p.settings.seed, p.model, "classifier", p.system, memory.get("memory_id"))
-        < p.settings.flag_share
+    fields = [str(memory.get(k, "")) for k in ("context", "content_summary", "content_full")]
+    criterion = p.system.split("one defect criterion:", 1)[-1].split(".", 1)[0].strip()
+    folded = criterion.lower()
+    child_age = re.search(r"\((\d+) or younger\)", p.system)
+    evidence = ""
+    for name, cues in CLASSIFIER_CUES.items():
+        if name not in folded:
+            continue
+        if child_age and int(memory.get("event_age") or 0) > int(child_age.group(1)):
+            continue
+        for text in fields:
+            cue = next((c for c in cues if c in text.lower()), None)
+            if cue:
+                evidence = _sentence_with(text, cue)
+                break
+    text = " ".join(" ".join(fields).lower().split())
+    drawn = (
+        unit_draw(p.settings.seed, p.model, "classifier", criterion, text)
+        < p.settings.flag_share / CLASSIFIER_CRITERIA
     )
-    evidence = excerpt(memory.get("content_full", ""), 6) if defect else ""
+    if drawn and not evidence:
+        sentences = [m.group(0).strip() for m in _SENTENCE.finditer(fields[2])] or [fields[2]]
+        pick = unit_draw(p.settings.seed, "evidence", criterion, text)
+        evidence = excerpt(sentences[int(pick * len(sentences))], 12)
+    defect = bool(evidence) or drawn
     return {
         "defect": defect,
         "evidence": evidence,
