@@ -89,7 +89,7 @@ class SubsetSelection(models.Model):
     layout with every range the model used. ``proposal`` is set when the run is
     infeasible: the largest feasible study's quotas and ranges, what keeps it from being
     larger (``binding``), its notes and whether the solver proved it the largest
-    (``proven``) (``subset.largest_feasible``).
+    (``proven``) (``largest_study.largest_feasible``).
     """
 
     seed = models.BigIntegerField()

@@ -19,7 +19,7 @@ Settings, read from the environment at each call unless given:
                                 that flag a problem, and of memory texts the demo
                                 classifier flags on some criterion (it judges the text:
                                 a rewrite is judged afresh, and a cue phrase of the
-                                criterion, ``CLASSIFIER_CUES``, is always flagged)
+                                criterion, ``demo_audit.CLASSIFIER_CUES``, is always flagged)
     HEARTBENCH_DEMO_MEMORY_FAIL_SHARE
                                 0-1, default 0: the share of memory generation answers
                                 that break the memory schema on purpose (a missing field,
@@ -29,7 +29,6 @@ Settings, read from the environment at each call unless given:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import re
@@ -37,10 +36,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .demo_audit import audit_classifier, memory_repair
 from .demo_judge import comparison_judgment
 from .demo_material import (
     DEMO_LABEL,
-    DEMO_WORDS,
     NARRATIVE,
     OPENINGS,
     REASONS,
@@ -54,9 +53,9 @@ from .demo_material import (
     labelled,
     labelled_line,
     matching_ids,
-    memory_json,
     memory_line,
     pick_words,
+    unit_draw,
 )
 from .demo_memories import memory_answer, spoiled
 from .demo_profiles import character_profile
@@ -121,12 +120,6 @@ class DemoSettings:
 def seed_material(settings: DemoSettings, model: str, prompt_key: str) -> str:
     """What seeds one answer: the demo seed, the model name and the prompt."""
     return f"{settings.seed}\x00{model}\x00{prompt_key}"
-
-
-def unit_draw(*parts: object) -> float:
-    """A number in [0, 1) fixed by ``parts``: the same item is flagged in every retry."""
-    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 # --- which prompt is this -------------------------------------------------------------
@@ -379,37 +372,6 @@ def _trait_pressure(p: Prompt) -> dict:
     }
 
 
-def _sized(rng: random.Random, seed_words: list[str], low: int, high: int) -> str:
-    """A plain phrase of ``low``-``high`` words (the label's three included): no dialogue,
-    no later knowledge, so the re-audit of a repair finds nothing to flag."""
-    total = rng.randint(low + 2, max(low + 2, high - 2))
-    words = [rng.choice(seed_words or DEMO_WORDS) for _ in range(total - 3)]
-    return f"{DEMO_LABEL} {' '.join(words)}."
-
-
-def _memory_repair(p: Prompt) -> Any:
-    props = p.schema.get("properties") or {}
-    memory = memory_json(p.user)
-    words = content_words(
-        " ".join(str(memory.get(k, "")) for k in ("context", "content_summary")), 60
-    )
-    out: dict[str, Any] = {}
-    if "context" in props:
-        out["context"] = _sized(p.rng, words, 15, 30)
-    if "content_summary" in props:
-        out["content_summary"] = _sized(p.rng, words, 20, 40)
-    if "content_full" in props:
-        spec = props["content_full"]
-        sentences = p.rng.sample(NARRATIVE, len(NARRATIVE))
-        text = f"{DEMO_LABEL} I am here, and I notice {' '.join(pick_words(p.rng, words, 3))}."
-        low, high = int(spec.get("minLength", 0)), int(spec.get("maxLength", 10_000))
-        target = min(high, max(low, 1500))
-        while len(text) < target:
-            text += " " + (sentences.pop() if sentences else p.rng.choice(NARRATIVE))
-        out["content_full"] = text[:high]
-    return out
-
-
 @dataclass(frozen=True)
 class DeliberatelyInvalid:
     """An answer that breaks its schema on purpose: the demo provider sends it as is
@@ -426,82 +388,6 @@ def _memory_generation(p: Prompt) -> Any:
     ):
         return DeliberatelyInvalid(spoiled(value, p.rng))
     return value
-
-
-# What the demo classifier reads as a defect beyond the audit's pattern lists: phrases a
-# model could take for the criterion's defect though no pattern names them (the prompt
-# names its criterion). A memory carrying one is flagged on that criterion with the
-# phrase's sentence quoted, and an edit that removes the phrase clears the flag.
-CLASSIFIER_CUES = {
-    "omniscient": (
-        "as it turned out",
-        "little did i know",
-        "i would only learn",
-        "as i would later",
-        "it would be years before",
-    ),
-    "adult evaluation": ("i can see now", "what i could not name then", "the adult i became"),
-    "vocabulary inflation": (
-        "hypervigilance",
-        "learned helplessness",
-        "emotional enmeshment",
-        "trauma response",
-    ),
-}
-# The six criteria of App. B.6: the flag share is spread over them, so about that share of
-# memory texts is flagged on some criterion.
-CLASSIFIER_CRITERIA = 6
-_SENTENCE = re.compile(r"[^.!?]*[.!?]+")
-
-
-def _sentence_with(text: str, phrase: str) -> str:
-    start = text.lower().find(phrase)
-    for match in _SENTENCE.finditer(text):
-        if match.start() <= start < match.end():
-            return match.group(0).strip()
-    return text[start : start + len(phrase)]
-
-
-def _audit_classifier(p: Prompt) -> Any:
-    """A verdict on the memory's text (never its id): a cue phrase of the criterion is a
-    defect; otherwise a draw seeded by the text flags about ``flag_share`` of memories
-    (spread over the six criteria), so a rewrite is judged afresh and the same text always
-    gets the same verdict."""
-    memory = memory_json(p.user)
-    fields = [str(memory.get(k, "")) for k in ("context", "content_summary", "content_full")]
-    criterion = p.system.split("one defect criterion:", 1)[-1].split(".", 1)[0].strip()
-    folded = criterion.lower()
-    child_age = re.search(r"\((\d+) or younger\)", p.system)
-    evidence = ""
-    for name, cues in CLASSIFIER_CUES.items():
-        if name not in folded:
-            continue
-        if child_age and int(memory.get("event_age") or 0) > int(child_age.group(1)):
-            continue
-        for text in fields:
-            cue = next((c for c in cues if c in text.lower()), None)
-            if cue:
-                evidence = _sentence_with(text, cue)
-                break
-    text = " ".join(" ".join(fields).lower().split())
-    drawn = (
-        unit_draw(p.settings.seed, p.model, "classifier", criterion, text)
-        < p.settings.flag_share / CLASSIFIER_CRITERIA
-    )
-    if drawn and not evidence:
-        sentences = [m.group(0).strip() for m in _SENTENCE.finditer(fields[2])] or [fields[2]]
-        pick = unit_draw(p.settings.seed, "evidence", criterion, text)
-        evidence = excerpt(sentences[int(pick * len(sentences))], 12)
-    defect = bool(evidence) or drawn
-    return {
-        "defect": defect,
-        "evidence": evidence,
-        "rationale": labelled(
-            "The passage quoted shows the defect."
-            if defect
-            else "Nothing in the memory shows this defect."
-        ),
-    }
 
 
 def _distractor_selection(p: Prompt) -> Any:
@@ -606,9 +492,9 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "candidate_response": _candidate_response,
     "evaluation_answer": _evaluation_answer,
     "scenario_expansion": _scenario_expansion,
-    "memory_repair": _memory_repair,
+    "memory_repair": memory_repair,
     "memory_generation": _memory_generation,
-    "audit_classifier": _audit_classifier,
+    "audit_classifier": audit_classifier,
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,
     "character_profile": character_profile,

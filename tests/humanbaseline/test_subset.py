@@ -11,6 +11,7 @@ import pytest
 from adjudication.mcq.models import McqItem
 from annotation.corpus_import.importing import import_paths
 from humanbaseline import services
+from humanbaseline.largest_study import largest_feasible
 from humanbaseline.models import ItemSourceFamily, SelectionItem
 from humanbaseline.subset import (
     BALANCE_GROUPS,
@@ -20,7 +21,6 @@ from humanbaseline.subset import (
     ConstraintError,
     SubsetConstraints,
     even_spread,
-    largest_feasible,
     precheck,
     select_subset,
 )
