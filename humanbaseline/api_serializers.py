@@ -96,8 +96,10 @@ class BaselineSelectionSerializer(SelectionRowSerializer):
     problems = serializers.ListField(child=serializers.CharField())
     notes = serializers.ListField(child=serializers.CharField())
     proposal = serializers.JSONField(
-        help_text="When infeasible: the largest feasible study's quotas and tolerances "
-        "(send them back as a new selection to take it); {} otherwise."
+        help_text="When infeasible: the largest feasible study (the most items any choice of "
+        "quotas admits under App. J's scaled ranges, at most the size asked for): its quotas "
+        "and ranges (send the quotas back as a new selection to take it), `binding` (what "
+        "keeps it from being larger), `notes` and `proven`; {} otherwise."
     )
     objective = serializers.FloatField(allow_null=True)
     tables = serializers.SerializerMethodField()

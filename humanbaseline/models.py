@@ -87,7 +87,9 @@ class SubsetSelection(models.Model):
 
     ``parameters`` holds the quotas, the hand-set ranges and tolerances, and the study's
     layout with every range the model used. ``proposal`` is set when the run is
-    infeasible: the largest feasible study's quotas and tolerances (``subset.largest_feasible``).
+    infeasible: the largest feasible study's quotas and ranges, what keeps it from being
+    larger (``binding``), its notes and whether the solver proved it the largest
+    (``proven``) (``largest_study.largest_feasible``).
     """
 
     seed = models.BigIntegerField()

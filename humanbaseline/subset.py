@@ -18,12 +18,12 @@ those with a candidate of a source that has a quota.
 The model has one binary variable per candidate; the objective is a vector of seeded
 uniform weights, so among all feasible subsets the solver returns one fixed by the seed
 (a tie-break, not a preference). When the constraints cannot hold,
-:func:`largest_feasible` finds the largest study that can.
+:func:`humanbaseline.largest_study.largest_feasible` finds the largest study that can:
+the optimum over every choice of quotas, not a scaled copy of the quotas asked for.
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,8 +43,6 @@ DEFAULT_QUOTAS: tuple[tuple[str, int], ...] = tuple(
 ) + ((EXPERT_REWRITE, 0),)
 assert sum(q for _, q in DEFAULT_QUOTAS) == BASELINE_SUBSET_SIZE
 SOLVER_TIME_LIMIT_SECONDS = 120
-# The search for the largest feasible study stops after this long (it then proposes none).
-PROPOSAL_TIME_LIMIT_SECONDS = 120
 # A precheck names at most this many failing rows of one group.
 MAX_PROBLEMS_PER_GROUP = 12
 
@@ -281,16 +279,33 @@ def _build(candidates, constraints: SubsetConstraints, stage_order) -> _Model:
                 _Row(group, source, key, m, max(low - widen, 0), high + widen)
                 for key, m, (low, high) in zip(keys[dimension], members, spread, strict=True)
             )
-    empty = [f"{ch} × {st}" for ch, st in keys["cell"] if not index[("cell", None, (ch, st))]]
     notes = []
+    empty = [(ch, st) for ch, st in keys["cell"] if not index[("cell", None, (ch, st))]]
     if empty:
-        shown = ", ".join(empty[:MAX_PROBLEMS_PER_GROUP]) + (
-            " …" if len(empty) > MAX_PROBLEMS_PER_GROUP else ""
-        )
+        # A cell empty here may hold items of a source without a quota: say so, or the
+        # note blames the benchmark for what the quotas left out.
+        left_out = defaultdict(Counter)
+        for item in candidates:
+            if item.source not in taking_part:
+                left_out[(item.character, item.stage)][item.source] += 1
+        shown = ", ".join(
+            f"{ch} × {st}"
+            + (
+                " (only "
+                + ", ".join(
+                    f"{counted_items(n)} of {source}" for source, n in left_out[(ch, st)].items()
+                )
+                + ", whose quota is 0)"
+                if left_out[(ch, st)]
+                else ""
+            )
+            for ch, st in empty[:MAX_PROBLEMS_PER_GROUP]
+        ) + (" …" if len(empty) > MAX_PROBLEMS_PER_GROUP else "")
         notes.append(
             f"{len(empty)} character × life-stage "
-            f"{'cell has' if len(empty) == 1 else 'cells have'} no candidate item, so the "
-            f"subset cannot cover them: {shown}."
+            f"{'cell has' if len(empty) == 1 else 'cells have'} no candidate item of the "
+            f"sources with a quota ({', '.join(constraints.taking_part)}), so the subset "
+            f"cannot cover {'it' if len(empty) == 1 else 'them'}: {shown}."
         )
     return _Model(used, characters, stages, rows, notes)
 
@@ -506,86 +521,5 @@ def _relaxations(n_items, rows, time_limit) -> tuple[str, ...]:
     return tuple(found)
 
 
-@dataclass(frozen=True)
-class Proposal:
-    """The largest feasible study: its constraints (quotas, scaled ranges and the least
-    tolerance each group needs) and its subset."""
-
-    constraints: SubsetConstraints
-    result: SubsetResult
-
-
-def scaled_quotas(requested: Sequence[tuple[str, int]], available: Counter):
-    """The requested quotas shrunk together to the highest level every source can fill:
-    at level ``t`` a source asked for ``q`` of the largest quota ``m`` gets ``t·q // m``
-    (a source asked for 0 stays out); None when no source with a quota has candidates.
-    The level is computed, not searched (t·q // m <= a ⇔ t <= ((a+1)·m - 1) // q), so a
-    huge requested quota costs nothing."""
-    top = max((q for _, q in requested), default=0)
-    if top <= 0:
-        return None
-    level = min([top] + [((available[s] + 1) * top - 1) // q for s, q in requested if q > 0])
-    if level <= 0:
-        return None
-    return tuple((s, level * q // top) for s, q in requested)
-
-
-def largest_feasible(
-    candidates: Sequence[CandidateItem],
-    requested: SubsetConstraints,
-    *,
-    seed: int,
-    stage_order: Sequence[str] | None = None,
-    time_limit: float = PROPOSAL_TIME_LIMIT_SECONDS,
-) -> Proposal | None:
-    """The largest study that keeps the requested quotas' proportions between sources, as
-    balanced as its candidates allow; None when no source with a quota has candidates.
-
-    Size first, as in App. J (the 50 GPT items there are all taken and set every family's
-    quota): the quotas shrink together until every source has them (at level ``t`` a
-    source asked for ``q`` of the largest quota ``m`` gets ``t·q // m``; a source asked
-    for 0 stays out). Then balance: the ranges are App. J's rule scaled
-    (:func:`even_spread`), and where the subset cannot keep them each group in turn, in
-    the order of :data:`BALANCE_GROUPS`, gets the least tolerance that still admits a
-    subset. A tolerance as wide as the study drops a group, so a proposal always exists
-    once the quotas fit; should ``time_limit`` run out, the groups not yet tightened keep
-    that widest tolerance."""
-    quotas = scaled_quotas(requested.quotas, Counter(c.source for c in candidates))
-    if quotas is None:
-        return None
-    deadline = time.monotonic() + time_limit
-
-    def attempt(slack: dict) -> SubsetResult | None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
-        result = select_subset(
-            candidates,
-            SubsetConstraints(quotas=quotas, slack=tuple(slack.items())),
-            seed=seed,
-            stage_order=stage_order,
-            time_limit=remaining,
-            diagnose=False,
-        )
-        return result if result.feasible else None
-
-    widest = sum(q for _, q in quotas)
-    slack = dict.fromkeys(BALANCE_GROUPS, 0)
-    best = attempt(slack)
-    if best is None:
-        slack = dict.fromkeys(BALANCE_GROUPS, widest)
-        best = attempt(slack)
-        if best is None:  # out of time, or the solver could not answer
-            return None
-        for group in BALANCE_GROUPS:
-            low, high = 0, widest  # high is known to work
-            while low < high and time.monotonic() < deadline:
-                middle = (low + high) // 2
-                found = attempt({**slack, group: middle})
-                if found is None:
-                    low = middle + 1
-                else:
-                    high, best = middle, found
-            slack[group] = high
-    kept = tuple((g, k) for g, k in slack.items() if k)
-    return Proposal(SubsetConstraints(quotas=quotas, slack=kept), best)
+def counted_items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"

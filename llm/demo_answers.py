@@ -16,7 +16,10 @@ Settings, read from the environment at each call unless given:
 
     HEARTBENCH_DEMO_SEED        integer, default 0: another seed, another dry run
     HEARTBENCH_DEMO_FLAG_SHARE  0-1, default 0.10: the share of D.3.1 screening verdicts
-                                (and memory-classifier verdicts) that flag a problem
+                                that flag a problem, and of memory texts the demo
+                                classifier flags on some criterion (it judges the text:
+                                a rewrite is judged afresh, and a cue phrase of the
+                                criterion, ``demo_audit.CLASSIFIER_CUES``, is always flagged)
     HEARTBENCH_DEMO_MEMORY_FAIL_SHARE
                                 0-1, default 0: the share of memory generation answers
                                 that break the memory schema on purpose (a missing field,
@@ -26,7 +29,6 @@ Settings, read from the environment at each call unless given:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import re
@@ -34,10 +36,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .demo_audit import audit_classifier, memory_repair
 from .demo_judge import comparison_judgment
 from .demo_material import (
     DEMO_LABEL,
-    DEMO_WORDS,
     NARRATIVE,
     OPENINGS,
     REASONS,
@@ -51,9 +53,9 @@ from .demo_material import (
     labelled,
     labelled_line,
     matching_ids,
-    memory_json,
     memory_line,
     pick_words,
+    unit_draw,
 )
 from .demo_memories import memory_answer, spoiled
 from .demo_profiles import character_profile
@@ -118,12 +120,6 @@ class DemoSettings:
 def seed_material(settings: DemoSettings, model: str, prompt_key: str) -> str:
     """What seeds one answer: the demo seed, the model name and the prompt."""
     return f"{settings.seed}\x00{model}\x00{prompt_key}"
-
-
-def unit_draw(*parts: object) -> float:
-    """A number in [0, 1) fixed by ``parts``: the same item is flagged in every retry."""
-    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 # --- which prompt is this -------------------------------------------------------------
@@ -376,37 +372,6 @@ def _trait_pressure(p: Prompt) -> dict:
     }
 
 
-def _sized(rng: random.Random, seed_words: list[str], low: int, high: int) -> str:
-    """A plain phrase of ``low``-``high`` words (the label's three included): no dialogue,
-    no later knowledge, so the re-audit of a repair finds nothing to flag."""
-    total = rng.randint(low + 2, max(low + 2, high - 2))
-    words = [rng.choice(seed_words or DEMO_WORDS) for _ in range(total - 3)]
-    return f"{DEMO_LABEL} {' '.join(words)}."
-
-
-def _memory_repair(p: Prompt) -> Any:
-    props = p.schema.get("properties") or {}
-    memory = memory_json(p.user)
-    words = content_words(
-        " ".join(str(memory.get(k, "")) for k in ("context", "content_summary")), 60
-    )
-    out: dict[str, Any] = {}
-    if "context" in props:
-        out["context"] = _sized(p.rng, words, 15, 30)
-    if "content_summary" in props:
-        out["content_summary"] = _sized(p.rng, words, 20, 40)
-    if "content_full" in props:
-        spec = props["content_full"]
-        sentences = p.rng.sample(NARRATIVE, len(NARRATIVE))
-        text = f"{DEMO_LABEL} I am here, and I notice {' '.join(pick_words(p.rng, words, 3))}."
-        low, high = int(spec.get("minLength", 0)), int(spec.get("maxLength", 10_000))
-        target = min(high, max(low, 1500))
-        while len(text) < target:
-            text += " " + (sentences.pop() if sentences else p.rng.choice(NARRATIVE))
-        out["content_full"] = text[:high]
-    return out
-
-
 @dataclass(frozen=True)
 class DeliberatelyInvalid:
     """An answer that breaks its schema on purpose: the demo provider sends it as is
@@ -423,24 +388,6 @@ def _memory_generation(p: Prompt) -> Any:
     ):
         return DeliberatelyInvalid(spoiled(value, p.rng))
     return value
-
-
-def _audit_classifier(p: Prompt) -> Any:
-    memory = memory_json(p.user)
-    defect = (
-        unit_draw(p.settings.seed, p.model, "classifier", p.system, memory.get("memory_id"))
-        < p.settings.flag_share
-    )
-    evidence = excerpt(memory.get("content_full", ""), 6) if defect else ""
-    return {
-        "defect": defect,
-        "evidence": evidence,
-        "rationale": labelled(
-            "The passage quoted shows the defect."
-            if defect
-            else "Nothing in the memory shows this defect."
-        ),
-    }
 
 
 def _distractor_selection(p: Prompt) -> Any:
@@ -545,9 +492,9 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "candidate_response": _candidate_response,
     "evaluation_answer": _evaluation_answer,
     "scenario_expansion": _scenario_expansion,
-    "memory_repair": _memory_repair,
+    "memory_repair": memory_repair,
     "memory_generation": _memory_generation,
-    "audit_classifier": _audit_classifier,
+    "audit_classifier": audit_classifier,
     "distractor_selection": _distractor_selection,
     "mcq_screening": _mcq_screening,
     "character_profile": character_profile,

@@ -5,6 +5,7 @@ Pure text handling; no Django."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -19,6 +20,12 @@ _STOP = set(
     "into about would could should will been being were does just only also more most "
     "some such very each other after before while because over under again".split()
 )
+
+
+def unit_draw(*parts: object) -> float:
+    """A number in [0, 1) fixed by ``parts``: the same item is flagged in every retry."""
+    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def labelled_line(text: str, label: str) -> str:

@@ -7,10 +7,20 @@ writes), the other scores are drawn from the moderate 0.30-0.70 range, and the
 occupation and the eight patterns fit the defining trait. Drawn from the prompt's seeded
 generator, so the same seed, model and prompt give the same profile and another seed or
 model another one.
+
+A redraft prompt (it quotes the current version as JSON and names the field to change,
+"change only the field … (JSON: key)", or asks for the whole profile) is answered as the
+prompt asks: the current profile copied, and the named field (or, for the whole profile,
+every prose field) written anew so that it differs from the current value, taking up
+the first suggested correction or the administrator's note. A redraft answered with
+the current value would be refused by the platform as "identical to version N", on
+every attempt.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 from typing import Any
 
@@ -182,6 +192,9 @@ def _anchor(required: dict[str, float], rng) -> tuple[str, str]:
 
 def character_profile(p: Any) -> dict:
     """The builder: ``p`` is ``demo_answers.Prompt``."""
+    current = _current_profile(p.user)
+    if current is not None:
+        return _redrafted(p, current)
     text = p.text
     key = labelled_line(text, "Character key:")
     key = _KEY.search(key).group(0) if _KEY.search(key) else "CHAR_01"
@@ -200,9 +213,6 @@ def character_profile(p: Any) -> dict:
     ]
     label = "Neutral observer" if pole == "neutral" else f"{pole.title()}-{NAMES[trait]} archetype"
     occupation = p.rng.choice(occupations)
-    # A redraft prompt quotes the current version and the reviewers' requests.
-    revised = "Requests to address:" in text or "Draft it again" in text
-    opening = "Revised after review, a" if revised else "A"
     return {
         "char_key": key,
         "name": f"{DEMO_LABEL} {label}",
@@ -210,10 +220,174 @@ def character_profile(p: Any) -> dict:
         "big_five": scores,
         "big_five_str": ", ".join(f"{t}={scores[t]:.2f}" for t in TRAITS),
         "description": (
-            f"{DEMO_LABEL} {opening} {occupation} whose days follow "
+            f"{DEMO_LABEL} A {occupation} whose days follow "
             f"{'no single strong' if pole == 'neutral' else 'the pull of one strong'} "
             f"tendency. Friends notice how often this person {behaviors[0]}."
         ),
         "self_value_logic": f"{logic[0].upper()}{logic[1:]}.",
         "core_patterns": patterns,
     }
+
+
+# --- redrafts ------------------------------------------------------------------------
+
+_FIELD_HINT = re.compile(
+    r"\(JSON: (name|occupation|big_five|description|self_value_logic|core_patterns)"
+    r"(?:\[(\d+)\])?\)"
+)
+_FIELD_LABEL = re.compile(r"change only the field “([^”]+)”")
+_LABEL_KEYS = {
+    "construction label": "name",
+    "occupation": "occupation",
+    "big five vector": "big_five",
+    "description": "description",
+    "self-value logic": "self_value_logic",
+}
+_CORE_PATTERN_LABEL = re.compile(r"core pattern (\d+)$")
+_CORRECTION = re.compile(r"Suggested correction:\s*(.+)")
+_LOGIC_FORMS = (
+    "{logic}.",
+    "Above all, {logic}.",
+    "{logic}, and I hold to that when it costs me.",
+    "{logic}; it is the rule I come back to.",
+    "When in doubt I remind myself that {logic}.",
+)
+
+
+def _current_profile(user: str) -> dict | None:
+    """The first JSON object in the user turn shaped like a profile (the version a
+    redraft quotes); None for a first draft."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", user):
+        try:
+            value, _ = decoder.raw_decode(user, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict) and {"char_key", "big_five", "core_patterns"} <= set(value):
+            return value
+    return None
+
+
+def _requested_field(user: str) -> tuple[str, int | None] | None:
+    """The one field a redraft asks to change (key, pattern index) or None (whole
+    profile): the prompt's "(JSON: key)" hint, else its label."""
+    hint = _FIELD_HINT.search(user)
+    if hint:
+        index = int(hint.group(2)) if hint.group(2) else None
+        return hint.group(1), index
+    label = _FIELD_LABEL.search(user)
+    if not label:
+        return None
+    text = label.group(1).strip().lower()
+    pattern = _CORE_PATTERN_LABEL.match(text)
+    if pattern:
+        return "core_patterns", int(pattern.group(1)) - 1
+    key = _LABEL_KEYS.get(text)
+    return (key, None) if key else None
+
+
+def _asked(user: str) -> str:
+    """What the reviewers asked for: the first suggested correction, else the note."""
+    found = _CORRECTION.search(user)
+    if found:
+        return found.group(1).strip()
+    note = labelled_line(user, "Note from the administrator:")
+    return "" if note in ("", "(none)") else note
+
+
+def _folded(pattern: str) -> str:
+    return " ".join(re.sub(r"^\s*(?:pattern\s*)?\d+\s*[:.)-]\s*", "", pattern).lower().split())
+
+
+def _first_new(candidates, current) -> Any:
+    return next(c for c in candidates if c != current)
+
+
+def _new_pattern(rng, number: int, behaviors, taken: set[str]) -> str:
+    options = [f"{b} {s}" for b in behaviors for s in _SITUATIONS]
+    rng.shuffle(options)
+    fresh = next((o for o in options if o.lower() not in taken), None)
+    if fresh is None:  # every combination is in use: say it differently
+        fresh = f"{rng.choice(behaviors)}, most of all {rng.choice(_SITUATIONS)} and after it"
+    return f"pattern {number}: {fresh}"
+
+
+def _redrafted(p: Any, current: dict) -> dict:
+    """The profile a redraft asks for: ``current`` with the requested field (or every
+    prose field) changed; the scores the design fixes are kept."""
+    rng, user = p.rng, p.user
+    out = copy.deepcopy(current)
+    required = _required(p.text)
+    trait, pole = _anchor(required or {}, rng)
+    occupations, behaviors, logic = _ARCHETYPES[(trait, pole)]
+    asked = _asked(user)
+    requested = _requested_field(user)
+    fields = {requested[0]} if requested else {"occupation", "description", "self_value_logic"}
+    patterns = list(out["core_patterns"])
+    if requested and requested[0] == "core_patterns":
+        indexes = [requested[1]] if requested[1] is not None else range(len(patterns))
+    elif requested:
+        indexes = []
+    else:
+        indexes = range(len(patterns))
+    if "name" in fields:
+        base = re.sub(r" \(revised[^)]*\)$", "", str(out["name"]))
+        out["name"] = _first_new(
+            [f"{base} (revised after review)"]
+            + [f"{base} (revised, round {n})" for n in range(2, 50)],
+            out["name"],
+        )
+    if "occupation" in fields:
+        others = [o for o in occupations if o != out["occupation"]]
+        rng.shuffle(others)
+        out["occupation"] = _first_new(
+            others + [f"senior {out['occupation']}", f"{out['occupation']} (part-time)"],
+            out["occupation"],
+        )
+    if "big_five" in fields:
+        scores = dict(out["big_five"])
+        free = [t for t in TRAITS if t not in required]
+        for _ in range(50):
+            if not free:
+                break
+            trial = {
+                t: required.get(t, scores[t]) if t not in free else round(rng.uniform(*MODERATE), 2)
+                for t in TRAITS
+            }
+            if trial != scores:
+                scores = trial
+                break
+        out["big_five"] = scores
+        out["big_five_str"] = ", ".join(f"{t}={scores[t]:.2f}" for t in TRAITS)
+    if "description" in fields:
+        reason = (
+            f"As the reviewers asked: {asked.rstrip('.')}."
+            if asked
+            else f"Friends notice how often this person {rng.choice(behaviors)}."
+        )
+        out["description"] = _first_new(
+            [
+                f"{DEMO_LABEL} Revised after review, a {out['occupation']} whose days follow "
+                f"{'no single strong' if pole == 'neutral' else 'the pull of one strong'} "
+                f"tendency. {reason}"
+            ]
+            + [
+                f"{DEMO_LABEL} Revised after review (round {n}), a {out['occupation']}. {reason}"
+                for n in range(2, 50)
+            ],
+            out["description"],
+        )
+    if "self_value_logic" in fields:
+        forms = list(_LOGIC_FORMS)
+        rng.shuffle(forms)
+        written = [f.format(logic=logic) for f in forms]
+        out["self_value_logic"] = _first_new(
+            [w[0].upper() + w[1:] for w in written], out["self_value_logic"]
+        )
+    for index in indexes:
+        if not 0 <= index < len(patterns):
+            continue
+        taken = {_folded(x) for x in patterns}
+        patterns[index] = _new_pattern(rng, index + 1, behaviors, taken)
+    out["core_patterns"] = patterns
+    return out

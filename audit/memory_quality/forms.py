@@ -261,3 +261,41 @@ class AuditSettingsForm(TextRules, forms.Form):
 
     def settings_values(self) -> dict:
         return {k: v for k, v in self.cleaned_data.items() if k != "note"}
+
+
+# --- the senior's ways forward when the re-audit keeps flagging the edit (issue 32) -------
+
+
+class SeniorReauditForm(forms.Form):
+    """Re-audit the senior's last edit as it stands: no field, one button."""
+
+    def __init__(self, *args, case_id: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = _helper(
+            reverse("audit:case-reaudit", args=[case_id]),
+            Submit("submit", "Re-audit again", css_class="btn-outline-primary"),
+            form_id="reaudit-form",
+        )
+
+
+class SeniorAskTeamForm(TextRules, forms.Form):
+    reason = forms.CharField(
+        label="Why the LLM flag is a false positive",
+        widget=_rows(3),
+        max_length=NOTE,
+        help_text="The reviewing team reads it beside the edit and the flag.",
+    )
+
+    def __init__(self, *args, case_id: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.helper = _helper(
+            reverse("audit:case-ask-team", args=[case_id]),
+            Submit("submit", "Ask the reviewing team", css_class="btn-outline-primary"),
+            form_id="ask-team-form",
+            attrs={
+                "data-confirm": "Send your edit, as it stands, to the reviewing team? The "
+                "memory waits for their decision: their agreement that the LLM flag is a "
+                "false positive accepts the edit; a confirmation returns it to you.",
+                "data-confirm-label": "Ask the team",
+            },
+        )

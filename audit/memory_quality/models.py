@@ -165,6 +165,11 @@ class MemoryCase(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     escalated = models.BooleanField(default=False)
+    review_round = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="1 for the first review; one more each time the senior expert sends an edit "
+        "the re-audit keeps flagging back to the reviewing team (App. B.6).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -347,19 +352,24 @@ class MemoryVersion(models.Model):
 class OverrideAgreement(models.Model):
     """One memory reviewer's agreement that a case's flags are false positives. The
     override takes effect once the reviewing team (``HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM``
-    distinct reviewers, three in App. B.6) has agreed."""
+    distinct reviewers, three in App. B.6) has agreed in the same review round."""
 
     case = models.ForeignKey(MemoryCase, on_delete=models.CASCADE, related_name="agreements")
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.TextField()
+    # The case's review round: an agreement counts only in its own round (a round the
+    # senior opened concerns the edited text, not the text of an earlier round).
+    review_round = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["case", "created_at", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["case", "reviewer"], name="audit_override_once")
+            models.UniqueConstraint(
+                fields=["case", "reviewer", "review_round"], name="audit_override_once_a_round"
+            )
         ]
 
     def __str__(self):

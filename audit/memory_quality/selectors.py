@@ -11,6 +11,7 @@ from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality import criteria
 from audit.memory_quality.models import (
     MEMORY_TEXT_FIELDS,
+    AuditEvent,
     AuditRun,
     AuditSettings,
     MemoryCase,
@@ -203,6 +204,11 @@ class CasePage:
     agreements_needed: int = 0
     # The re-audits of the senior expert's edits, newest last.
     edit_reaudits: list[MemoryVersion] = field(default_factory=list)
+    # The senior's ways forward when the re-audit keeps flagging the edit: why each is
+    # not open now ("" when it is), and the steps taken so far (audit events).
+    reaudit_blocker: str = ""
+    team_blocker: str = ""
+    way_forward_steps: list[AuditEvent] = field(default_factory=list)
 
 
 def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
@@ -256,7 +262,8 @@ def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
     defects = list(case.defects.all())
     for defect in defects:
         defect.attempt_list = [a for a in attempts if a.defect_id == defect.pk]
-    agreements = list(case.agreements.all())
+    agreements = [a for a in case.agreements.all() if a.review_round == case.review_round]
+    reaudit_blocker, team_blocker = senior_way_forward(case, versions=versions)
     return CasePage(
         case=case,
         memory=memory,
@@ -276,7 +283,65 @@ def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
             for v in versions
             if v.origin == MemoryVersion.Origin.SENIOR_EDIT and v.case_id == case.pk
         ],
+        reaudit_blocker=reaudit_blocker,
+        team_blocker=team_blocker,
+        way_forward_steps=list(
+            AuditEvent.objects.filter(case=case, action__in=WAY_FORWARD_ACTIONS)
+            .select_related("actor")
+            .order_by("created_at", "pk")
+        ),
     )
+
+
+WAY_FORWARD_ACTIONS = ("senior_reaudit", "senior_asked_team")
+
+
+def last_senior_edit(case: MemoryCase, versions=None) -> MemoryVersion | None:
+    if versions is not None:
+        edits = [
+            v
+            for v in versions
+            if v.origin == MemoryVersion.Origin.SENIOR_EDIT and v.case_id == case.pk
+        ]
+        return edits[-1] if edits else None
+    return case.versions.filter(origin=MemoryVersion.Origin.SENIOR_EDIT).order_by("-number").first()
+
+
+def senior_way_forward(case: MemoryCase, *, versions=None) -> tuple[str, str]:
+    """Why the senior cannot now (1) re-audit their edit as it stands, (2) send it to the
+    reviewing team as a false positive; "" where they can. Both need an edit of theirs
+    that the re-audit flagged and that no reviewer has judged since (a defect a reviewer
+    confirmed is cleared by an edit, never by reading the confirmed text again); the team
+    takes only LLM-classifier flags (App. B.6: "override a false-positive LLM flag"); a
+    pattern flag names the text that matches, which an edit clears."""
+    if case.status != MemoryCase.Status.SENIOR:
+        closed = f"This memory is at “{case.get_status_display()}”, not with the senior expert."
+        return closed, closed
+    last = last_senior_edit(case, versions)
+    if last is None:
+        first = (
+            "A reviewer confirmed this defect: edit the memory first. A re-audit, or the "
+            "team's false-positive agreement, is for an edit the re-audit keeps flagging."
+        )
+        return first, first
+    if case.decided_at is not None and case.decided_at > last.created_at:
+        judged = "The reviewing team confirmed the defect in this edit: edit the memory again."
+        return judged, judged
+    flags = getattr(case, "all_flags", None)
+    current = (
+        [f for f in flags if f.current]
+        if flags is not None
+        else list(case.flags.filter(current=True))
+    )
+    if not current:
+        return "", "Nothing is flagged."
+    if any(f.source != MemoryFlag.Source.CLASSIFIER for f in current):
+        return "", (
+            "The pattern checks still flag the edit (the highlighted text matches a listed "
+            "phrase, or repeats another memory): edit it. Only a flag of the LLM classifier "
+            "goes to the reviewing team as a false positive (App. B.6)."
+        )
+    return "", ""
 
 
 FIELD_LABELS = {

@@ -17,7 +17,9 @@ from audit.memory_quality.forms import (
     AuditRunForm,
     AuditSettingsForm,
     ReviewDecisionForm,
+    SeniorAskTeamForm,
     SeniorEditForm,
+    SeniorReauditForm,
     edit_draft_problem,
 )
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
@@ -71,6 +73,7 @@ def _case_context(request, case_id, *, decision_form=None, edit_form=None, previ
             case_id=case_id,
             initial={f.name: f.text for f in page.fields} | drafts.form_draft_values(draft),
         )
+        context |= _way_forward_forms(case_id, page)
     return context
 
 
@@ -100,7 +103,7 @@ def case_decide(request, case_id):
         else:
             if case.status == MemoryCase.Status.REVIEW:
                 team = configuration.override_team_size()
-                needed = team - case.agreements.count()
+                needed = team - case.agreements.filter(review_round=case.review_round).count()
                 messages.success(
                     request,
                     f"Your agreement is recorded; {counted(needed, 'more reviewer')} "
@@ -354,3 +357,59 @@ def outcomes_table(request, run_id, table):
     run = statistics.audit_run_or_404(run_id)
     table = statistics.TABLES[table](run)
     return table_download(table, request, filename=f"{table.name}_{run.pk}")
+
+
+# --- The senior's ways forward when the re-audit keeps flagging the edit (issue 32) ------
+
+
+def _way_forward_forms(case_id, page, *, ask_form=None) -> dict:
+    forms = {}
+    if not page.reaudit_blocker:
+        forms["reaudit_form"] = SeniorReauditForm(case_id=case_id)
+    if not page.team_blocker:
+        forms["ask_team_form"] = ask_form or SeniorAskTeamForm(case_id=case_id)
+    return forms
+
+
+@senior_required
+@require_POST
+def case_reaudit(request, case_id):
+    try:
+        _, findings = review.case_senior_reaudit(case_id=case_id, editor=request.user)
+    except AuditError as error:
+        for message in error.messages:
+            messages.error(request, message)
+    else:
+        if findings:
+            messages.warning(
+                request,
+                f"Re-audited: still flagged ({counted(len(findings), 'defect')}). Edit again"
+                ", or ask the reviewing team when only the LLM classifier flags it.",
+            )
+        else:
+            messages.success(request, "Re-audited: the edit passed and is accepted.")
+    return redirect("audit:case-detail", case_id=case_id)
+
+
+@senior_required
+@require_POST
+def case_ask_team(request, case_id):
+    form = SeniorAskTeamForm(request.POST, case_id=case_id)
+    if form.is_valid():
+        try:
+            review.case_senior_ask_team(
+                case_id=case_id, editor=request.user, reason=form.cleaned_data["reason"]
+            )
+        except AuditError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(
+                request,
+                "Sent to the reviewing team: their agreement that the LLM flag is a false "
+                "positive accepts your edit; a confirmation returns it to you.",
+            )
+            return redirect("audit:case-detail", case_id=case_id)
+    context = _case_context(request, case_id)
+    if "ask_team_form" in context:
+        context["ask_team_form"] = form
+    return render(request, "audit/case_detail.html", context)

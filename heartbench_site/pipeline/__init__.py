@@ -39,8 +39,13 @@ __all__ = ["Blocker", "Pipeline", "Stage", "Tally", "pipeline_overview"]
 def pipeline_overview() -> Pipeline:
     """Every stage of Figure 2, top to bottom, read with a fixed number of queries."""
     characters = list(Character.objects.order_by("key").values_list("pk", "key"))
+    # A pair is counted at its latest round: a pair sent back for regeneration is decided
+    # by the round that followed it (its first round's status stays "regenerating").
     pair_status = dict(
-        ComparisonPair.objects.values_list("status").annotate(n=Count("pk")).order_by()
+        ComparisonPair.objects.filter(next_round__isnull=True)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .order_by()
     )
     item_status = dict(McqItem.objects.values_list("status").annotate(n=Count("pk")).order_by())
     deviations = ProtocolDeviation.objects.count()

@@ -1,10 +1,10 @@
 """Character and scenario construction (seed 000 §2.2, §2.3): the first four stages."""
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.urls import reverse
 
-from annotation.character_drafting.models import CharacterDraft, DraftingJob
-from annotation.corpus.models import Memory, ProfileVersion, Scenario
+from annotation.character_drafting.models import CharacterDraft
+from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.memory_generation.models import GeneratedMemory, MemoryBatch, MemoryPlan, MemoryRun
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.scenario_review.models import DiamondsRating, ScenarioReview, ScreeningDecision
@@ -20,6 +20,24 @@ from .rows import Blocker, Stage, Tally, done_by, named, plural, waits
 # --- Character construction (§2.2) ------------------------------------------------------
 
 
+def live_failure() -> Q:
+    """A failed draft that retrying could still turn into a profile version: a first
+    draft whose character does not exist yet (drafted since, or imported, its retry
+    would be refused), or a redraft of a version that is still its character's latest
+    and not frozen (a later version, or the freeze, ends it). Others are history, not
+    blockers."""
+    exists = Exists(Character.objects.filter(key=OuterRef("char_key")))
+    newer = Exists(
+        ProfileVersion.objects.filter(
+            character_id=OuterRef("redraft_of__character_id"),
+            number__gt=OuterRef("redraft_of__number"),
+        )
+    )
+    return (Q(redraft_of__isnull=True) & ~exists) | (
+        Q(redraft_of__isnull=False, redraft_of__frozen_at__isnull=True) & ~newer
+    )
+
+
 def characters_stage(characters: list[tuple[int, str]]) -> Stage:
     drafted = (
         CharacterDraft.objects.filter(status=CharacterDraft.Status.SUCCEEDED, redraft_of=None)
@@ -27,23 +45,22 @@ def characters_stage(characters: list[tuple[int, str]]) -> Stage:
         .distinct()
         .count()
     )
-    jobs = list(
-        DraftingJob.objects.annotate(
-            open=Count(
-                "drafts",
-                filter=Q(
-                    drafts__status__in=(
-                        CharacterDraft.Status.PENDING,
-                        CharacterDraft.Status.RUNNING,
-                    )
-                ),
-            ),
-            failed=Count("drafts", filter=Q(drafts__status=CharacterDraft.Status.FAILED)),
+    unfinished = dict(
+        CharacterDraft.objects.filter(
+            status__in=(CharacterDraft.Status.PENDING, CharacterDraft.Status.RUNNING)
         )
-        .filter(Q(open__gt=0) | Q(failed__gt=0))
-        .order_by("pk")
-        .values_list("pk", "open", "failed")
+        .values_list("job_id")
+        .annotate(n=Count("pk"))
+        .order_by()
     )
+    failed = dict(
+        CharacterDraft.objects.filter(status=CharacterDraft.Status.FAILED)
+        .filter(live_failure())
+        .values_list("job_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    jobs = [(pk, unfinished.get(pk, 0), failed.get(pk, 0)) for pk in sorted({*unfinished, *failed})]
     stage = Stage(
         "characters",
         "Characters",
@@ -156,7 +173,7 @@ def memories_stage(characters: list[tuple[int, str]]) -> Stage:
             senior=Count("cases", filter=Q(cases__status=MemoryCase.Status.SENIOR)),
         )
         .order_by("pk")
-        .values_list("pk", "status", "repairing", "review", "senior")
+        .values_list("pk", "status", "repairing", "review", "senior", "character_keys")
     )
     stage = Stage(
         "memories",
@@ -172,8 +189,12 @@ def memories_stage(characters: list[tuple[int, str]]) -> Stage:
             ("Flagged memories", reverse("audit:queue")),
         ],
     )
-    for run_id, status, repairing, review, senior in unfinished:
+    by_key = {key: pk for pk, key in characters}
+    for run_id, status, repairing, review, senior, covered in unfinished:
         run_url = reverse("audit:run-detail", args=[run_id])
+        covered_ids = [by_key[k] for k in covered if k in by_key] if covered else list(by_key)
+        if covered_ids and all(runs.get(pk, 0) > run_id for pk in covered_ids):
+            continue  # a later run was finalized for all its characters: superseded
         if status in (AuditRun.Status.PENDING, AuditRun.Status.RUNNING):
             stage.blockers.append(Blocker(f"Memory audit run #{run_id} is {status}.", run_url))
             continue

@@ -24,10 +24,23 @@ from .rows import Blocker, Stage, Tally, plural, waits
 
 
 def generation_stage() -> Stage:
+    # A failed unit stops blocking once the same character, scenario and family has a
+    # candidate from a later unit (another run, or a regeneration).
+    replaced = Exists(
+        GenerationUnit.objects.filter(
+            character_id=OuterRef("units__character_id"),
+            scenario_id=OuterRef("units__scenario_id"),
+            family=OuterRef("units__family"),
+            status=GenerationUnit.Status.SUCCEEDED,
+            pk__gt=OuterRef("units__pk"),
+        )
+    )
     runs = list(
         GenerationRun.objects.annotate(
             units_total=Count("units"),
-            units_failed=Count("units", filter=Q(units__status=GenerationUnit.Status.FAILED)),
+            units_failed=Count(
+                "units", filter=Q(units__status=GenerationUnit.Status.FAILED) & ~Q(replaced)
+            ),
         )
         .order_by("pk")
         .values_list("pk", "status", "units_total", "units_failed")
@@ -132,6 +145,14 @@ def adjudication_stage(by_status: dict[str, int]) -> Stage:
     resolved = by_status.get(ComparisonPair.Status.RESOLVED, 0)
     discarded = by_status.get(ComparisonPair.Status.DISCARDED, 0)
     escalated = by_status.get(ComparisonPair.Status.ESCALATED, 0)
+    decided = (
+        ComparisonPair.Status.ADOPTED,
+        ComparisonPair.Status.RESOLVED,
+        ComparisonPair.Status.DISCARDED,
+    )
+    later_round = ComparisonPair.objects.filter(
+        next_round__isnull=True, round__gt=1, status__in=decided
+    ).count()
     stage = Stage(
         "adjudication",
         "Adopted unanimously / arbitrated / discarded",
@@ -141,6 +162,7 @@ def adjudication_stage(by_status: dict[str, int]) -> Stage:
             Tally("adopted unanimously", adopted),
             Tally("arbitrated", resolved),
             Tally("discarded", discarded),
+            Tally("decided in a round after regeneration", later_round),
         ],
         links=[
             ("Arbitration queue", reverse("adjudication:queue")),

@@ -18,6 +18,7 @@ from heartbench_site.base.text_rules import check_texts
 from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
+from ..largest_study import largest_feasible
 from ..models import (
     SEED_MAX,
     STUDY_TEXT_LABELS,
@@ -35,7 +36,6 @@ from ..subset import (
     DEFAULT_QUOTAS,
     EXPERT_REWRITE,
     SubsetConstraints,
-    largest_feasible,
     select_subset,
 )
 
@@ -191,6 +191,9 @@ def subset_select(
                 "total": found.constraints.total,
                 "ranges": found.result.ranges,
                 "held_out_scenarios": held_out,
+                "binding": list(found.binding),
+                "notes": list(found.result.notes),
+                "proven": found.proven,
             }
     selection = SubsetSelection.objects.create(
         seed=seed,

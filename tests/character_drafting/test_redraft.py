@@ -10,6 +10,7 @@ from annotation.character_drafting.services import execution, jobs, redraft
 from annotation.character_drafting.services.common import DraftingError
 from annotation.profile_review import services as review
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
+from llm import ProviderConfig
 
 from .conftest import user_texts
 
@@ -173,3 +174,70 @@ def test_the_neutral_vector_cannot_be_redrafted(drafting_admin, drafting_provide
         redraft.drafting_redraft_create(
             user=drafting_admin, character_key="CHAR_11", field="big_five", admin_note="x"
         )
+
+
+FIELDS = ("construction_label", "occupation", "big_five", "description", "self_value_logic")
+OFFLINE = ProviderConfig(kind="offline_demo", model="offline-demo-drafting")
+
+
+@pytest.mark.parametrize("provider", ["fake server", "offline demo"])
+@pytest.mark.parametrize("field", [*FIELDS, "core_pattern_1", "core_pattern_8"])
+def test_a_one_field_redraft_changes_that_field_at_the_first_call(
+    drafting_admin, adjudicating, fake_server, provider, field
+):
+    """Issue 32: both shipped demo providers answer a redraft with the field changed
+    (they used to answer from the character alone, identical to version 1 on every
+    attempt), and nothing else changes."""
+    v1 = adjudicating
+    job = redraft.drafting_redraft_create(
+        user=drafting_admin, character_key="CHAR_03", field=field, admin_note="Sharper."
+    )
+    draft = job.drafts.get()
+    execution.character_draft_execute(
+        draft_id=draft.pk, provider=OFFLINE if provider == "offline demo" else None
+    )
+    draft.refresh_from_db()
+    assert draft.status == CharacterDraft.Status.SUCCEEDED, draft.problems
+    assert draft.calls.count() == 1
+    v2 = draft.profile_version
+    changed = {
+        name
+        for name in ("construction_label", "occupation", "description", "self_value_logic")
+        if getattr(v2, name) != getattr(v1, name)
+    }
+    changed |= {"big_five"} if v2.big_five != v1.big_five else set()
+    changed |= {
+        f"core_pattern_{n}"
+        for n, (a, b) in enumerate(zip(v1.core_patterns, v2.core_patterns, strict=True), 1)
+        if a != b
+    }
+    assert changed == {field}
+    assert v2.conscientiousness == 0.95  # the anchor the design fixes
+
+
+def test_the_redraft_prompt_names_the_fields_json_key_and_current_value(
+    drafting_admin, adjudicating, fake_server
+):
+    job = redraft.drafting_redraft_create(
+        user=drafting_admin, character_key="CHAR_03", field="core_pattern_3", admin_note="x"
+    )
+    run(job)
+    sent = user_texts(fake_server)[-1]
+    current = adjudicating.core_patterns[2]
+    assert "(JSON: core_patterns[2]), whose current value is" in sent
+    assert current in sent.split("whose current value is", 1)[1][: len(current) + 10]
+    assert "it must differ from the current one" in sent
+
+
+def test_a_whole_profile_redraft_on_the_offline_provider_changes_the_prose(
+    drafting_admin, adjudicating
+):
+    job = redraft.drafting_redraft_create(user=drafting_admin, character_key="CHAR_03")
+    draft = job.drafts.get()
+    execution.character_draft_execute(draft_id=draft.pk, provider=OFFLINE)
+    draft.refresh_from_db()
+    v2 = draft.profile_version
+    assert draft.calls.count() == 1 and v2.number == 2
+    assert v2.description != adjudicating.description
+    assert v2.self_value_logic != adjudicating.self_value_logic
+    assert v2.core_patterns != adjudicating.core_patterns

@@ -11,6 +11,7 @@ import pytest
 from adjudication.mcq.models import McqItem
 from annotation.corpus_import.importing import import_paths
 from humanbaseline import services
+from humanbaseline.largest_study import largest_feasible
 from humanbaseline.models import ItemSourceFamily, SelectionItem
 from humanbaseline.subset import (
     BALANCE_GROUPS,
@@ -20,14 +21,13 @@ from humanbaseline.subset import (
     ConstraintError,
     SubsetConstraints,
     even_spread,
-    largest_feasible,
     precheck,
-    scaled_quotas,
     select_subset,
 )
 from tests.factories import UserFactory
 
 from .helpers import constraint_violations, store_families, synthetic_families
+from .subset_checks import hand_chosen_optimum
 
 pytestmark = pytest.mark.django_db
 
@@ -93,15 +93,18 @@ def test_a_family_too_small_is_named_and_the_largest_study_is_proposed(release_i
         for p in selection.problems
     ), selection.problems
     assert selection.items.count() == 0
-    # Equal quotas as large as the scarcest family allows, every range scaled.
-    assert selection.proposal["quotas"] == {
-        "gemini": 47,
-        "claude": 47,
-        "gpt": 47,
-        "expert_rewrite": 0,
-    }
-    assert selection.proposal["total"] == 141
-    assert selection.proposal["ranges"]["character"] == {"all": "12–13"}
+    # The largest study: all 150 asked for, every GPT item in, the rest split as evenly
+    # as App. J's balance allows (the character that gave up GPT items needs more from
+    # gemini to reach its 13), every range scaled with no tolerance.
+    quotas = selection.proposal["quotas"]
+    assert selection.proposal["total"] == sum(quotas.values()) == 150
+    assert quotas == {"gemini": 56, "claude": 47, "gpt": 47, "expert_rewrite": 0}
+    assert selection.proposal["slack"] == {} and selection.proposal["binding"] == []
+    assert selection.proposal["proven"] is True
+    taken = services.subset_select(
+        user=UserFactory(), seed=1, constraints=SubsetConstraints(quotas=tuple(quotas.items()))
+    )
+    assert taken.feasible and taken.items.count() == 150
 
 
 def test_an_empty_cell_is_noted_and_items_without_a_source_are_counted(release_items):
@@ -245,27 +248,64 @@ SMALL = [
 ]
 
 
-def test_a_small_benchmark_gets_its_largest_balanced_study():
+def test_a_small_benchmark_gets_the_largest_study_any_quotas_admit():
+    """Issue 32: the proposal used to shrink the asked quotas together (the rewrite's 0
+    kept out, two each for the families: 6 items, and only with a tolerance on the
+    bins); the largest study is the one quotas chosen by hand reach."""
     assert select_subset(SMALL, SubsetConstraints(), seed=1).failed_at == "precheck"
     proposal = largest_feasible(SMALL, SubsetConstraints(), seed=1)
-    # Two each: gemini and claude have two items; the rewrite's quota stays 0.
-    assert dict(proposal.constraints.quotas) == {
-        "gemini": 2,
-        "claude": 2,
-        "gpt": 2,
-        EXPERT_REWRITE: 0,
-    }
+    assert proposal.proven and proposal.result.feasible
+    # Every item fits: 2 gemini, 2 claude, 5 gpt and the rewrite, with no tolerance.
+    assert proposal.constraints.total == hand_chosen_optimum(SMALL) == len(SMALL)
+    assert dict(proposal.constraints.slack) == {} and proposal.constraints.overrides == ()
+    # The one rewritten reference is in: its source takes part, though asked for 0.
+    assert dict(proposal.constraints.quotas)[EXPERT_REWRITE] == 1
     chosen = [i for i in SMALL if i.item_id in proposal.result.selected]
-    assert Counter(i.source for i in chosen) == {"gemini": 2, "claude": 2, "gpt": 2}
-    assert proposal.result.feasible and len(chosen) == 6
-    # Both gemini items sit in s3, so the bins cannot hold 2 each: the bins get the least
-    # tolerance that admits a subset, and only they do.
-    assert dict(proposal.constraints.slack) == {"stage": 1}
-    strict = SubsetConstraints(quotas=proposal.constraints.quotas)
-    assert not select_subset(SMALL, strict, seed=1).feasible
+    assert Counter(i.source for i in chosen) == {s: q for s, q in proposal.constraints.quotas if q}
+    (why,) = proposal.binding
+    assert why.startswith("Every candidate item is in it: 10 items")
     # The proposal reproduces: the same constraints and seed give the same subset.
     again = select_subset(SMALL, proposal.constraints, seed=1)
     assert again.selected == proposal.result.selected
+
+
+def test_the_proposal_never_exceeds_the_size_asked_for_and_splits_it_evenly():
+    asked = SubsetConstraints(
+        quotas=(("gemini", 2), ("claude", 2), ("gpt", 0), (EXPERT_REWRITE, 0))
+    )
+    proposal = largest_feasible(SMALL, asked, seed=2)
+    assert proposal.constraints.total == hand_chosen_optimum(SMALL, cap=4) == 4
+    # Among the 4-item studies, the one whose largest quota is smallest.
+    assert max(q for _, q in proposal.constraints.quotas) == 1
+    assert largest_feasible(SMALL, SubsetConstraints(quotas=(("gpt", 0),)), seed=2) is None
+
+
+def test_on_random_small_benchmarks_the_proposal_is_the_hand_chosen_optimum():
+    rng = __import__("random").Random(32)
+    sources = ("gemini", "claude", "gpt", EXPERT_REWRITE)
+    for _ in range(25):
+        characters = [f"c{n}" for n in range(rng.randint(2, 4))]
+        stages = [f"s{n}" for n in range(rng.randint(2, 3))]
+        items = [
+            CandidateItem(n, rng.choice(sources), rng.choice(characters), rng.choice(stages))
+            for n in range(1, rng.randint(4, 10))
+        ]
+        proposal = largest_feasible(items, SubsetConstraints(), seed=1)
+        assert proposal.result.feasible, items
+        assert proposal.constraints.total == hand_chosen_optimum(items), items
+
+
+def test_a_cell_left_empty_by_a_zero_quota_is_named_with_what_it_holds():
+    """Issue 32: the note blamed two empty cells that held the expert-rewrite items."""
+    asked = SubsetConstraints(quotas=(("gemini", 1), ("claude", 1), ("gpt", 1)))
+    items = [*SMALL, CandidateItem(99, EXPERT_REWRITE, "c2", "s2")]
+    notes = select_subset(
+        items, SubsetConstraints(quotas=(*asked.quotas, (EXPERT_REWRITE, 0))), seed=1
+    ).notes
+    (note,) = notes
+    assert "no candidate item of the sources with a quota (gemini, claude, gpt)" in note
+    assert "c1 × s2 (only 1 item of expert_rewrite, whose quota is 0)" in note
+    assert "c2 × s2 (only 1 item of expert_rewrite, whose quota is 0)" in note
 
 
 def test_an_expert_rewrite_quota_makes_rewritten_references_candidates():
@@ -281,51 +321,6 @@ def test_an_expert_rewrite_quota_makes_rewritten_references_candidates():
         SMALL, SubsetConstraints(quotas=(*asked.quotas[:3], (EXPERT_REWRITE, 0))), seed=4
     )
     assert zero.feasible and 2 not in zero.selected
-
-
-def test_a_proposal_keeps_the_requested_proportions():
-    asked = SubsetConstraints(
-        quotas=(("gemini", 2), ("claude", 2), ("gpt", 4), (EXPERT_REWRITE, 0))
-    )
-    proposal = largest_feasible(SMALL, asked, seed=2)
-    assert dict(proposal.constraints.quotas) == {
-        "gemini": 2,
-        "claude": 2,
-        "gpt": 4,
-        EXPERT_REWRITE: 0,
-    }
-    assert len(proposal.result.selected) == 8
-    assert largest_feasible(SMALL, SubsetConstraints(quotas=(("gpt", 0),)), seed=2) is None
-
-
-def test_the_proposals_quotas_are_the_highest_level_every_source_can_fill():
-    """The level computed directly equals the level found by walking down one step at a
-    time, and a quota as large as a script can send (2**62) is answered at once (the walk
-    took one step per unit: fuzzing the API found it)."""
-    available = Counter({"gemini": 5, "claude": 3, "gpt": 40})
-
-    def walked(quotas):
-        top = max(q for _, q in quotas)
-        for level in range(top, 0, -1):
-            trial = tuple((s, level * q // top) for s, q in quotas)
-            if any(q for _, q in trial) and all(q <= available[s] for s, q in trial):
-                return trial
-        return None
-
-    cases = [
-        (("gemini", 2), ("claude", 2), ("gpt", 4)),
-        (("gemini", 7), ("claude", 1), ("gpt", 30)),
-        (("gemini", 50), ("claude", 3), ("gpt", 0)),
-        (("gemini", 0), ("claude", 9), ("gpt", 200)),
-        (("rewrite", 4), ("gpt", 4)),
-        (("gpt", 0),),
-    ]
-    for quotas in cases:
-        assert scaled_quotas(quotas, available) == walked(quotas), quotas
-    assert scaled_quotas((("gpt", 2**62), ("claude", 2**61)), available) == (
-        ("gpt", 7),
-        ("claude", 3),
-    )
 
 
 def test_every_balance_group_can_be_set_by_hand_or_widened():

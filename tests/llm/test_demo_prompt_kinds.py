@@ -274,6 +274,36 @@ def test_audit_classifier_answers_a_verdict(client):
         assert answer["evidence"] in MEMORY["content_full"]
 
 
+def classify(memory, criterion, *, share=0.0, seed=0):
+    system, user = repair.classifier_prompt(memory=memory, criterion=criterion)
+    settings = DemoSettings(seed=seed, flag_share=share)
+    config = ProviderConfig(kind="offline_demo", model="offline-demo-classifier")
+    return ask(OfflineDemoClient(config, settings=settings), system, user, repair.CLASSIFIER_SCHEMA)
+
+
+def test_the_demo_classifier_judges_the_text_not_the_memory_id():
+    """Issue 32: it decided by memory id, so a senior's edit of a flagged memory was
+    flagged again whatever it said. Now a cue phrase of the criterion is a defect, with
+    its sentence quoted, and an edit that removes it passes."""
+    planted = {
+        **MEMORY,
+        "content_full": MEMORY["content_full"] + " As it turned out, the bus had left.",
+    }
+    verdict = classify(planted, criteria.OMNISCIENT)
+    assert verdict["defect"] and verdict["evidence"] == "As it turned out, the bus had left."
+    assert not classify(planted, criteria.VOCABULARY_INFLATION)["defect"]
+    assert not classify(MEMORY, criteria.OMNISCIENT)["defect"]
+    # Its random flags are drawn from the text: the same text under another id gets the
+    # same verdict, and the share is spread over the six criteria.
+    flagged = 0
+    for n in range(60):
+        text = {**MEMORY, "content_full": f"{MEMORY['content_full']} Day {n}."}
+        one = classify(text, criteria.OMNISCIENT, share=0.6)
+        assert classify({**text, "memory_id": "MEM_CHAR_09_0001"}, 1, share=0.6) == one
+        flagged += one["defect"]
+    assert 2 <= flagged <= 15  # about 0.6 / 6 of 60
+
+
 def test_distractor_selection_picks_three_offered_candidates(client):
     data = {
         "scenario": "A late train",

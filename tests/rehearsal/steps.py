@@ -19,6 +19,13 @@ DRAFTED = "CHAR_04"
 DRAFTED_ANCHOR = "C low"
 GENERATED_MEMORIES = 16
 DUPLICATE_ID = ""
+# Issue 32: a memory of CHAR_03 with planted hindsight (criterion 1) that its repairs do
+# not fix; a reviewer confirms it and the senior expert edits it (issue32_steps).
+HINDSIGHT_ID = ""
+HINDSIGHT = "Years later I understood what that evening had meant to all of us."
+# Issue 32: the pair (its pk) the arbitrator sends back for regeneration.
+REGENERATED_INDEX = 7
+REGENERATED_PAIR = 0
 
 
 class Lab:
@@ -74,6 +81,11 @@ def corpus_files(release_dir: Path, tmp: Path, held: dict) -> tuple[Path, Path]:
     DUPLICATE_ID = duplicate["id"]
     held[source["id"]] = source
     held[duplicate["id"]] = duplicate
+    global HINDSIGHT_ID
+    hindsight = characters[2]["episodic_memory_set"][5]
+    hindsight["content_full"] = f"{hindsight['content_full']} {HINDSIGHT}"
+    HINDSIGHT_ID = hindsight["id"]
+    held[HINDSIGHT_ID] = hindsight
     chars = tmp / "characters.json"
     chars.write_text(json.dumps({"characters": characters}, ensure_ascii=False))
     release = json.loads((release_dir / "scenarios.json").read_text())["scenarios"]
@@ -210,11 +222,12 @@ def review_profiles(lab: Lab) -> None:
         assert "is frozen" in answer.text, answer.text[-3000:]
 
 
-def audit_memories(lab: Lab, worker) -> int:
+def audit_memories(lab: Lab, worker, *, confirm=()) -> int:
     """App. B.6: the admin runs the automated audit (the worker checks every memory and
     asks the repair model to fix each defect it flags, re-checked by the patterns and
-    the classifier); the three memory reviewers agree on the false positives left;
-    the admin finalizes: accepted memories deduplicated, chronological, sanitized."""
+    the classifier); memrev-1 confirms the defect of each memory in ``confirm`` (it
+    goes to the senior expert); the three memory reviewers agree on the false positives
+    left. Returns the run's id; ``finalize_audit`` finalizes it."""
     admin = lab["admin"]
     answer = admin.fill("/audit/runs/", {"note": "rehearsal"}, id="run-form")
     run_id = int(re.search(r"/audit/runs/(\d+)/", answer.url).group(1))
@@ -235,19 +248,39 @@ def audit_memories(lab: Lab, worker) -> int:
     # A false-positive override takes effect once the team of three reviewers agreed.
     reviewer = lab["memrev-1"]
     for case in reviewer.get("/api/audit/cases/?status=review&page_size=500").json()["results"]:
-        for name in ("memrev-1", "memrev-2", "memrev-3"):
-            answer = lab[name].fill(
+        if case["memory_id"] in confirm:
+            answer = reviewer.fill(
                 f"/audit/cases/{case['id']}/",
-                {"decision": "false_positive", "reason": "Within the guided range for this age."},
+                {"decision": "confirmed", "reason": "Hindsight the child could not have."},
                 action=f"/audit/cases/{case['id']}/decide/",
             )
-            assert "Your agreement is recorded" in answer.text or (
-                "Decision recorded" in answer.text
-            ), answer.text[-2000:]
+            assert "Decision recorded" in answer.text, answer.text[-2000:]
+            continue
+        agree_false_positive(lab, case["id"], "Within the guided range for this age.")
     assert not reviewer.get("/api/audit/cases/?status=review").json()["count"]
+    return run_id
+
+
+def agree_false_positive(lab: Lab, case_id: int, reason: str) -> str:
+    """The three memory reviewers each agree that the case's flags are false positives;
+    the answer to the last."""
+    for name in ("memrev-1", "memrev-2", "memrev-3"):
+        answer = lab[name].fill(
+            f"/audit/cases/{case_id}/",
+            {"decision": "false_positive", "reason": reason},
+            action=f"/audit/cases/{case_id}/decide/",
+        )
+        assert "Your agreement is recorded" in answer.text or (
+            "Decision recorded" in answer.text
+        ), answer.text[-2000:]
+    return answer.text
+
+
+def finalize_audit(lab: Lab, run_id: int) -> None:
+    """App. B.6's last step: accepted memories deduplicated, chronological, sanitized."""
+    admin = lab["admin"]
     answer = admin.fill(f"/audit/runs/{run_id}/", action=f"/audit/runs/{run_id}/finalize/")
     assert "finalized" in answer.text.lower(), answer.text[-2000:]
-    return run_id
 
 
 SCREENERS = ("screener-1", "screener-2")
@@ -354,7 +387,12 @@ def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
     same candidate "as-is" (the plan's, see ``_letters_by_plan``) for most pairs
     (adopted unanimously); on every fourth pair expert-3 prefers another candidate, and
     on every sixth expert-2 asks for partial revisions, so those pairs go to the
-    arbitrator. Returns the planned route per pair."""
+    arbitrator; so does the pair at ``REGENERATED_INDEX`` (expert-1 prefers another
+    candidate), which the arbitrator sends back for regeneration (issue32_steps).
+    Returns the planned route per pair."""
+    from annotation.comparison.models import PairAssignment
+
+    global REGENERATED_PAIR
     plan = {}
     for expert in EXPERTS:
         session = lab[expert]
@@ -375,6 +413,11 @@ def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
                 route = "arbitration"
                 if expert == "expert-2":
                     rating = "partial"
+            if index == REGENERATED_INDEX:  # issue 32: the arbitrator sends it back
+                route = "regeneration"
+                if expert == "expert-1":
+                    choice = ranked[1]
+                REGENERATED_PAIR = PairAssignment.objects.get(public_id=row["assignment"]).pair_id
             plan[(row["character"], row["scenario"])] = route
             answer = session.fill(
                 f"/compare/{row['assignment']}/",
@@ -394,16 +437,19 @@ def judge_pairs(lab: Lab) -> dict[tuple[str, str], str]:
     return plan
 
 
-def arbitrate(lab: Lab) -> dict[str, str]:
+def arbitrate(lab: Lab, *, skip=()) -> dict[str, str]:
     """App. D.2: the arbitrator resolves every escalated pair, in turn adopting a
     candidate, editing one with the annotators' guidance, rewriting from scratch and
-    discarding an unfit pair. Returns pair id → decision."""
+    discarding an unfit pair; the pairs in ``skip`` are left to another step. Returns
+    pair id → decision."""
     senior = lab["senior"]
     queue = senior.get("/arbitration/")
     pair_ids = list(dict.fromkeys(re.findall(r"/arbitration/pairs/(\d+)/", queue.text)))
     kinds = ("edited", "adopted", "rewritten", "discarded")
     decided = {}
     for pair_id in pair_ids:
+        if int(pair_id) in skip:
+            continue
         path = f"/arbitration/pairs/{pair_id}/"
         if not form_ids(senior.get(path), "arbitration-form"):
             continue  # already resolved (the queue may list it)

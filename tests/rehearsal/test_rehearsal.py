@@ -4,7 +4,10 @@ a real Celery worker doing the queued work and the fake provider server on loopb
 answering every model call. 4 characters × 3 scenarios.
 
 At the end: every acknowledged decision is in the export's construction record, and
-nothing a stage left out appears downstream."""
+nothing a stage left out appears downstream. Issue 32's breaks are on the way: a
+one-field redraft, the senior's way forward in the memory audit, a regenerated pair
+decided in its second round and the pipeline page's live blockers, and the baseline
+proposal equal to the optimum of quotas chosen by hand."""
 
 import json
 from collections import Counter
@@ -20,11 +23,11 @@ from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationUnit
 from annotation.scenario_review.models import ScenarioReview
-from audit.memory_quality.models import TimelineEntry
+from audit.memory_quality.models import MemoryCase, TimelineEntry
 from evaluation.models import EvaluationPrediction, RetrievedMemory
 from humanbaseline.models import Participation
 
-from . import judging_steps, leak_step, steps
+from . import issue32_steps, judging_steps, leak_step, steps
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -38,6 +41,9 @@ def test_an_empty_database_to_the_exported_final_set(
     steps.draft_character(lab, worker)
     drafted = ProfileVersion.objects.get(character__key=steps.DRAFTED)
     assert drafted.number == 1 and drafted.conscientiousness == 0.10
+    # Issue 32: a one-field redraft changes that field (after one a copying model left
+    # identical, whose failure is a blocker only until the field is redrafted).
+    failed_redraft, _ = issue32_steps.redraft_one_field(lab, worker, fake_provider)
     files = steps.corpus_files(release_dir, tmp_path, fake_provider.responder.held)
     steps.import_corpus(lab, files, worker)
     assert Character.objects.count() == 4
@@ -52,7 +58,16 @@ def test_an_empty_database_to_the_exported_final_set(
     assert generated.count() == steps.GENERATED_MEMORIES
     assert all(m.source.startswith(f"generated: run {memory_run},") for m in generated)
 
-    run = steps.audit_memories(lab, worker)
+    run = steps.audit_memories(lab, worker, confirm=[steps.HINDSIGHT_ID])
+    # Issue 32: the re-audit keeps flagging the senior's edit; the way forward (re-audit
+    # again, then the reviewing team's false-positive agreement) ends the case, and the
+    # run finalizes.
+    case_id = issue32_steps.senior_way_forward(lab, run)
+    steps.finalize_audit(lab, run)
+    hindsight = Memory.objects.get(memory_id=steps.HINDSIGHT_ID)
+    assert TimelineEntry.objects.filter(run_id=run, memory=hindsight).exists()
+    assert issue32_steps.EDITED_ENDING in hindsight.content_full
+    assert MemoryCase.objects.get(pk=case_id).review_round == 2
     duplicate = Memory.objects.get(memory_id=steps.DUPLICATE_ID)
     assert not TimelineEntry.objects.filter(run_id=run, memory=duplicate).exists()
 
@@ -69,7 +84,7 @@ def test_an_empty_database_to_the_exported_final_set(
     assert (cleaned.character.key, cleaned.family) == ("CHAR_02", "gpt")
     assert "OpenAI" not in cleaned.final_decision
     steps.judge_pairs(lab)
-    decided = steps.arbitrate(lab)
+    decided = steps.arbitrate(lab, skip={steps.REGENERATED_PAIR})
     assert set(decided.values()) == {"adopted", "edited", "rewritten", "discarded"}
     # Issue 22: an LLM judge does the annotators' task on every pair in two orders; its
     # report's agreement with the adjudicated outcome is the share counted here.
@@ -118,6 +133,10 @@ def test_an_empty_database_to_the_exported_final_set(
         assert float(shown) == pytest.approx(sum(kappas) / 3)
     else:
         assert shown == ""
+    # Issue 32: the fifth escalated pair goes back for regeneration; its second round is
+    # adopted, and the pipeline page counts it decided with no stale blocker.
+    issue32_steps.regenerate_pair(lab, worker, steps.REGENERATED_PAIR)
+    issue32_steps.pipeline_shows_live_blockers_only(lab, failed_redraft)
     steps.assemble_items(lab, worker)
     steps.review_items(lab, worker)
     assert McqItem.objects.exclude(status__in=("final", "removed")).count() == 0
@@ -128,6 +147,7 @@ def test_an_empty_database_to_the_exported_final_set(
     adjudicated = steps.audit_labels(lab, audit_id)
     assert sorted(adjudicated.values()) == ["key_change", "usable_as_is"]
     selection_id = steps.select_baseline(lab)
+    issue32_steps.baseline_proposal_is_the_hand_chosen_optimum()
     study_id = steps.run_baseline_study(lab, selection_id)
     participation = Participation.objects.get(study_id=study_id)
     assert participation.status == "finalized"

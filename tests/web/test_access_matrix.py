@@ -246,6 +246,8 @@ ACCESS = {
     "audit:case-edit": only(ARBITRATOR),
     "audit-api:case-edit": only(ARBITRATOR),
     "audit:case-edit-draft": only(ARBITRATOR),
+    "audit:case-reaudit": only(ARBITRATOR),
+    "audit:case-ask-team": only(ARBITRATOR),
     **dict.fromkeys(
         [
             "audit:run-list",

@@ -115,17 +115,35 @@ def _fail(draft_id: int, failure: DraftFailed) -> None:
         )
 
 
+def json_field(profile: dict, field: str) -> tuple[str, object]:
+    """A profile field's place in the drafting JSON ("core_patterns[2]") and its value."""
+    if field == "construction_label":
+        return "name", profile["name"]
+    if field.startswith("core_pattern_"):
+        index = int(field.removeprefix("core_pattern_")) - 1
+        return f"core_patterns[{index}]", profile["core_patterns"][index]
+    return field, profile[field]
+
+
 def redraft_prompt_values(draft: CharacterDraft) -> dict:
     version = draft.redraft_of
+    current = profile_as_json(version_values(version), draft.char_key)
     if draft.redraft_field:
         label = FIELD_LABELS[draft.redraft_field]
+        key, value = json_field(current, draft.redraft_field)
+        # The JSON key and the current value are spelled out: a model that copies the
+        # quoted version whole would return it unchanged, which is refused as identical.
         scope = (
-            f"change only the field “{label}” and copy every other field exactly as it is "
-            f"in version {version.number}."
+            f"change only the field “{label}” (JSON: {key}), whose current value is "
+            f"{json.dumps(value, ensure_ascii=False)}. Write a new value for it that answers "
+            "the requests below (it must differ from the current one), and copy every other "
+            f"field exactly as it is in version {version.number}."
         )
     else:
-        scope = "rewrite the whole profile so that it answers the requests below."
-    current = profile_as_json(version_values(version), draft.char_key)
+        scope = (
+            "rewrite the whole profile so that it answers the requests below; the new "
+            f"version must differ from version {version.number}."
+        )
     return {
         "version_number": version.number,
         "scope": scope,

@@ -2,12 +2,21 @@
 reviewer confirms a defect; a false-positive override takes effect once the reviewing
 team (``HEARTBENCH_MEMORY_AUDIT_OVERRIDE_TEAM`` distinct reviewers) has agreed; the
 senior expert edits a confirmed defect, re-audited at once by the same checks that
-screen the memories (services.checks) before the case is closed."""
+screen the memories (services.checks) before the case is closed.
+
+When the re-audit keeps flagging the senior's edit, the senior has two ways forward
+besides editing again (App. B.6: "Human review can confirm a defect or override a
+false-positive LLM flag"): re-audit the edit as it stands (an LLM classifier may read
+it differently a second time), and, when only the LLM classifier flags it, send it back
+to the reviewing team, whose unanimous false-positive agreement accepts the edit as it
+is (the paper's three false positives) and whose confirmation returns it to the senior.
+Each step is an audit event, and the case's saves are in the decision history."""
 
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.corpus.models import Memory
+from audit.memory_quality import selectors
 from audit.memory_quality.models import (
     AuditError,
     MemoryCase,
@@ -62,15 +71,22 @@ def case_review_decide(*, case_id: int, reviewer, decision: str, reason: str) ->
 def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryCase:
     if not reason:
         raise AuditError("Say why the flag is a false positive: a reason is required.")
+    if case.versions.filter(origin=MemoryVersion.Origin.SENIOR_EDIT, author=reviewer).exists():
+        raise AuditError(
+            "You edited this memory as the senior expert: the reviewing team judges your "
+            "edit, not you."
+        )
     team = override_team_size()
-    agreed = list(case.agreements.select_related("reviewer"))
+    agreed = list(case.agreements.filter(review_round=case.review_round).select_related("reviewer"))
     if any(a.reviewer_id == reviewer.pk for a in agreed):
         needed = max(team - len(agreed), 0)
         raise AuditError(
             f"You have already agreed that this flag is a false positive; "
             f"{counted(needed, 'more reviewer')} must agree."
         )
-    OverrideAgreement.objects.create(case=case, reviewer=reviewer, reason=reason)
+    OverrideAgreement.objects.create(
+        case=case, reviewer=reviewer, reason=reason, review_round=case.review_round
+    )
     count = len(agreed) + 1
     log_event(
         actor=reviewer,
@@ -79,6 +95,7 @@ def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryC
         reason=reason,
         agreed=count,
         team=team,
+        review_round=case.review_round,
     )
     if count < team:
         return case
@@ -89,7 +106,14 @@ def _agree_false_positive(case: MemoryCase, *, reviewer, reason: str) -> MemoryC
     case.status = MemoryCase.Status.FALSE_POSITIVE
     case.save()
     names = [a.reviewer.get_username() for a in agreed] + [reviewer.get_username()]
-    log_event(actor=reviewer, action="review_false_positive", case=case, agreed_by=names)
+    log_event(
+        actor=reviewer,
+        action="review_false_positive",
+        case=case,
+        agreed_by=names,
+        review_round=case.review_round,
+        accepted_senior_edit=case.review_round > 1,
+    )
     return case
 
 
@@ -115,7 +139,11 @@ def _edit_changes(memory: Memory, new: dict) -> dict:
         raise AuditError("Context, summary and narrative must all be non-empty.")
     changes = {k: v for k, v in new.items() if getattr(memory, k) != v}
     if not changes:
-        raise AuditError("Nothing changed: edit the flagged text before saving.")
+        raise AuditError(
+            "Nothing changed: edit the flagged text before saving. To keep this text, "
+            "re-audit it as it stands, or (when only the LLM classifier flags it) ask the "
+            "reviewing team whether the flag is a false positive."
+        )
     return changes
 
 
@@ -194,3 +222,106 @@ def case_senior_edit(
             passed=not findings,
         )
     return case, findings
+
+
+# --- the senior's ways forward when the re-audit keeps flagging the edit -----------------
+
+
+def case_senior_reaudit(*, case_id: int, editor, classifier=None) -> tuple[MemoryCase, list]:
+    """Re-audit the senior's last edit as it stands, by the same checks (the classifier's
+    calls made outside the transaction). Kept as an audit pass ("senior re-audit N")
+    with its flags and an event; the case closes ("Revised by the senior expert") when
+    nothing is flagged. Returns the case and the findings."""
+    require_role(editor, Role.ARBITRATOR, "re-audit an edited memory")
+    with transaction.atomic():
+        case = _case_for_edit(case_id)
+        blocker = selectors.senior_way_forward(case)[0]
+        if blocker:
+            raise AuditError(blocker)
+        memory = Memory.objects.get(pk=case.memory_id)
+        config = case.run.settings_version.as_config()
+        before = checks.memory_dict(memory)
+    found, errors, used = checks.classifier_findings(
+        memory=before, config=config, provider=classifier
+    )
+    if errors:
+        raise AuditError(
+            "The re-audit did not run: the LLM classifier's call failed ("
+            + "; ".join(errors)
+            + "). Try again."
+        )
+    with transaction.atomic():
+        case = _case_for_edit(case_id)
+        memory = Memory.objects.select_for_update().get(pk=case.memory_id)
+        if checks.memory_dict(memory) != before:
+            raise AuditError("The memory changed while it was re-audited; look at it again.")
+        findings = checks.merge(
+            checks.pattern_findings(memory=memory, config=config, changes={}), found
+        )
+        passes = (
+            case.flags.filter(audit_pass__startswith="senior re-audit")
+            .values("audit_pass")
+            .distinct()
+            .count()
+        )
+        audit_pass = f"senior re-audit {passes + 1}"
+        case.flags.filter(current=True).update(current=False)
+        MemoryFlag.objects.bulk_create(case_flags(case, findings, audit_pass))
+        if not findings:
+            case.status = MemoryCase.Status.REVISED
+            case.save(update_fields=["status", "updated_at"])
+        used_checks = [checks.PATTERN] + ([checks.CLASSIFIER] if used else [])
+        log_event(
+            actor=editor,
+            action="senior_reaudit",
+            case=case,
+            audit_pass=audit_pass,
+            version=selectors.last_senior_edit(case).number,
+            checks=used_checks,
+            findings=[f.as_dict() for f in findings],
+            passed=not findings,
+        )
+    return case, findings
+
+
+@transaction.atomic
+def case_senior_ask_team(*, case_id: int, editor, reason: str) -> MemoryCase:
+    """Send the senior's edit, still flagged by the LLM classifier only, back to the
+    reviewing team with the senior's reason: the case returns to review in a new round
+    (agreements of an earlier round do not count), where the team's false-positive
+    agreement accepts the edit as it stands and a confirmation returns it to the senior."""
+    require_role(editor, Role.ARBITRATOR, "send an edited memory to the reviewing team")
+    reason = check_text(reason or "", label="Reason", limit=NOTE, error=AuditError).strip()
+    if not reason:
+        raise AuditError("Say why you judge the LLM flag a false positive: a reason is required.")
+    case = _case_for_edit(case_id)
+    blocker = selectors.senior_way_forward(case)[1]
+    if blocker:
+        raise AuditError(blocker)
+    flags = [
+        {"criterion": f.criterion, "field": f.field, "audit_pass": f.audit_pass}
+        for f in case.flags.filter(current=True)
+    ]
+    earlier = {
+        "decision": case.decision,
+        "reviewer": case.reviewer.get_username() if case.reviewer else "",
+        "decided_at": case.decided_at.isoformat() if case.decided_at else "",
+    }
+    case.review_round += 1
+    case.status = MemoryCase.Status.REVIEW
+    case.decision = ""
+    case.decision_reason = ""
+    case.reviewer = None
+    case.decided_at = None
+    case.save()
+    log_event(
+        actor=editor,
+        action="senior_asked_team",
+        case=case,
+        reason=reason,
+        review_round=case.review_round,
+        version=selectors.last_senior_edit(case).number,
+        flags=flags,
+        earlier_decision=earlier,
+    )
+    return case
