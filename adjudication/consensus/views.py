@@ -31,6 +31,19 @@ def _initial(page) -> dict:
     return {}
 
 
+def _to_next_pair(request, page, judgment):
+    """After a submit, the next pair of the annotator's queue that awaits them (or the
+    queue when none does), with a message naming what was saved."""
+    revised = " revised" if judgment.version > 1 else ""
+    saved = f"Submitted your{revised} judgment of {page.pair.title}."
+    following = selectors.comparison_queue(user=request.user).after(page.public_id)
+    if following is None:
+        messages.success(request, f"{saved} No other pair awaits your judgment.")
+        return redirect("comparison:queue")
+    messages.success(request, f"{saved} Next: {following.title}.")
+    return redirect("comparison:pair", assignment=following.public_id)
+
+
 @annotator_required
 @require_http_methods(["GET", "POST"])
 def comparison_pair(request, assignment):
@@ -48,12 +61,7 @@ def comparison_pair(request, assignment):
             except ComparisonError as error:
                 add_error_messages(form, error)
             else:
-                messages.success(
-                    request,
-                    f"Judgment submitted (version {judgment.version}) for "
-                    f"{page.pair.character.key} × {page.pair.scenario.scenario_id}.",
-                )
-                return redirect("comparison:pair", assignment=page.public_id)
+                return _to_next_pair(request, page, judgment)
     if form is None:
         form = ComparisonJudgmentForm(
             initial=_initial(page), public_id=page.public_id, readonly=not page.is_open

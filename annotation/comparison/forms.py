@@ -1,5 +1,7 @@
 """The Expert Annotation Guideline's form (seed 000 App. D.2), crispy. It parses input;
-the guideline's rules live in ``annotation.comparison.services.check_judgment``."""
+the guideline's rules live in ``annotation.comparison.services.check_judgment``. The
+keyboard shortcuts (A/B/C, 1/2) are static/comparison/comparison.js's, documented once
+on the page beside the form."""
 
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import HTML, Fieldset, Layout, Submit
@@ -46,14 +48,12 @@ class ComparisonJudgmentForm(TextRules, forms.Form):
         choices=[(x, f"Candidate {x}") for x in COMPARISON_LETTERS],
         widget=forms.RadioSelect,
         required=False,
-        help_text="Keys A, B, C.",
     )
     rating = forms.ChoiceField(
         label="Rating",
         choices=Rating.choices,
         widget=forms.RadioSelect,
         required=False,
-        help_text="Keys 1 (as-is), 2 (partial revisions).",
     )
     selection_rationale = forms.CharField(
         label="Selection rationale",

@@ -71,7 +71,7 @@ def two_rounds():
 def test_a_judge_of_an_earlier_round_may_not_arbitrate_the_later_round(two_rounds):
     later, both = two_rounds["later"], two_rounds["both"]
     message = arbitration_services.arbitration_conflict(later, both)
-    assert message.startswith("You judged CHAR_91 × ")
+    assert message.startswith("You judged Character 91 × ")
     assert "your comparison judgment (round 1, version 1, submitted " in message
     assert "in any round" in message
     for act in (
