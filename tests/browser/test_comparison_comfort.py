@@ -27,7 +27,7 @@ def test_the_candidates_stay_beside_the_form_while_judging(page, live_server, wo
     assign(pair, world["annotators"], world["admin"])
     log_in(page, live_server, world["annotators"][0].username)
     page.goto(f"{live_server.url}/compare/")
-    page.get_by_role("link", name=f"Compare {pair}").click()
+    page.get_by_role("link", name=f"Compare {pair.title}").click()
     page.wait_for_url("**/compare/*/")
 
     status = page.get_by_test_id("autosave-status")
@@ -126,7 +126,7 @@ def test_adopting_asks_for_confirmation_and_escape_cancels(page, live_server, wo
     dialog = page.locator("dialog#hb-confirm")
     dialog.wait_for(state="visible")
     message = page.get_by_test_id("confirm-message").inner_text()
-    assert f"Adopt Candidate {number} as-is as the reference response of {pair}" in message
+    assert f"Adopt Candidate {number} as-is as the reference response of {pair.title}" in message
     assert "cannot be undone" in message
     yes = page.get_by_test_id("confirm-yes")
     assert yes.inner_text() == "Adopt"
