@@ -134,6 +134,7 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     edited = "I stay behind and water Ms. Lee's plants before I leave with Mom."
     form.get_by_label("Final decision").fill(edited)
     form.get_by_role("button", name="Preview diff").click()  # in place: no navigation
+    page.get_by_test_id("diff").wait_for()
     assert page.get_by_test_id("diff").locator("ins").count() >= 1
     record_decision(page)
     reference = page.get_by_test_id("reference")
