@@ -5,6 +5,7 @@ opaque id only."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -21,6 +22,8 @@ from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)
+#: Rows of the assignment page's pair list per page.
+PAIRS_PER_PAGE = 50
 
 
 def _initial(page) -> dict:
@@ -102,7 +105,9 @@ def comparison_assign(request):
         "comparison/assign.html",
         {
             "form": form,
-            "pairs": selectors.comparison_assignable(),
+            "pairs": Paginator(selectors.comparison_assignable(), PAIRS_PER_PAGE).get_page(
+                request.GET.get("page")
+            ),
             "regenerations": selectors.comparison_regenerations_waiting(),
         },
     )

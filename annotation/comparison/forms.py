@@ -120,9 +120,9 @@ class AssignmentForm(forms.Form):
     annotators = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
-        help_text=f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators "
-        f"(seed 000 §2.4 Stage 2, App. D.2): choose at least {ANNOTATORS_PER_PAIR}; with "
-        f"exactly {ANNOTATORS_PER_PAIR}, every pair goes to the same ones.",
+        help_text=f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators: "
+        f"choose at least {ANNOTATORS_PER_PAIR}; with exactly {ANNOTATORS_PER_PAIR}, every pair "
+        "goes to the same ones.",
     )
     batch_size = forms.IntegerField(min_value=0, initial=0, label="Pairs per batch (0: one batch)")
 
