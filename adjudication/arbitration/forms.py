@@ -2,7 +2,7 @@
 input; the rules live in ``adjudication.arbitration.services``."""
 
 from crispy_forms.helper import FormHelper
-from crispy_forms.layout import Submit
+from crispy_forms.layout import Div, Layout, Submit
 from django import forms
 from django.urls import reverse
 
@@ -17,6 +17,22 @@ DECISION_CHOICES = [
     ("discarded", "Discard the pair (fundamentally unfit)"),
     ("regenerate", "Ask for regeneration (all three unusable, the pair suitable)"),
 ]
+
+
+#: The fields each decision uses (seed 000 App. D.2 and issue #22): adopt names a
+#: candidate; edit names one and revises its text, following the annotators' guidance;
+#: rewrite writes the text from scratch; discard needs the reason; regeneration, the
+#: guidance for the new candidates.
+FIELD_KINDS = {
+    "candidate": ("adopted", "edited"),
+    "summary": ("edited", "rewritten"),
+    "emotional_tone": ("edited", "rewritten"),
+    "core_reasoning": ("edited", "rewritten"),
+    "final_decision": ("edited", "rewritten"),
+    "guidance_followed": ("edited",),
+    "reason": ("adopted", "edited", "rewritten", "discarded"),
+    "guidance": ("regenerate",),
+}
 
 
 def _rows(n):
@@ -118,16 +134,41 @@ class ArbitrationForm(TextRules, forms.Form):
         self.fields["guidance_followed"].choices = list(guidance)
         if not guidance:
             del self.fields["guidance_followed"]
+        action = reverse("adjudication:pair", kwargs={"pair_id": pair_id})
         self.helper = FormHelper()
-        self.helper.form_action = reverse("adjudication:pair", kwargs={"pair_id": pair_id})
+        self.helper.form_action = action
         self.helper.form_method = "post"
         self.helper.form_id = "arbitration-form"
         asks = confirmations(pair_label)
         self.helper.attrs = {
             f"data-confirm-{kind or 'default'}": message for kind, (message, _) in asks.items()
         } | {f"data-confirm-label-{kind or 'default'}": label for kind, (_, label) in asks.items()}
-        self.helper.add_input(Submit("preview", "Preview diff", css_class="btn-outline-secondary"))
+        # Each field says which decisions use it: static/adjudication/arbitration.js shows
+        # only the chosen decision's; without JavaScript every field shows, and the server
+        # reads only those of the decision posted (services.arbitration_decide).
+        self.helper.layout = Layout(
+            "kind",
+            *[
+                Div(name, data_decision_kinds=" ".join(kinds))
+                for name, kinds in FIELD_KINDS.items()
+                if name in self.fields
+            ],
+        )
         message, label = asks[""]
+        self.helper.add_input(
+            Submit(
+                "preview",
+                "Preview diff",
+                css_class="btn-outline-secondary",
+                data_decision_kinds="edited",
+                # In place with htmx; without it the page comes back scrolled to the diff.
+                formaction=f"{action}#diff-preview",
+                hx_post=action,
+                hx_target="#diff-preview",
+                hx_swap="outerHTML",
+                hx_vals='{"preview": "1"}',
+            )
+        )
         self.helper.add_input(
             Submit(
                 "decide",

@@ -37,6 +37,7 @@ from annotation.generation.services.runs import (
 )
 from heartbench_site.base.conflicts import ConflictOfInterest
 from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
+from heartbench_site.base.display import character_name, scenario_title
 from heartbench_site.base.roles import Role, has_any_role
 from heartbench_site.base.text_rules import NOTE, TEXT, check_text, check_texts
 
@@ -252,10 +253,12 @@ def arbitration_conflict(pair: ComparisonPair, arbitrator) -> str | None:
     if not own:
         return None
     records = "; ".join(_conflict_record(a) for a in own)
+    judged = own[0].pair
+    # App. D.2's rule, in the words of the page that shows it (no citation there).
     return (
-        f"You judged {own[0].pair.character.key} × {own[0].pair.scenario.scenario_id} "
+        f"You judged {character_name(judged.character)} × {scenario_title(judged.scenario)} "
         f"yourself: {records}. Nobody arbitrates a pair they judged or were assigned to "
-        "judge, in any round (seed 000 App. D.2); another arbitrator decides it."
+        "judge, in any round; another arbitrator decides it."
     )
 
 

@@ -2,6 +2,7 @@
 selector, render."""
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -16,6 +17,8 @@ arbitrator_required = role_required(Role.ARBITRATOR)
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
 admin_required = role_required(Role.ADMIN)
 TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
+#: Rows of the arbitration queue (and of the decided list) per page.
+PAIRS_PER_PAGE = 50
 
 
 def _queue(request, *, decided: bool):
@@ -27,10 +30,11 @@ def _queue(request, *, decided: bool):
             p.conflict = "; ".join(barred.get((p.character_id, p.scenario_id, request.user.pk), []))
     # The assignment page is the admins': no link an arbitrator cannot follow.
     can_assign = Role.ADMIN in user_roles(request.user)
+    rows = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "adjudication/queue.html",
-        {"pairs": pairs, "decided": decided, "can_assign": can_assign},
+        {"pairs": rows, "decided": decided, "can_assign": can_assign},
     )
 
 
@@ -55,6 +59,33 @@ def _prefill(page, number):
     }
 
 
+def _form(page, pair_id, *args, **kwargs) -> ArbitrationForm:
+    return ArbitrationForm(
+        *args,
+        pair_id=pair_id,
+        pair_label=page.pair.title,
+        guidance=selectors.guidance_choices(page),
+        **kwargs,
+    )
+
+
+def _preview(page, form) -> tuple[object, dict | None, str]:
+    """(the candidate being edited, the word diff of each text field, or why there is
+    none). A preview never records anything."""
+    if not form.is_valid():
+        problems = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return None, None, f"Correct the form first: {problems}"
+    data = form.cleaned_data
+    chosen = page.by_number(data["candidate"]) if data["candidate"] else None
+    if data["kind"] != "edited" or chosen is None:
+        return chosen, None, "Choose “Edit a candidate” and the candidate you edit to see the diff."
+    labels = services.REFERENCE_TEXT_LABELS
+    diff = {
+        labels[f]: selectors.edit_diff(getattr(chosen.candidate, f), data[f]) for f in TEXT_FIELDS
+    }
+    return chosen, diff, ""
+
+
 @arbitration_readers
 @require_http_methods(["GET", "POST"])
 def arbitration_pair(request, pair_id):
@@ -66,60 +97,46 @@ def arbitration_pair(request, pair_id):
     # it too, at the act); the page says why instead of offering the form.
     conflict = services.arbitration_conflict(page.pair, request.user) if is_arbitrator else None
     judged_it = conflict is not None
-    diff = None
+    diff, preview_error, editing = None, "", None
     if request.method == "POST":
         if not is_arbitrator:
             raise Http404("Only an arbitrator decides.")
         if conflict:
             return conflict_page(request, services.ArbitrationConflict(conflict))
-        form = ArbitrationForm(
-            request.POST,
-            pair_id=pair_id,
-            pair_label=str(page.pair),
-            guidance=selectors.guidance_choices(page),
-        )
-        if form.is_valid():
+        form = _form(page, pair_id, request.POST)
+        if "preview" in request.POST:
+            editing, diff, preview_error = _preview(page, form)
+            if request.htmx:
+                return render(
+                    request,
+                    "adjudication/pair.html#diff",
+                    {"diff": diff, "preview_error": preview_error, "editing": editing},
+                )
+        elif form.is_valid():
             data = form.cleaned_data
             chosen = page.by_number(data["candidate"]) if data["candidate"] else None
-            fields = {f: data[f] for f in TEXT_FIELDS}
-            if "preview" in request.POST and chosen is not None:
-                diff = {
-                    f: selectors.edit_diff(getattr(chosen.candidate, f), fields[f])
-                    for f in TEXT_FIELDS
-                }
+            try:
+                services.arbitration_decide(
+                    pair_id=pair_id,
+                    arbitrator=request.user,
+                    kind=data["kind"],
+                    candidate_id=chosen.candidate.pk if chosen else None,
+                    fields={f: data[f] for f in TEXT_FIELDS},
+                    reason=data["reason"],
+                    guidance=data["guidance"],
+                    guidance_followed=data.get("guidance_followed") or (),
+                    on_unavailable=lambda message: messages.error(request, message),
+                )
+            except services.ArbitrationConflict as error:
+                return conflict_page(request, error)
+            except services.ArbitrationError as error:
+                add_error_messages(form, error)
             else:
-                try:
-                    services.arbitration_decide(
-                        pair_id=pair_id,
-                        arbitrator=request.user,
-                        kind=data["kind"],
-                        candidate_id=chosen.candidate.pk if chosen else None,
-                        fields=fields,
-                        reason=data["reason"],
-                        guidance=data["guidance"],
-                        guidance_followed=data.get("guidance_followed") or (),
-                        on_unavailable=lambda message: messages.error(request, message),
-                    )
-                except services.ArbitrationConflict as error:
-                    return conflict_page(request, error)
-                except services.ArbitrationError as error:
-                    add_error_messages(form, error)
-                else:
-                    messages.success(request, f"Decision recorded for {page.pair}.")
-                    return redirect("adjudication:pair", pair_id=pair_id)
+                messages.success(request, f"Decision recorded for {page.pair.title}.")
+                return redirect("adjudication:pair", pair_id=pair_id)
     else:
         number = request.GET.get("edit", "")
-        form = ArbitrationForm(
-            initial=_prefill(page, int(number)) if number.isdigit() else {},
-            pair_id=pair_id,
-            pair_label=str(page.pair),
-            guidance=selectors.guidance_choices(page),
-        )
-    editing = None
-    if form.is_bound and form.is_valid() and form.cleaned_data.get("candidate"):
-        editing = page.by_number(form.cleaned_data["candidate"])
-    elif not form.is_bound and form.initial.get("candidate"):
-        editing = page.by_number(form.initial["candidate"])
+        form = _form(page, pair_id, initial=_prefill(page, int(number)) if number.isdigit() else {})
     return render(
         request,
         "adjudication/pair.html",
@@ -132,7 +149,11 @@ def arbitration_pair(request, pair_id):
             "conflict": conflict,
             "editing": editing,
             "diff": diff,
-            "reopen_form": ReopenForm(pair_id=pair_id, pair_label=str(page.pair))
+            "preview_error": preview_error,
+            "candidate_texts": {
+                c.number: {f: getattr(c.candidate, f) for f in TEXT_FIELDS} for c in page.candidates
+            },
+            "reopen_form": ReopenForm(pair_id=pair_id, pair_label=page.pair.title)
             if Role.ADMIN in user_roles(request.user) and page.decision
             else None,
         },

@@ -5,6 +5,7 @@ opaque id only."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -21,6 +22,8 @@ from heartbench_site.base.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)
+#: Rows of the assignment page's pair list per page.
+PAIRS_PER_PAGE = 50
 
 
 def _initial(page) -> dict:
@@ -29,6 +32,19 @@ def _initial(page) -> dict:
     if page.judgment is not None:
         return page.judgment.content()
     return {}
+
+
+def _to_next_pair(request, page, judgment):
+    """After a submit, the next pair of the annotator's queue that awaits them (or the
+    queue when none does), with a message naming what was saved."""
+    revised = " revised" if judgment.version > 1 else ""
+    saved = f"Submitted your{revised} judgment of {page.pair.title}."
+    following = selectors.comparison_queue(user=request.user).after(page.public_id)
+    if following is None:
+        messages.success(request, f"{saved} No other pair awaits your judgment.")
+        return redirect("comparison:queue")
+    messages.success(request, f"{saved} Next: {following.title}.")
+    return redirect("comparison:pair", assignment=following.public_id)
 
 
 @annotator_required
@@ -48,12 +64,7 @@ def comparison_pair(request, assignment):
             except ComparisonError as error:
                 add_error_messages(form, error)
             else:
-                messages.success(
-                    request,
-                    f"Judgment submitted (version {judgment.version}) for "
-                    f"{page.pair.character.key} × {page.pair.scenario.scenario_id}.",
-                )
-                return redirect("comparison:pair", assignment=page.public_id)
+                return _to_next_pair(request, page, judgment)
     if form is None:
         form = ComparisonJudgmentForm(
             initial=_initial(page), public_id=page.public_id, readonly=not page.is_open
@@ -94,7 +105,9 @@ def comparison_assign(request):
         "comparison/assign.html",
         {
             "form": form,
-            "pairs": selectors.comparison_assignable(),
+            "pairs": Paginator(selectors.comparison_assignable(), PAIRS_PER_PAGE).get_page(
+                request.GET.get("page")
+            ),
             "regenerations": selectors.comparison_regenerations_waiting(),
         },
     )

@@ -1,5 +1,7 @@
 """The Expert Annotation Guideline's form (seed 000 App. D.2), crispy. It parses input;
-the guideline's rules live in ``annotation.comparison.services.check_judgment``."""
+the guideline's rules live in ``annotation.comparison.services.check_judgment``. The
+keyboard shortcuts (A/B/C, 1/2) are static/comparison/comparison.js's, documented once
+on the page beside the form."""
 
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import HTML, Fieldset, Layout, Submit
@@ -46,14 +48,12 @@ class ComparisonJudgmentForm(TextRules, forms.Form):
         choices=[(x, f"Candidate {x}") for x in COMPARISON_LETTERS],
         widget=forms.RadioSelect,
         required=False,
-        help_text="Keys A, B, C.",
     )
     rating = forms.ChoiceField(
         label="Rating",
         choices=Rating.choices,
         widget=forms.RadioSelect,
         required=False,
-        help_text="Keys 1 (as-is), 2 (partial revisions).",
     )
     selection_rationale = forms.CharField(
         label="Selection rationale",
@@ -120,9 +120,9 @@ class AssignmentForm(forms.Form):
     annotators = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
-        help_text=f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators "
-        f"(seed 000 §2.4 Stage 2, App. D.2): choose at least {ANNOTATORS_PER_PAIR}; with "
-        f"exactly {ANNOTATORS_PER_PAIR}, every pair goes to the same ones.",
+        help_text=f"Every pair is judged by {ANNOTATORS_PER_PAIR} distinct primary annotators: "
+        f"choose at least {ANNOTATORS_PER_PAIR}; with exactly {ANNOTATORS_PER_PAIR}, every pair "
+        "goes to the same ones.",
     )
     batch_size = forms.IntegerField(min_value=0, initial=0, label="Pairs per batch (0: one batch)")
 

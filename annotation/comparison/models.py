@@ -22,6 +22,7 @@ from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationRun
+from heartbench_site.base.display import character_name, scenario_title
 from heartbench_site.base.text_rules import NOTE
 
 __all__ = [
@@ -83,6 +84,13 @@ class ComparisonPair(models.Model):
 
     def __str__(self):
         label = f"{self.character.key} × {self.scenario.scenario_id}"
+        return f"{label} (round {self.round})" if self.round > 1 else label
+
+    @property
+    def title(self) -> str:
+        """How the pages people work in name the pair: ``Character 3 × The Entrusted
+        Caretaker`` (ids stay in ``str()``, for records and exports)."""
+        label = f"{character_name(self.character)} × {scenario_title(self.scenario)}"
         return f"{label} (round {self.round})" if self.round > 1 else label
 
     @property

@@ -28,6 +28,7 @@ from annotation.comparison.models import (
 from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
 from audit.memory_quality.corpus import audited_memories
+from heartbench_site.base.display import character_name, scenario_title
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.wording import counted
 
@@ -40,6 +41,8 @@ class BlindMemory:
     content_full: str
     psych_conclusion: str
     behavior_policy: str
+    event_age: int | None = None
+    life_stage: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,31 @@ class QueueRow:
     scenario_id: str
     scenario_name: str
     batch: int
-    state: str  # "done", "in progress", "remaining"
+    state: str  # "done", "in progress", "remaining" (the API's filter values)
     routed: bool
+    # How the pages name the pair: ``Character 3 × The Entrusted Caretaker``.
+    title: str = ""
+    character_name: str = ""
+    scenario_title: str = ""
+
+    @property
+    def state_label(self) -> str:
+        """Where the pair stands for this annotator, in words. Says nothing of the other
+        annotators' answers or of the routing's outcome (blinding)."""
+        if self.routed:
+            if self.state == "done":
+                return "Submitted — closed: all annotators have judged it"
+            return "Closed before you submitted"
+        return {
+            "done": "Submitted — waiting for the other annotators",
+            "in progress": "Draft saved, not submitted",
+            "remaining": "Not started",
+        }[self.state]
+
+    @property
+    def is_waiting(self) -> bool:
+        """Still needs this annotator's judgment."""
+        return self.state != "done" and not self.routed
 
 
 @dataclass
@@ -125,6 +151,14 @@ class AnnotatorQueue:
                     return row
         return None
 
+    def after(self, public_id: str) -> QueueRow | None:
+        """The pair to open once ``public_id`` is judged: the next one in queue order that
+        still needs this annotator's judgment, wrapping round to the start; None when
+        no other pair does."""
+        at = next((i for i, r in enumerate(self.rows) if r.public_id == str(public_id)), -1)
+        ordered = self.rows[at + 1 :] + self.rows[: max(at, 0)]
+        return next((r for r in ordered if r.is_waiting and r.public_id != str(public_id)), None)
+
 
 def comparison_queue(*, user) -> AnnotatorQueue:
     """The annotator's assignments in batch and pair order (never database order)."""
@@ -150,6 +184,9 @@ def comparison_queue(*, user) -> AnnotatorQueue:
                 batch=a.batch,
                 state=state,
                 routed=not a.pair.is_open,
+                title=a.pair.title,
+                character_name=character_name(a.pair.character),
+                scenario_title=scenario_title(a.pair.scenario),
             )
         )
     return queue
@@ -181,6 +218,8 @@ def blind_memories(ids, by_id) -> list[BlindMemory]:
                     m.content_full,
                     m.psych_conclusion,
                     m.behavior_policy,
+                    m.event_age,
+                    m.life_stage,
                 )
             )
     return out

@@ -5,6 +5,7 @@ route the pair, and the assignment page checks arbitration records: both are
 ``adjudication.consensus``'s."""
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -17,12 +18,15 @@ from heartbench_site.base.wording import counted
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)
 
+#: Rows of the annotator's queue per page (the counts above it cover the whole queue).
+QUEUE_ROWS_PER_PAGE = 50
+
 
 @annotator_required
 def comparison_queue(request):
-    return render(
-        request, "comparison/queue.html", {"queue": selectors.comparison_queue(user=request.user)}
-    )
+    queue = selectors.comparison_queue(user=request.user)
+    rows = Paginator(queue.rows, QUEUE_ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "comparison/queue.html", {"queue": queue, "rows": rows})
 
 
 @annotator_required

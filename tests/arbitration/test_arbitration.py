@@ -5,6 +5,7 @@ import pytest
 from django.urls import reverse
 
 from adjudication.arbitration import services
+from adjudication.arbitration.forms import FIELD_KINDS
 from adjudication.arbitration.models import (
     AdjudicationSettings,
     ArbitrationDecision,
@@ -128,19 +129,68 @@ def test_the_arbitrator_edits_through_the_page_with_a_diff(client, escalated):
     client.force_login(escalated["arbitrator"])
     pair = escalated["pair"]
     url = reverse("adjudication:pair", kwargs={"pair_id": pair.pk})
-    page = client.get(url + "?edit=1").content.decode()
-    assert 'data-testid="side-by-side"' in page
+    # "Edit candidate 1" without JavaScript: the form comes back with its text to edit,
+    # the annotators' guidance at hand.
+    page = client.get(url + "?edit=1")
+    form = page.context["form"]
+    first = page.context["page"].by_number(1).candidate
+    assert form.initial["kind"] == "edited" and form.initial["final_decision"] == (
+        first.final_decision
+    )
+    assert "Name the teacher." in page.content.decode()
     data = {
         "kind": "edited",
         "candidate": "1",
         "summary": "Changed words entirely here.",
         "final_decision": "I decide.",
     }
-    preview = client.post(url, {**data, "preview": "1"}).content.decode()
-    assert "<ins" in preview and not ArbitrationDecision.objects.exists()
+    # Without JavaScript the preview is the whole page, scrolled to the diff...
+    preview = client.post(url, {**data, "preview": "Preview diff"}).content.decode()
+    assert "<ins" in preview and 'id="arbitration-form"' in preview
+    assert f'formaction="{url}#diff-preview"' in preview
+    # ...with htmx only the diff, in place.
+    fragment = client.post(url, {**data, "preview": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    assert fragment.lstrip().startswith('<div id="diff-preview"') and "<ins" in fragment
+    assert "<html" not in fragment and "Rationale (summary)." in fragment
+    assert not ArbitrationDecision.objects.exists()
     assert client.post(url, {**data, "decide": "1"}).status_code == 302
     ref = ReferenceResponse.objects.get(superseded_at__isnull=True)
     assert ref.decision_type == "edited" and ref.word_edit_rate > 0
+
+
+def test_a_preview_never_records_a_decision(client, escalated):
+    """A preview without a candidate to compare with, or of another decision, explains
+    itself and records nothing (it once fell through to recording the decision)."""
+    client.force_login(escalated["arbitrator"])
+    url = reverse("adjudication:pair", kwargs={"pair_id": escalated["pair"].pk})
+    for data in (
+        {"kind": "adopted", "candidate": "1"},
+        {"kind": "edited", "final_decision": "I decide."},
+        {"kind": "discarded", "reason": "Unfit."},
+        {},
+    ):
+        answer = client.post(url, {**data, "preview": "1"}, HTTP_HX_REQUEST="true")
+        assert answer.status_code == 200
+        assert 'data-testid="diff-error"' in answer.content.decode(), data
+        page = client.post(url, {**data, "preview": "Preview diff"})
+        assert page.status_code == 200 and 'data-testid="diff-error"' in page.content.decode()
+    assert not ArbitrationDecision.objects.exists()
+    escalated["pair"].refresh_from_db()
+    assert escalated["pair"].status == ComparisonPair.Status.ESCALATED
+
+
+def test_the_decision_form_says_which_fields_each_decision_uses(client, escalated):
+    """Progressive disclosure (static/adjudication/arbitration.js) reads these marks;
+    without JavaScript every field is in the page."""
+    client.force_login(escalated["arbitrator"])
+    body = client.get(
+        reverse("adjudication:pair", kwargs={"pair_id": escalated["pair"].pk})
+    ).content.decode()
+    form = body[body.index('id="arbitration-form"') :]
+    for name, kinds in FIELD_KINDS.items():
+        assert f'data-decision-kinds="{" ".join(kinds)}"' in form, name
+        assert f'name="{name}"' in form, name
+    assert 'name="preview"' in form and 'name="decide"' in form
 
 
 def test_outcome_statistics_page_and_csv(client, escalated):

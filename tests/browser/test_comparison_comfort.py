@@ -8,7 +8,7 @@ import pytest
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.arbitration.selectors import arbiter_order
-from annotation.comparison.models import ComparisonPair
+from annotation.comparison.models import ComparisonDraft, ComparisonPair
 from tests.browser.actions import in_viewport, keep_screenshot, submit
 from tests.comparison.helpers import assign, judge, make_pair, people
 
@@ -27,7 +27,7 @@ def test_the_candidates_stay_beside_the_form_while_judging(page, live_server, wo
     assign(pair, world["annotators"], world["admin"])
     log_in(page, live_server, world["annotators"][0].username)
     page.goto(f"{live_server.url}/compare/")
-    page.get_by_role("link", name=f"Compare {pair}").click()
+    page.get_by_role("link", name=f"Compare {pair.title}").click()
     page.wait_for_url("**/compare/*/")
 
     status = page.get_by_test_id("autosave-status")
@@ -81,6 +81,10 @@ def test_the_candidates_stay_beside_the_form_while_judging(page, live_server, wo
 
     # The draft autosaves and survives a reload, and the label says when it was saved.
     status.filter(has_text="Draft saved at ").wait_for()
+    for _ in range(50):  # the choice's own autosave may still be on its way
+        if ComparisonDraft.objects.filter(data__selected_letter="C").exists():
+            break
+        page.wait_for_timeout(200)
     page.reload()
     assert page.get_by_test_id("autosave-status").inner_text().startswith("Draft saved at ")
     form = page.locator("#judgment-form")
@@ -126,7 +130,7 @@ def test_adopting_asks_for_confirmation_and_escape_cancels(page, live_server, wo
     dialog = page.locator("dialog#hb-confirm")
     dialog.wait_for(state="visible")
     message = page.get_by_test_id("confirm-message").inner_text()
-    assert f"Adopt Candidate {number} as-is as the reference response of {pair}" in message
+    assert f"Adopt Candidate {number} as-is as the reference response of {pair.title}" in message
     assert "cannot be undone" in message
     yes = page.get_by_test_id("confirm-yes")
     assert yes.inner_text() == "Adopt"

@@ -1,8 +1,8 @@
 """The blinded comparison and arbitration walked in Chromium (seed 000 §2.4 Stage 2,
 App. D.2): three annotators judge a pair (one asks for partial revisions, one uses the
-keyboard), it escalates, the arbitrator edits a candidate with the diff at hand and the
-reference appears with its provenance and edit rate; a unanimous pair is adopted without
-arbitration; a flagged pair is discarded."""
+keyboard), it escalates, the arbitrator edits a candidate with the diff previewed in
+place and the reference appears with its provenance and edit rate; a unanimous pair is
+adopted without arbitration; a flagged pair is discarded."""
 
 import pytest
 
@@ -40,7 +40,7 @@ def switch_to(page, live_server, username):
 
 def open_pair(page, live_server, pair):
     page.goto(f"{live_server.url}/compare/")
-    page.get_by_role("link", name=f"Compare {pair}").click()
+    page.get_by_role("link", name=f"Compare {pair.title}").click()
     page.wait_for_url("**/compare/*/")
 
 
@@ -67,7 +67,8 @@ def judge_in_browser(
         form.get_by_label("Suitable", exact=True).check()
     form.get_by_label("Persona consistency (note, optional)").fill("Consistent with pattern 3.")
     if keyboard:
-        page.locator("h1, main").first.click()
+        # The shortcuts act while the focus is in the form (or on the candidates).
+        form.get_by_label("Suitable", exact=True).focus()
         page.keyboard.press(letter.lower())
         page.keyboard.press("1" if rating == "Acceptable as-is" else "2")
         assert form.get_by_label(f"Candidate {letter}", exact=True).is_checked()
@@ -81,7 +82,8 @@ def judge_in_browser(
     # The draft autosaves (htmx) before anything is submitted.
     page.get_by_test_id("autosave-status").filter(has_text="Draft saved at ").wait_for()
     submit(page, form.get_by_role("button", name="Submit judgment"))
-    assert "Judgment submitted" in page.locator(".alert-success").inner_text()
+    saved = page.locator(".alert-success").inner_text()
+    assert f"Submitted your judgment of {pair.title}." in saved
 
 
 def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, world):
@@ -117,23 +119,28 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
 
     switch_to(page, live_server, world["arbitrator"].username)
     page.goto(f"{live_server.url}/arbitration/")
-    page.get_by_role("link", name=f"Arbitrate {pair}").click()
+    page.get_by_role("link", name=f"Arbitrate {pair.title}").click()
     assert "Name the teacher, Ms. Lee." in page.get_by_test_id("judgments").inner_text()
     number = [c.family for c in arbiter_order(pair, pair.candidates.all())].index("claude") + 1
+    source = pair.candidates.get(family="claude")
+    # "Edit candidate N" chooses the edit in place and fills in the candidate's text,
+    # with the annotators' guidance at hand in the form.
     page.get_by_role("link", name=f"Edit candidate {number}").click()
-    side = page.get_by_test_id("side-by-side")
-    assert "Name the teacher" in side.inner_text()  # the guidance at hand
     form = page.locator("#arbitration-form")
+    assert form.get_by_label("Edit a candidate (using the annotators' guidance)").is_checked()
+    assert form.get_by_label("Final decision").input_value() == source.final_decision
+    guidance = f"{annotators[1].username}: Name the teacher, Ms. Lee."
+    assert form.get_by_label(guidance).is_visible()  # "Guidance this edit follows"
     edited = "I stay behind and water Ms. Lee's plants before I leave with Mom."
     form.get_by_label("Final decision").fill(edited)
-    submit(page, form.get_by_role("button", name="Preview diff"))
+    form.get_by_role("button", name="Preview diff").click()  # in place: no navigation
+    page.get_by_test_id("diff").wait_for()
     assert page.get_by_test_id("diff").locator("ins").count() >= 1
     record_decision(page)
     reference = page.get_by_test_id("reference")
     assert f"Edited by {world['arbitrator'].username}" in reference.inner_text()
 
     ref = ReferenceResponse.objects.get(character=pair.character, superseded_at__isnull=True)
-    source = pair.candidates.get(family="claude")
     assert ref.decision_type == "edited" and ref.final_decision == edited
     assert ref.source_candidate == source and ref.source_family == "claude"
     assert ref.arbitrator == world["arbitrator"]
@@ -150,6 +157,11 @@ def test_a_unanimous_pair_is_adopted_without_arbitration(page, live_server, worl
     assign(pair, world["annotators"], world["admin"])
     for annotator in world["annotators"]:
         judge_in_browser(page, live_server, annotator, pair, "gemini")
+    # The last annotator has no other pair waiting: their queue, which says the pair closed.
+    assert "No other pair awaits your judgment." in page.locator(".alert-success").inner_text()
+    state = page.get_by_test_id("queue-state").inner_text()
+    assert state == "Submitted — closed: all annotators have judged it"
+    page.get_by_role("link", name=f"View {pair.title}").click()
     assert page.get_by_test_id("pair-routed").is_visible()
     pair.refresh_from_db()
     assert pair.status == ComparisonPair.Status.ADOPTED

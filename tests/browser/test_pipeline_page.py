@@ -48,4 +48,4 @@ def test_admin_follows_a_stage_of_the_pipeline_to_its_queue(page, live_server, d
 
     stage.get_by_role("link", name="Arbitration queue").click()
     page.wait_for_url(f"{live_server.url}/arbitration/")
-    assert page.get_by_role("heading", name="Escalated comparisons").is_visible()
+    assert page.get_by_role("heading", name="Comparisons awaiting arbitration").is_visible()

@@ -151,13 +151,13 @@ def test_annotator_pages_queue_draft_and_submit(client, setup):
     a = next(iter(setup["assignments"].values()))
     client.force_login(a.annotator)
     queue = client.get(reverse("comparison:queue")).content.decode()
-    assert "0 done" in queue and "1 remaining" in queue
+    assert "0 submitted" in queue and "1 not started" in queue
     url = reverse("comparison:pair", kwargs={"assignment": a.public_id})
     assert client.get(url).status_code == 200
     draft = reverse("comparison:draft", kwargs={"assignment": a.public_id})
     saved = client.post(draft, {"selection_rationale": "half-written"}, HTTP_HX_REQUEST="true")
     assert "Draft saved at " in saved.content.decode()
-    assert "1 in progress" in client.get(reverse("comparison:queue")).content.decode()
+    assert "1 with a draft" in client.get(reverse("comparison:queue")).content.decode()
     assert "half-written" in client.get(url).content.decode()
     bad = client.post(
         url,
@@ -178,9 +178,10 @@ def test_annotator_pages_queue_draft_and_submit(client, setup):
             "selection_rationale": "B.",
         },
     )
-    assert ok.status_code == 302
+    # No other pair awaits this annotator: back to the queue.
+    assert ok.status_code == 302 and ok["Location"] == reverse("comparison:queue")
     assert ComparisonJudgment.objects.get().selected_letter == "B"
-    assert "1 done" in client.get(reverse("comparison:queue")).content.decode()
+    assert "1 submitted" in client.get(reverse("comparison:queue")).content.decode()
 
 
 def test_another_annotators_assignment_is_not_found(client, setup):
@@ -220,6 +221,6 @@ def test_the_comparison_page_runs_constant_queries_whatever_the_memories(
         client.get(url)
         with CaptureQueriesContext(connection) as ctx:
             body = client.get(url).content.decode()
-        assert body.count("<li data-memory>") == 3 * n
+        assert body.count("<li data-memory ") == 3 * n
         counts.append(len(ctx.captured_queries))
     assert counts[0] == counts[1], counts

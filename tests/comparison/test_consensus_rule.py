@@ -87,7 +87,9 @@ def test_nobody_arbitrates_a_pair_they_judged(client):
     pair.refresh_from_db()
     assert pair.status == ComparisonPair.Status.ESCALATED
     claude = pair.candidates.get(family="claude")
-    refused = r"You judged CHAR_41 × .*: your comparison judgment \(round 1, version 1, submitted"
+    refused = (
+        r"You judged Character 41 × .*: your comparison judgment \(round 1, version 1, submitted"
+    )
     with pytest.raises(arbitration_services.ArbitrationError, match=refused):
         arbitration_services.arbitration_resolve(
             pair_id=pair.pk, arbitrator=both, kind="adopted", candidate_id=claude.pk

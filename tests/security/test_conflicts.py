@@ -71,7 +71,7 @@ def two_rounds():
 def test_a_judge_of_an_earlier_round_may_not_arbitrate_the_later_round(two_rounds):
     later, both = two_rounds["later"], two_rounds["both"]
     message = arbitration_services.arbitration_conflict(later, both)
-    assert message.startswith("You judged CHAR_91 × ")
+    assert message.startswith("You judged Character 91 × ")
     assert "your comparison judgment (round 1, version 1, submitted " in message
     assert "in any round" in message
     for act in (
@@ -127,13 +127,14 @@ def test_the_page_shows_why_instead_of_the_form_and_a_post_is_403(two_rounds):
     # The queue says so too, instead of "Arbitrate".
     queue = client.get(reverse("adjudication:queue")).content.decode()
     assert 'data-testid="queue-conflict"' in queue and "round 1, version 1" in queue
-    assert f"Arbitrate {later.character.key}" not in queue
+    assert f'Arbitrate<span class="visually-hidden"> {later.title}' not in queue
+    assert f'Open<span class="visually-hidden"> {later.title}' in queue
     # The uninvolved arbitrator gets the form.
     client.force_login(two_rounds["arbitrator"])
     assert 'id="arbitration-form"' in client.get(url).content.decode()
     queue = client.get(reverse("adjudication:queue")).content.decode()
     assert 'data-testid="queue-conflict"' not in queue
-    assert f"Arbitrate {later.character.key}" in queue
+    assert f'Arbitrate<span class="visually-hidden"> {later.title}' in queue
 
 
 def test_the_api_answers_403_with_the_message(two_rounds):
