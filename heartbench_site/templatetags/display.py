@@ -4,6 +4,7 @@
 from django import template
 
 from annotation.corpus.life_stages import BY_KEY
+from annotation.scenario_review.models import DIAMONDS_DEFINITIONS, DIAMONDS_LABELS
 from heartbench_site.base import display
 
 register = template.Library()
@@ -37,6 +38,23 @@ def stage(key):
     """A life-stage key (``age_30_transition``) as its name (``Age-30 transition``)."""
     found = BY_KEY.get(str(key))
     return found.label if found else display.human_label(key)
+
+
+def _diamonds_key(dimension) -> str:
+    # A field (``positivity``) or a label in any casing (``pOsitivity``, ``Positivity``).
+    return str(dimension or "").strip().lower()
+
+
+@register.filter
+def diamonds(dimension):
+    """A DIAMONDS dimension (field or label) by its name: ``positivity`` → ``Positivity``."""
+    return DIAMONDS_LABELS.get(_diamonds_key(dimension), dimension)
+
+
+@register.filter
+def diamonds_definition(dimension):
+    """What a DIAMONDS dimension (field or label) means, in a line; ``""`` if unknown."""
+    return DIAMONDS_DEFINITIONS.get(_diamonds_key(dimension), "")
 
 
 @register.inclusion_tag("partials/protocol_ref.html")
