@@ -40,6 +40,16 @@ def stage(key):
     return found.label if found else display.human_label(key)
 
 
+@register.filter
+def timeline(text):
+    """A memory's timeline label with a life-stage key at its start in words:
+    ``school_age (9 years old)`` → ``School age (9 years old)``; other text as it is."""
+    value = str(text or "")
+    key, sep, rest = value.partition(" ")
+    found = BY_KEY.get(key)
+    return f"{found.label}{sep}{rest}" if found else value
+
+
 def _diamonds_key(dimension) -> str:
     # A field (``positivity``) or a label in any casing (``pOsitivity``, ``Positivity``).
     return str(dimension or "").strip().lower()
