@@ -56,7 +56,7 @@ class AssemblyRunForm(TextRules, forms.Form):
     include_unadjudicated = forms.BooleanField(
         required=False,
         label="Also assemble from references not adjudicated here (imported)",
-        help_text="Overrides the stage gate: seed 000 §2.4 Stage 3 assembles adjudicated "
+        help_text="Overrides the stage gate: the protocol assembles adjudicated "
         "references only. Recorded as a protocol deviation in the export manifest.",
     )
     gate_override_reason = forms.CharField(

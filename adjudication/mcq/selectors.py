@@ -49,6 +49,11 @@ class QueueRow:
             return []
         return [c["rule_id"] for c in self.screening.output["checks"] if c["status"] != "pass"]
 
+    @property
+    def concern_titles(self) -> list[str]:
+        """The concerns as a reviewer reads them: ``R2 Substantive distinctness``."""
+        return [f"{r} {RULE_LABELS.get(r, '')}".strip() for r in self.concerns]
+
 
 def item_review_queue(*, status: str | None = None) -> list[QueueRow]:
     statuses = [status] if status in REVIEW_QUEUE_STATUSES else list(REVIEW_QUEUE_STATUSES)

@@ -19,6 +19,7 @@ class GuessPage:
     scenario_id: str
     letters: tuple
     guesses: dict
+    scenario_title: str = ""
 
 
 def guess_page(*, public_id, user) -> GuessPage | None:
@@ -37,6 +38,7 @@ def guess_page(*, public_id, user) -> GuessPage | None:
         scenario_id=assignment.pair.scenario.scenario_id,
         letters=COMPARISON_LETTERS,
         guesses=guess.guesses if guess else {},
+        scenario_title=assignment.pair.scenario.name,
     )
 
 

@@ -32,9 +32,9 @@ class DraftingDesignForm(TextRules, forms.Form):
         ],
         initial=DraftingJob.Design.TABLE4,
         widget=forms.RadioSelect,
-        help_text="Table 4 (seed 000 App. B.1): CHAR_01-CHAR_10 are N, C, E, A, O high then "
-        "low (0.95 / 0.10, the other scores 0.30-0.70 chosen by the model), CHAR_11 the "
-        "all-0.50 reference whose vector is fixed. Keys that exist already are skipped.",
+        help_text="The paper's design: Characters 1-10 are N, C, E, A, O high then low "
+        "(0.95 / 0.10, the other scores 0.30-0.70 chosen by the model), Character 11 the "
+        "all-0.50 reference whose vector is fixed. Characters that exist already are skipped.",
     )
     custom_design = forms.CharField(
         max_length=TEXT,

@@ -10,6 +10,7 @@ from django.urls import reverse_lazy
 
 from annotation.corpus.models import Character, Scenario
 from annotation.generation.models import ModelFamily
+from heartbench_site.base.display import character_name, scenario_title
 from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 
@@ -29,7 +30,7 @@ class GenerationRunForm(TextRules, forms.Form):
         choices=ModelFamily.choices,
         widget=forms.CheckboxSelectMultiple,
         initial=[family.value for family in ModelFamily],
-        help_text="One candidate per pair and family (seed 000 §2.4 Stage 1).",
+        help_text="One candidate per pair and family.",
     )
     characters = forms.ModelMultipleChoiceField(
         label="Characters",
@@ -80,6 +81,11 @@ class GenerationRunForm(TextRules, forms.Form):
         ]
         self.fields["families"].initial = [f for f in ModelFamily.values if f in configured] or (
             ModelFamily.values
+        )
+        # Named as people name them; the id stays for the admin who matches it to a file.
+        self.fields["characters"].label_from_instance = character_name
+        self.fields["scenarios"].label_from_instance = lambda s: (
+            f"{scenario_title(s)} ({s.scenario_id})"
         )
         # The <form> tag is the template's: it carries the htmx attributes, which
         # crispy's helper.attrs would also stamp on the checkbox group.

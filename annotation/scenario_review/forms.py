@@ -1,7 +1,7 @@
 """Forms of scenario review and blueprints (crispy, Bootstrap 5). They parse input; the
 rules live in ``services`` and ``blueprints``."""
 
-from crispy_forms.layout import Div, Field, Layout, Submit
+from crispy_forms.layout import Div, Field, Fieldset, Layout, Submit
 from crispy_forms.utils import TEMPLATE_PACK
 from django import forms
 from django.urls import reverse
@@ -12,6 +12,7 @@ from annotation.profile_review.forms import form_helper, textarea
 from annotation.scenario_review.models import (
     BLUEPRINT_TITLE_MAX,
     DIAMONDS_ANCHORS,
+    DIAMONDS_DEFINITIONS,
     DIAMONDS_DIMENSION_CHOICES,
     DIAMONDS_DIMENSIONS,
     DIAMONDS_LABELS,
@@ -27,11 +28,8 @@ from heartbench_site.base.text_rules import NOTE, TextRules
 
 
 class ScreeningForm(TextRules, forms.Form):
-    decision = forms.ChoiceField(
-        label="Pass 1 decision",
-        choices=ScreeningDecision.Decision.choices,
-        widget=forms.RadioSelect,
-    )
+    # The three checks come before the decision: a reviewer works through them, then
+    # approves only when all three hold (App. C.2 pass 1).
     logically_consistent = forms.BooleanField(label="Logically consistent", required=False)
     psychologically_plausible = forms.BooleanField(
         label="Psychologically plausible", required=False
@@ -40,6 +38,11 @@ class ScreeningForm(TextRules, forms.Form):
         label="Character-agnostic: no identity anchors for “you” (age, occupation, tenure, "
         "education, family status, money figures)",
         required=False,
+    )
+    decision = forms.ChoiceField(
+        label="Pass 1 decision",
+        choices=ScreeningDecision.Decision.choices,
+        widget=forms.RadioSelect,
     )
     note = forms.CharField(
         label="Note",
@@ -55,6 +58,18 @@ class ScreeningForm(TextRules, forms.Form):
             reverse("review:scenario-screen", kwargs={"scenario_id": scenario_id}),
             Submit("screen", "Record my decision"),
             form_id="screening-form",
+        )
+        self.helper.layout = Layout(
+            Fieldset(
+                "The three checks (all must hold to approve)",
+                "logically_consistent",
+                "psychologically_plausible",
+                "character_agnostic",
+                css_class="mb-2",
+                data_testid="screening-checks",
+            ),
+            Field("decision", wrapper_class="mb-2"),
+            "note",
         )
 
 
@@ -115,7 +130,9 @@ class ScenarioContentForm(TextRules, forms.Form):
 
 
 class DiamondsScale(Field):
-    """A dimension rated on the 1–7 scale, drawn with the protocol's anchors (App. C.2)."""
+    """A dimension rated on the 1–7 scale, drawn with the protocol's anchors (App. C.2) and
+    what the dimension means, in visible text (a tooltip reaches no keyboard user).
+    ``hint`` is a line under the definition (the re-assessment shows the two ratings)."""
 
     template = "review/partials/diamonds_scale.html"
     anchors = {
@@ -127,11 +144,32 @@ class DiamondsScale(Field):
         "high": DIAMONDS_ANCHORS[DIAMONDS_MAX],
     }
 
+    def __init__(self, dimension: str, *, hint: str = "", **kwargs):
+        super().__init__(dimension, **kwargs)
+        self.dimension = dimension
+        self.hint = hint
+
     def render(self, form, context, template_pack=TEMPLATE_PACK, extra_context=None, **kwargs):
-        extra_context = {**(extra_context or {}), "anchors": self.anchors}
+        extra_context = {
+            **(extra_context or {}),
+            "anchors": self.anchors,
+            "definition": DIAMONDS_DEFINITIONS.get(self.dimension, ""),
+            "hint": self.hint,
+        }
         return super().render(
             form, context, template_pack=template_pack, extra_context=extra_context, **kwargs
         )
+
+
+def _scale_field(label: str, *, required_message: str) -> forms.TypedChoiceField:
+    """One dimension's 1–7 radio group (drawn by :class:`DiamondsScale`)."""
+    return forms.TypedChoiceField(
+        label=label,
+        choices=[(n, str(n)) for n in DIAMONDS_SCALE],
+        coerce=int,
+        widget=forms.RadioSelect,
+        error_messages={"required": required_message, "invalid_choice": required_message},
+    )
 
 
 # What the rating form posts; its autosave keeps exactly these.
@@ -146,12 +184,8 @@ class DiamondsRatingForm(TextRules, forms.Form):
     def __init__(self, *args, scenario_id: str, **kwargs):
         super().__init__(*args, **kwargs)
         for f, label, _ in DIAMONDS_DIMENSIONS:
-            self.fields[f] = forms.TypedChoiceField(
-                label=label,
-                choices=[(n, str(n)) for n in DIAMONDS_SCALE],
-                coerce=int,
-                widget=forms.RadioSelect,
-                error_messages={"required": f"Rate {label} from {DIAMONDS_MIN} to {DIAMONDS_MAX}."},
+            self.fields[f] = _scale_field(
+                label, required_message=f"Rate {label} from {DIAMONDS_MIN} to {DIAMONDS_MAX}."
             )
         self.order_fields(DIAMONDS_RATING_FIELDS)
         self.helper = form_helper(
@@ -173,21 +207,30 @@ class DiamondsRatingForm(TextRules, forms.Form):
 
 
 class ReassessmentForm(TextRules, forms.Form):
-    """A proposal (or counter-proposal) of the final values of the split dimensions; the
-    other reviewer confirms it with ``ReassessmentConfirmForm``."""
+    """A proposal (or counter-proposal) of the final values of the split dimensions, on the
+    same 1–7 scales as the individual ratings; the other reviewer confirms it with
+    ``ReassessmentConfirmForm``. ``ratings`` (dimension → the two ratings) is shown beside
+    each scale."""
 
     note = forms.CharField(
         label="How the reviewers agreed", max_length=NOTE, widget=textarea(2), required=False
     )
 
-    def __init__(self, *args, scenario_id: str, dimensions: list[str], counter=False, **kwargs):
+    def __init__(
+        self,
+        *args,
+        scenario_id: str,
+        dimensions: list[str],
+        counter=False,
+        ratings: dict | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         for f in dimensions:
-            self.fields[f] = forms.IntegerField(
-                label=f"Agreed {DIAMONDS_LABELS[f]}",
-                min_value=DIAMONDS_MIN,
-                max_value=DIAMONDS_MAX,
-                widget=forms.NumberInput(attrs={"min": DIAMONDS_MIN, "max": DIAMONDS_MAX}),
+            label = DIAMONDS_LABELS[f]
+            self.fields[f] = _scale_field(
+                f"Agreed {label}",
+                required_message=f"Give the agreed {label} from {DIAMONDS_MIN} to {DIAMONDS_MAX}.",
             )
         self.order_fields([*dimensions, "note"])
         self.dimensions = dimensions
@@ -197,9 +240,20 @@ class ReassessmentForm(TextRules, forms.Form):
             Submit("reassess", label),
             form_id="reassessment-form",
         )
+        ratings = ratings or {}
+        self.helper.layout = Layout(
+            *(DiamondsScale(f, hint=_ratings_hint(ratings.get(f))) for f in dimensions),
+            Field("note"),
+        )
 
     def agreed(self) -> dict[str, int]:
         return {f: self.cleaned_data[f] for f in self.dimensions}
+
+
+def _ratings_hint(values) -> str:
+    if not values:
+        return ""
+    return "Rated " + " and ".join(str(v) for v in values) + " independently."
 
 
 class ReassessmentConfirmForm(TextRules, forms.Form):

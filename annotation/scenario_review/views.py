@@ -71,8 +71,9 @@ def _scenario_context(request, scenario_id, **forms):
         initial=drafts.form_draft_values(draft), scenario_id=scenario_id
     )
     split = [c.field for c in page.comparison if c.reassess]
+    ratings = {c.field: c.values for c in page.comparison if c.reassess}
     context["reassessment_form"] = forms.get("reassessment_form") or ReassessmentForm(
-        scenario_id=scenario_id, dimensions=split, counter=page.can_confirm
+        scenario_id=scenario_id, dimensions=split, counter=page.can_confirm, ratings=ratings
     )
     context["confirm_form"] = forms.get("confirm_form") or ReassessmentConfirmForm(
         scenario_id=scenario_id, dimensions=split, proposal=page.current_proposal
@@ -208,8 +209,13 @@ def _split(request, scenario_id) -> list[str]:
 def scenario_reassess(request, scenario_id):
     page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
     _refuse_unless(page.can_reassess, page, "re-assess")
+    split = [c for c in page.comparison if c.reassess]
     form = ReassessmentForm(
-        request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
+        request.POST,
+        scenario_id=scenario_id,
+        dimensions=[c.field for c in split],
+        counter=page.can_confirm,
+        ratings={c.field: c.values for c in split},
     )
     if form.is_valid():
         try:

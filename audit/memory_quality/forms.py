@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from audit.memory_quality import criteria
 from audit.memory_quality.models import NOTE_MAX_CHARS, MemoryCase
+from heartbench_site.base.display import character_name, memory_field_label
 from heartbench_site.base.drafts import autosave_attrs
 from heartbench_site.base.text_rules import NOTE, TEXT, TextRules, field_label, text_problem
 
@@ -74,10 +75,12 @@ SENIOR_EDIT_FIELDS = ("context", "content_summary", "content_full", "note")
 
 
 class SeniorEditForm(TextRules, forms.Form):
-    context = forms.CharField(label="Context", widget=_rows(2), max_length=TEXT)
-    content_summary = forms.CharField(label="Content summary", widget=_rows(3), max_length=TEXT)
+    context = forms.CharField(label=memory_field_label("context"), widget=_rows(2), max_length=TEXT)
+    content_summary = forms.CharField(
+        label=memory_field_label("content_summary"), widget=_rows(3), max_length=TEXT
+    )
     content_full = forms.CharField(
-        label="Narrative (content_full)", widget=_rows(16), max_length=TEXT
+        label=memory_field_label("content_full"), widget=_rows(16), max_length=TEXT
     )
     note = forms.CharField(
         label="Note on the edit", required=False, widget=_rows(2), max_length=NOTE
@@ -141,7 +144,7 @@ class AuditRunForm(TextRules, forms.Form):
 
     def __init__(self, *args, character_keys=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["characters"].choices = [(k, k) for k in character_keys]
+        self.fields["characters"].choices = [(k, character_name(k)) for k in character_keys]
         self.helper = _helper(
             reverse("audit:run-list"), Submit("start", "Run the audit"), form_id="run-form"
         )

@@ -21,6 +21,7 @@ from audit.memory_quality.models import (
     RepairAttempt,
     RepairDefect,
 )
+from heartbench_site.base.display import memory_field_label
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.text_diff import word_diff
 from heartbench_site.base.wording import counted
@@ -240,7 +241,7 @@ def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
     by_field = defaultdict(list)
     for flag in current:
         for span in flag.spans:
-            by_field[span["field"]].append({**span, "label": f"criterion {flag.criterion}"})
+            by_field[span["field"]].append({**span, "label": flag.get_criterion_display()})
     flagged_fields = {f.field for f in current}
     fields = [
         HighlightedField(
@@ -344,17 +345,14 @@ def senior_way_forward(case: MemoryCase, *, versions=None) -> tuple[str, str]:
     return "", ""
 
 
-FIELD_LABELS = {
-    "context": "Context",
-    "content_summary": "Content summary",
-    "content_full": "Narrative (content_full)",
-}
-
-
 def version_diff(before: dict, after: dict) -> list[dict]:
     """Field-level word diffs between two versions' fields, changed fields only."""
     return [
-        {"field": name, "label": FIELD_LABELS[name], "ops": word_diff(before[name], after[name])}
+        {
+            "field": name,
+            "label": memory_field_label(name),
+            "ops": word_diff(before[name], after[name]),
+        }
         for name in MEMORY_TEXT_FIELDS
         if before.get(name) != after.get(name)
     ]

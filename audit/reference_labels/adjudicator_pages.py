@@ -83,7 +83,7 @@ def adjudication_queue(*, audit: LabelAudit):
             audit=audit,
             status__in=[LabelAuditItem.Status.ADJUDICATING, LabelAuditItem.Status.RESOLVED],
         )
-        .select_related("item")
+        .select_related("item__scenario")
         .prefetch_related(
             Prefetch(
                 "selections",

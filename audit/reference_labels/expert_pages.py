@@ -28,6 +28,7 @@ class ExpertQueueRow:
     character_key: str
     stage_label: str
     state: str  # "submitted", "draft", "todo": the expert's own progress only
+    scenario_title: str = ""
 
 
 def expert_queue(*, audit: LabelAudit, expert) -> list[ExpertQueueRow]:
@@ -39,10 +40,12 @@ def expert_queue(*, audit: LabelAudit, expert) -> list[ExpertQueueRow]:
         )
     }
     rows = []
-    for audit_item_id, position, question_id, character_key, stage in (
+    for audit_item_id, position, question_id, character_key, stage, title in (
         LabelAuditItem.objects.filter(audit=audit)
         .order_by("position")
-        .values_list("pk", "position", "item__question_id", "character_key", "stage")
+        .values_list(
+            "pk", "position", "item__question_id", "character_key", "stage", "item__scenario__name"
+        )
     ):
         mine = own.get(audit_item_id)
         if mine is None:
@@ -53,7 +56,9 @@ def expert_queue(*, audit: LabelAudit, expert) -> list[ExpertQueueRow]:
             state = "draft"
         stage_label = LIFE_STAGES[stage].label if stage in LIFE_STAGES else stage
         rows.append(
-            ExpertQueueRow(audit_item_id, position, question_id, character_key, stage_label, state)
+            ExpertQueueRow(
+                audit_item_id, position, question_id, character_key, stage_label, state, title
+            )
         )
     return rows
 

@@ -29,7 +29,7 @@ class LabelAuditCreateForm(TextRules, forms.Form):
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
         label="Audit experts (three)",
-        help_text="Each selects blind to the key (App. D.4).",
+        help_text="Each selects blind to the key.",
     )
     adjudicator = forms.ModelChoiceField(queryset=None, label="Audit adjudicator")
     items_per_stratum = forms.IntegerField(
@@ -37,7 +37,7 @@ class LabelAuditCreateForm(TextRules, forms.Form):
         max_value=50,
         initial=AUDIT_ITEMS_PER_STRATUM,
         label="Items per character × life-stage stratum (k)",
-        help_text="App. D.4: two per stratum, 176 items for 11 characters × 8 bins.",
+        help_text="The paper draws two per stratum: 176 items for 11 characters × 8 life stages.",
     )
     seed = forms.IntegerField(
         min_value=0,

@@ -7,6 +7,7 @@ import re
 from django import template
 
 from annotation.corpus.life_stages import BY_KEY
+from annotation.scenario_review.models import DIAMONDS_DEFINITIONS, DIAMONDS_LABELS
 from heartbench_site.base import display
 
 register = template.Library()
@@ -52,6 +53,23 @@ def timeline(text):
     if text is None:
         return ""
     return _STAGE_KEYS.sub(lambda match: BY_KEY[match.group(0)].label, str(text))
+
+
+def _diamonds_key(dimension) -> str:
+    # A field (``positivity``) or a label in any casing (``pOsitivity``, ``Positivity``).
+    return str(dimension or "").strip().lower()
+
+
+@register.filter
+def diamonds(dimension):
+    """A DIAMONDS dimension (field or label) by its name: ``positivity`` → ``Positivity``."""
+    return DIAMONDS_LABELS.get(_diamonds_key(dimension), dimension)
+
+
+@register.filter
+def diamonds_definition(dimension):
+    """What a DIAMONDS dimension (field or label) means, in a line; ``""`` if unknown."""
+    return DIAMONDS_DEFINITIONS.get(_diamonds_key(dimension), "")
 
 
 # Ids of the citations' text, unique within a page (and across pages: simpler than a

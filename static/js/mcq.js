@@ -6,6 +6,9 @@
 // and restored on load; the draft is dropped when its form is submitted. The key names
 // the item and its version, so a draft never reappears on a later version.
 //
+// The actions are <details name="mcq-action"> (one open at a time): a restored draft
+// opens its own.
+//
 // A select with data-confirm-by-option gives its form the chosen option's data-confirm
 // (static/app/heartbench.js then asks before the form is sent): removing or retaining an
 // item is final, the other decisions open a new version.
@@ -16,7 +19,12 @@
       var key = "heartbench:" + area.dataset.autosave;
       var saved = null;
       try { saved = window.localStorage.getItem(key); } catch (e) { return; }
-      if (saved && !area.value) { area.value = saved; }
+      if (saved && !area.value) {
+        area.value = saved;
+        // A restored draft in a closed action opens it, so the reviewer sees it.
+        var action = area.closest("details");
+        if (action) { action.open = true; }
+      }
       area.addEventListener("input", function () {
         try { window.localStorage.setItem(key, area.value); } catch (e) { /* full or off */ }
       });

@@ -17,6 +17,7 @@ from annotation.corpus.models import Memory, ProfileVersion
 from annotation.memory_generation.models import GeneratedMemory, MemoryCallRecord, MemoryRun
 from annotation.profile_review.models import ChangeRequest
 from annotation.profile_review.services import profile_review_save
+from audit.memory_quality.models import MemoryCase
 from heartbench_site.base.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.browser.actions import submit
@@ -226,7 +227,8 @@ def test_draft_review_redraft_freeze_then_generate_cancel_resume_and_audit(
     spoiled = stored.get(content_full__startswith="Years later")
     switch_to(page, live_server, "memory-reviewer")
     page.goto(f"{live_server.url}/audit/?status=review")
-    page.get_by_role("link", name=spoiled.memory_id).click()
+    case = MemoryCase.objects.get(memory=spoiled)  # the queue names it by its summary
+    page.locator(f'tr[data-case="{case.pk}"]').get_by_role("link").click()
     source = page.get_by_test_id("memory-source").inner_text()
     assert f"generated: run {run.pk}, batch " in source
     assert "memory prompt v1, fake-memory-model" in source

@@ -188,11 +188,11 @@ def test_the_memory_audit_asks_before_deciding_and_keeps_the_senior_edit(
     log_in(page, live_server, "senior")
     page.goto(f"{live_server.url}/audit/cases/{case.pk}/")
     assert page.get_by_test_id("autosave-status").inner_text() == NOT_SAVED
-    page.get_by_label("Narrative (content_full)").fill(CLEAN + " Half-way through my edit.")
+    page.get_by_label("Full account").fill(CLEAN + " Half-way through my edit.")
     page.get_by_label("Note on the edit").fill("Removed the later knowledge.")
     wait_saved(page, note="Removed the later knowledge.")
     page.reload()
-    narrative = page.get_by_label("Narrative (content_full)")
+    narrative = page.get_by_label("Full account")
     assert narrative.input_value().endswith("Half-way through my edit.")
     assert page.get_by_label("Note on the edit").input_value() == "Removed the later knowledge."
     narrative.scroll_into_view_if_needed()
@@ -282,11 +282,13 @@ def test_item_review_keeps_the_revision_and_asks_before_removing(page, live_serv
     revise.scroll_into_view_if_needed()
     keep_screenshot(page, "item-review")
 
+    # The actions are disclosures, one open at a time.
+    page.get_by_test_id("review-actions").locator("summary", has_text="Other decisions").click()
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
     decide.get_by_label("Note (required: say why)").fill("The scenario cannot separate these.")
     button = decide.get_by_role("button", name="Record decision")
-    assert f"Remove {item.question_id}" in cancel_confirmation(page, button)
+    assert "Remove this item" in cancel_confirmation(page, button)
     assert McqItem.objects.get(pk=item.pk).status == McqItem.Status.FLAGGED
     submit_and_confirm(page, button)
     assert McqItem.objects.get(pk=item.pk).status == McqItem.Status.REMOVED

@@ -56,6 +56,16 @@ def eager():
     app.conf.task_always_eager = previous
 
 
+def open_item(page, item):
+    """The queue names an item by its character and scenario title: open it by its link."""
+    page.get_by_test_id("queue-row").locator(f'a[href$="/items/{item.pk}/"]').click()
+
+
+def open_action(page, name):
+    """The review actions are disclosures, one open at a time: open the one named."""
+    page.get_by_test_id("review-actions").locator("summary", has_text=name).click()
+
+
 def test_revise_a_distractor_then_remove_another_item(
     page, live_server, flagged, fake_server, eager
 ):
@@ -64,7 +74,7 @@ def test_revise_a_distractor_then_remove_another_item(
     page.goto(f"{live_server.url}/items/")
     assert page.get_by_test_id("queue-row").count() == 2
 
-    page.get_by_role("link", name=f"Review {revised.question_id}").click()
+    open_item(page, revised)
     assert page.get_by_test_id("item-status").inner_text() == "Flagged for item review"
     assert "concern under R2" in page.get_by_test_id("issue").first.inner_text()
     label = next(o.label for o in revised.options.order_by("label") if not o.is_correct)
@@ -86,7 +96,8 @@ def test_revise_a_distractor_then_remove_another_item(
 
     page.goto(f"{live_server.url}/items/")
     assert page.get_by_test_id("queue-row").count() == 1
-    page.get_by_role("link", name=f"Review {removed.question_id}").click()
+    open_item(page, removed)
+    open_action(page, "Other decisions")
     decide = page.get_by_test_id("form-decide")
     decide.get_by_label("Decision").select_option("remove")
     submit_and_confirm(page, decide.get_by_role("button", name="Record decision"))

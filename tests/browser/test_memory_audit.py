@@ -42,6 +42,12 @@ def flagged(transactional_db):
     return {"confirm": confirm, "override": override}
 
 
+def open_case(page, memory):
+    """The queue names a memory by its summary, not its id: open it by its row."""
+    case = MemoryCase.objects.get(memory=memory)
+    page.locator(f'tr[data-case="{case.pk}"]').get_by_role("link").click()
+
+
 def log_out(page):
     page.get_by_role("button", name="Log out").click()
     page.wait_for_url("**/accounts/login/")
@@ -55,7 +61,7 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     assert page.get_by_test_id("case-queue").locator("tbody tr").count() == 2
 
     # Confirm the drift: the evidence is highlighted in the narrative.
-    page.get_by_role("link", name=confirm.memory_id).click()
+    open_case(page, confirm)
     evidence = page.get_by_test_id("evidence")
     assert evidence.first.inner_text() == "Years later"
     assert "repair" in page.content().lower()
@@ -65,7 +71,7 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
 
     # Override the quoted novel line as a false positive: a reason is required.
     page.goto(f"{live_server.url}/audit/?status=review")
-    page.get_by_role("link", name=override.memory_id).click()
+    open_case(page, override)
     page.get_by_label("False positive", exact=False).check()
     submit_and_confirm(page, page.get_by_role("button", name="Record my decision"))
     assert "Say why the flag is a false positive" in page.content()
@@ -90,8 +96,8 @@ def test_confirm_senior_edit_re_audit_and_false_positive(page, live_server, flag
     # The senior expert edits the confirmed memory, previews the diff, saves.
     log_in(page, live_server, "senior")
     page.get_by_test_id("queue-memory_senior_edit").click()
-    page.get_by_role("link", name=confirm.memory_id).click()
-    narrative = page.get_by_label("Narrative (content_full)")
+    open_case(page, confirm)
+    narrative = page.get_by_label("Full account")
     narrative.fill(CLEAN)
     page.get_by_role("button", name="Preview the diff").click()
     diff = page.locator("#diff-preview").get_by_test_id("memory-diff")

@@ -70,7 +70,7 @@ def judge_all_criteria(page):
 def review(page, live_server, username, recommendation):
     switch_to(page, live_server, username)
     page.goto(f"{live_server.url}/review/profiles/")
-    page.get_by_role("link", name="Review CHAR_01").click()
+    page.get_by_role("link", name="Review Character 1").click()
     page.wait_for_url("**/review/profiles/CHAR_01/")
     judge_all_criteria(page)
     page.get_by_label(recommendation).check()
@@ -118,7 +118,7 @@ def test_three_reviews_then_the_senior_edits_and_freezes(page, live_server, peop
     # The senior expert: reviews side by side, an edit with its diff, resolve, freeze.
     switch_to(page, live_server, "senior")
     page.goto(f"{live_server.url}/review/profiles/")
-    page.get_by_role("link", name="Adjudicate CHAR_01").click()
+    page.get_by_role("link", name="Adjudicate Character 1").click()
     side = page.get_by_test_id("reviews-side-by-side")
     for name in ("annotator-1", "annotator-2", "annotator-3"):
         assert name in side.inner_text()

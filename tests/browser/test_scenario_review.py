@@ -23,7 +23,7 @@ LABELS = dict(
     intellect="Intellect",
     adversity="Adversity",
     mating="Mating",
-    positivity="pOsitivity",
+    positivity="Positivity",
     negativity="Negativity",
     deception="Deception",
     sociality="Sociality",
@@ -34,7 +34,7 @@ LABELS = dict(
 def people(transactional_db):
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    ScenarioFactory(scenario_id="SCN_SCHOOL_AGE_1")
+    ScenarioFactory(scenario_id="SCN_SCHOOL_AGE_1", name="The Entrusted Caretaker")
     UserFactory(username="reviewer-a", roles=[Role.SCENARIO_REVIEWER])
     UserFactory(username="reviewer-b", roles=[Role.SCENARIO_REVIEWER])
 
@@ -45,7 +45,7 @@ def switch_to(page, live_server, username):
         page.wait_for_url("**/accounts/login/")
     log_in(page, live_server, username)
     page.goto(f"{live_server.url}/review/scenarios/")
-    page.get_by_role("link", name="SCN_SCHOOL_AGE_1").click()
+    page.get_by_role("link", name="The Entrusted Caretaker").click()
     page.wait_for_url("**/review/scenarios/SCN_SCHOOL_AGE_1/")
 
 
@@ -115,7 +115,11 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
 
     # The joint re-assessment: B proposes the agreed value, which waits for A's confirmation.
     reassess = page.locator("#reassessment-form")
-    reassess.get_by_label("Agreed Adversity").fill("5")
+    # The agreed value on the same 1–7 scale as the ratings (no free number box).
+    agreed = reassess.get_by_role("group", name="Agreed Adversity")
+    assert "Rated 6 and 3" in agreed.inner_text()
+    agreed.get_by_text("5", exact=True).click()
+    assert agreed.get_by_role("radio", name="5", exact=True).is_checked()
     reassess.get_by_label("How the reviewers agreed").fill("Discussed: the loss is real but small.")
     submit(page, reassess.get_by_role("button", name="Propose these final ratings"))
     state = page.get_by_test_id("reassessment-state")

@@ -71,7 +71,7 @@ def test_the_job_page_shows_each_draft_with_its_version_and_the_draft_page_its_p
 ):
     client = login(drafting_admin)
     body = client.get(reverse("drafting:job-detail", kwargs={"job_id": finished_job.pk})).content
-    assert b'data-key="CHAR_05"' in body and b"CHAR_05 v1" in body and b"E high" in body
+    assert b'data-key="CHAR_05"' in body and b"Character 5 v1" in body and b"E high" in body
     draft = finished_job.drafts.get()
     body = client.get(
         reverse("drafting:draft-detail", kwargs={"job_id": finished_job.pk, "id": draft.pk})

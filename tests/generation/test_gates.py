@@ -158,14 +158,21 @@ def test_the_launch_page_lists_blocks_and_whom_they_wait_for(providers, admin, c
     client.force_login(admin)
     body = client.get(reverse("corpus:generation-new")).content.decode()
     table = body[body.index('data-testid="blocked-pairs"') :]
-    table = table[: table.index("</table>")]
+    table = table[: table.index("</ul>")]
     assert "8 of 9 pairs blocked" in body
-    assert '<tr data-gate="memory_audit_finalized"><td>CHAR_02</td>' in table
+    # Each block names its subject in words (the id stays in an attribute for scripts).
+    assert (
+        '<li class="border-top py-1" data-gate="memory_audit_finalized" data-subject="CHAR_02">'
+        "<strong>Character 2</strong>" in table
+    )
     assert "an admin to run the memory audit and finalize it" in table
-    assert '<tr data-gate="profile_frozen"><td>CHAR_03</td>' in table
-    assert '<tr data-gate="scenario_reviewed"><td>SCN_SCHOOL_AGE_3</td>' in table
+    assert 'data-gate="profile_frozen" data-subject="CHAR_03"><strong>Character 3<' in table
+    assert (
+        'data-gate="scenario_reviewed" data-subject="SCN_SCHOOL_AGE_3">'
+        "<strong>School age scenario 3<" in table
+    )
     assert "the scenario reviewers" in table
-    assert "CHAR_01" not in table and "SCN_SCHOOL_AGE_1<" not in table
+    assert "CHAR_01" not in table and "SCN_SCHOOL_AGE_1" not in table
     assert 'name="override_gates"' in body and 'name="override_reason"' in body
 
     # Only the ready pair: nothing blocks.
@@ -224,7 +231,7 @@ def test_the_launch_page_issues_a_fixed_number_of_queries(providers, admin, clie
         client.get(url)
         with CaptureQueriesContext(connection) as ctx:
             body = client.get(url).content.decode()
-        assert body.count("<tr data-gate=") == {1: 3, 4: 15}[n]
+        assert body.count(" data-gate=") == {1: 3, 4: 15}[n]
         counts.append(len(ctx.captured_queries))
     assert counts[0] == counts[1], counts
 

@@ -71,7 +71,7 @@ def test_the_item_page_runs_constant_queries(client, references, person, django_
         item.refresh_from_db()
         flag(item)
     with django_assert_num_queries(len(few.captured_queries)):
-        assert "v4" in client.get(url).content.decode()
+        assert "Version 4" in client.get(url).content.decode()
 
 
 def test_an_admin_screens_a_waiting_item_now(

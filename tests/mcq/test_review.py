@@ -211,7 +211,7 @@ def test_the_item_page_shows_assessments_checks_and_anchors(client, flagged, arb
     body = client.get(reverse("mcq:item", args=[flagged.pk])).content.decode()
     assert "concern under R2" in body  # the issue
     assert "trusted you with the class plants" in body  # an evidence anchor
-    assert "rejected: too_similar_to_key" in body and "rejected: off_scenario" in body
+    assert "left out: too similar to the key" in body and "left out: off the scenario" in body
 
 
 def test_a_review_form_error_leaves_the_item_unchanged(client, flagged, arbitrator):

@@ -25,7 +25,7 @@ def test_run_list_shows_each_run_with_its_memories_and_batches(admin_client):
     assert 'data-status="running"' in row
     assert "4 / 6" in row  # memories stored / slots asked for
     assert "2 / 2" in row  # batches done (a failed one is terminal too) / all
-    assert "CHAR_12" in row
+    assert "Character 12" in row  # the run's character, by name
 
 
 def test_run_list_query_count_does_not_grow_with_runs(admin_client, django_assert_max_num_queries):

@@ -124,8 +124,8 @@ def test_the_case_page_highlights_the_evidence_and_shows_the_decision_form(clien
         .content.decode()
     )
     assert (
-        '<mark class="hb-evidence" title="criterion 1" data-testid="evidence">years later</mark>'
-        in body
+        '<mark class="hb-evidence" title="1. Perspective drift (omniscient narrator)" '
+        'data-testid="evidence">years later</mark>' in body
     )
     assert 'id="decision-form"' in body
     senior_page = (

@@ -19,7 +19,7 @@ def test_character_list_shows_the_current_version(reader, secret_corpus):
     body = reader.get(reverse("corpus:character-list")).content.decode()
     assert SECRET_KEY in body
     assert SECRETS["construction label"] in body  # v2, the newest version
-    assert "v2" in body and "draft" in body
+    assert "version 2" in body and "draft" in body
     assert "0.87" in body  # openness, two decimals
     row = body[body.index(SECRET_KEY) :]
     assert '<td class="text-end">2</td>' in row[: row.index("</tr>")]  # memory count
@@ -67,7 +67,7 @@ def test_memory_detail_shows_all_ten_fields(reader, secret_corpus):
         SECRETS["behavior_policy"],
         "fear / loneliness",
         "intensity 0.70",
-        "family",
+        "Family",  # a theme (relevance tag), in words
     ):
         assert text in body, text
 

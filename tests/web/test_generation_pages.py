@@ -91,7 +91,7 @@ def test_the_estimate_warns_about_characters_without_a_frozen_profile(
     body = text(admin.get(reverse("corpus:generation-new")))
     assert 'data-testid="unit-count">18 units<' in body
     assert "2 of the 6 pairs are not ready for generation" in body
-    assert f'<tr data-gate="profile_frozen"><td>{draft.key}</td>' in body
+    assert f'data-gate="profile_frozen" data-subject="{draft.key}">' in body
 
 
 def test_launching_a_subset_creates_its_units_and_runs_them(
