@@ -479,7 +479,7 @@ def judge_run_report(request, run_id):
             name=name,
             url_name="judging:report-plot",
             note=note,
-            testid=f"report-{name}",
+            testid=f"report-plot-{name}",  # the tables are report-<section>
             run_id=run_id,
         )
         for name, scene in report_plots(report).items()
