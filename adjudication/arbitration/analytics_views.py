@@ -18,6 +18,15 @@ TITLES = {
     "overturned": "Selections the arbitrator overturned, per annotator",
     "guidance_followed": "Revision guidance followed in an edit, per annotator",
 }
+#: What each plot says when no annotator has a share yet (every share undefined).
+EMPTY = {
+    "agreement": "No decided pair has a reference adopted or edited from a candidate yet, "
+    "so there is nothing to plot.",
+    "overturned": "The arbitrator has not decided an escalated pair yet, so there is nothing "
+    "to plot: a selection can only be overturned at arbitration.",
+    "guidance_followed": "No pair has been decided by an edit of a candidate that an annotator "
+    "gave revision guidance on yet, so there is nothing to plot.",
+}
 
 
 def analytics_plots(result) -> dict[str, plots.Scene]:
@@ -46,6 +55,7 @@ def analytics_plots(result) -> dict[str, plots.Scene]:
             tick_format=plots.percent_ticks,
             x_range=(0.0, 1.0),
             interval_label="95% Wilson interval",
+            empty_text=EMPTY[metric],
         )
     return charts
 

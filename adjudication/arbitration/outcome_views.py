@@ -42,7 +42,9 @@ def _count_bars(items, total) -> list[plots.Bar]:
     ]
 
 
-def _count_chart(items, total, *, title, x_label, y_label) -> plots.Scene:
+def _count_chart(items, total, *, title, x_label, y_label, empty_text) -> plots.Scene:
+    if not total:
+        return plots.no_data(title, empty_text)
     return plots.hbar_chart(
         _count_bars(items, total),
         title=title,
@@ -70,6 +72,8 @@ def outcome_plots(outcomes, *, families: bool) -> dict[str, plots.Scene]:
             title="References by the source family of the adopted candidate",
             x_label="References",
             y_label="Source family",
+            empty_text="No pair of the comparison workflow has a reference yet (imported "
+            "references are not counted), so there is nothing to plot.",
         )
     keyed = (outcomes.keyed_edit_rate_bins, outcomes.keyed_edit_rates, "keyed final decision")
     for name, (bins, rates, what) in (
@@ -82,6 +86,8 @@ def outcome_plots(outcomes, *, families: bool) -> dict[str, plots.Scene]:
             title=f"Distribution of word edit rates, {what}",
             x_label="References",
             y_label="Word edit rate",
+            empty_text="No reference has been adopted or edited from a candidate yet, so "
+            "there is no edit rate to plot.",
         )
     charts["positions"] = _count_chart(
         [(f"Letter {letter}", n) for letter, n in outcomes.position_counts.items()],
@@ -89,6 +95,7 @@ def outcome_plots(outcomes, *, families: bool) -> dict[str, plots.Scene]:
         title="Position bias: how often each displayed letter was selected",
         x_label="Selections",
         y_label="Displayed letter",
+        empty_text="No annotator has submitted a comparison yet, so there is nothing to plot.",
     )
     return charts
 

@@ -325,6 +325,12 @@ def rating_cells(report: JudgeReport):
 # --- plots ------------------------------------------------------------------------------------
 
 
+#: A section's plot when none of its figures has a value (the table says why for each).
+UNDEFINED = (
+    "No figure of this section has a value, so there is nothing to plot: the table above says why."
+)
+
+
 def _coefficient_ticks(value: float) -> str:
     return display.format_coefficient(value, 1)
 
@@ -358,6 +364,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             y_label="Agreement",
             tick_format=_coefficient_ticks,
             x_range=(-1.0, 1.0),
+            empty_text=UNDEFINED,
         )
     if "outcome" in f:
         o = f["outcome"]
@@ -371,6 +378,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             y_label="Who selected",
             tick_format=plots.percent_ticks,
             x_range=(0.0, 1.0),
+            empty_text=UNDEFINED,
         )
     if "replace" in f:
         r = f["replace"]
@@ -379,15 +387,17 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             ("to_adoption", "Escalated pairs adopted", plots.PALETTE[1]),
             ("reference_changed", "Adopted with another reference", plots.PALETTE[2]),
         )
+        # One block per slot, named once; one bar per measure, named beside it.
         bars = [
             plots.Bar(
-                f"Judge as {_slot(s)}",
+                label,
                 getattr(r, name)[s],
                 value_text=f"{getattr(r, name)[s]:,}",
                 colour=colour,
+                group=f"Judge as {_slot(s)}",
             )
             for s in range(len(r.to_arbitration))
-            for name, _, colour in measures
+            for name, label, colour in measures
         ]
         charts["replace"] = plots.hbar_chart(
             bars,
@@ -396,8 +406,8 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             y_label="Slot the judge takes",
             tick_format=plots.count_ticks,
             x_range=(0.0, float(max(r.n, 1))),
-            categories=[(colour, label) for _, label, colour in measures],
             integer=True,
+            empty_text=UNDEFINED,
         )
     if "position" in f:
         p = f["position"]
@@ -417,6 +427,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             references=[
                 plots.Reference(1 / len(COMPARISON_LETTERS), "Chance (one letter in three)")
             ],
+            empty_text=UNDEFINED,
         )
     if "self_preference" in f:
         sp = f["self_preference"]
@@ -428,6 +439,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             y_label="Who selected",
             tick_format=plots.percent_ticks,
             x_range=(0.0, 1.0),
+            empty_text=UNDEFINED,
         )
     if "rating" in f:
         ra = f["rating"]
@@ -442,6 +454,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
             y_label="Coefficient",
             tick_format=_coefficient_ticks,
             x_range=(-1.0, 1.0),
+            empty_text=UNDEFINED,
         )
     return charts
 
@@ -466,7 +479,7 @@ def judge_run_report(request, run_id):
             name=name,
             url_name="judging:report-plot",
             note=note,
-            testid=f"report-{name}",
+            testid=f"report-plot-{name}",  # the tables are report-<section>
             run_id=run_id,
         )
         for name, scene in report_plots(report).items()

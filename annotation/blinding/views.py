@@ -71,6 +71,8 @@ def report_plots(report) -> dict[str, plots.Scene]:
             x_range=(0, 1),
             references=[plots.Reference(CHANCE, "Chance (1/3)")],
             interval_label="95% Wilson CI",
+            empty_text="No annotator has named a family in a guess yet, so there is nothing "
+            "to plot.",
         ),
         "positions": plots.hbar_chart(
             [
@@ -82,6 +84,11 @@ def report_plots(report) -> dict[str, plots.Scene]:
             y_label="Displayed letter",
             tick_format=plots.count_ticks,
             integer=True,
+        )
+        if report.position_total
+        else plots.no_data(
+            "Position bias: how often each displayed letter was selected",
+            "No annotator has submitted a comparison yet, so there is nothing to plot.",
         ),
     }
 

@@ -36,15 +36,15 @@ def coverage_plots(coverage: Coverage) -> dict[str, plots.Scene]:
             ],
         )
     }
-    if coverage.n_final:
-        charts["diamonds"] = plots.stacked_hbar_chart(
-            [(r.label, r.counts) for r in coverage.distribution],
-            title="Distribution of final DIAMONDS ratings per dimension, "
-            "from 1 (not present, left) to 7 (strongly present, right)",
-            categories=[str(v) for v in coverage.scale],
-            legend_title="Rating",
-            x_label="Scenarios with a final rating",
-            y_label="Dimension",
-            total=coverage.n_final,
-        )
+    charts["diamonds"] = plots.stacked_hbar_chart(
+        [(r.label, r.counts) for r in coverage.distribution],
+        title="Distribution of final DIAMONDS ratings per dimension, "
+        "from 1 (not present, left) to 7 (strongly present, right)",
+        categories=[str(v) for v in coverage.scale],
+        legend_title="Rating",
+        x_label="Scenarios with a final rating",
+        y_label="Dimension",
+        total=coverage.n_final,
+        empty_text="No scenario has a final DIAMONDS rating yet, so there is nothing to plot.",
+    )
     return charts

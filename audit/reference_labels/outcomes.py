@@ -144,23 +144,35 @@ def label_audit_outcomes(*, audit: LabelAudit, n_boot: int = constants.N_BOOTSTR
 
 def outcome_plots(outcomes: LabelOutcomes) -> dict:
     """The outcome page's plots by name: the items by agreement with the key and by
-    adjudication outcome, as a share of the sample."""
+    adjudication outcome, as a share of the sample, in two blocks."""
+    agreement, outcome = "Experts on the key", "Adjudication outcome"
     short = {
-        "agree_3": "3 of 3 experts on the key",
-        "agree_2": "2 of 3 experts on the key",
-        "agree_1": "1 of 3 experts on the key",
-        "agree_0": "0 of 3 experts on the key",
-        "usable_as_is": "Usable as-is",
-        "edited": "Edited",
-        "key_changed": "Key changed",
-        "removed": "Removed",
+        "agree_3": (agreement, "3 of 3"),
+        "agree_2": (agreement, "2 of 3"),
+        "agree_1": (agreement, "1 of 3"),
+        "agree_0": (agreement, "0 of 3"),
+        "usable_as_is": (outcome, "Usable as-is"),
+        "edited": (outcome, "Edited"),
+        "key_changed": (outcome, "Key changed"),
+        "removed": (outcome, "Removed"),
     }
+    title = (
+        "Items by agreement with the key and by adjudication outcome, "
+        "as a share of the sampled items"
+    )
+    if not outcomes.counts["sampled"]:
+        return {
+            "outcomes": plots.no_data(
+                title, "No item has been sampled for this audit yet, so there is nothing to plot."
+            )
+        }
     bars = [
         plots.Bar(
-            short[r["key"]],
+            short[r["key"]][1],
             r["percent"] / 100,
             value_text=f"{display.format_count(r['n'])} "
             f"({display.format_percent(r['percent'] / 100)})",
+            group=short[r["key"]][0],
         )
         for r in outcomes.rows
         if r["key"] in short
@@ -168,8 +180,7 @@ def outcome_plots(outcomes: LabelOutcomes) -> dict:
     return {
         "outcomes": plots.hbar_chart(
             bars,
-            title="Items by agreement with the key and by adjudication outcome, "
-            "as a share of the sampled items",
+            title=title,
             x_label="Share of the sampled items",
             y_label="Outcome",
             tick_format=plots.percent_ticks,

@@ -2,6 +2,8 @@
 PNG download links) and as a download. Each statistics page names its plots with a
 function ``name -> Scene`` that both its page view and its plot view call, so the
 downloads are the plots of the page, computed the same way, behind the same permission.
+A plot with nothing to draw (:func:`~heartbench_site.base.plots.no_data`) is its sentence
+on the page, and has no downloads.
 """
 
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ class PagePlot:
     png_url: str
     title: str
     note: str = ""
+    #: When there is nothing to plot: the sentence shown instead of the plot.
+    empty: str = ""
 
 
 def page_plot(
@@ -46,14 +50,19 @@ def page_plot(
         url = reverse(url_name, kwargs={**kwargs, "plot": name, "fmt": fmt})
         return f"{url}?{query}" if query else url
 
+    if scene.empty:
+        return PagePlot(name, mark_safe(""), "", "", scene.title, note, empty=scene.empty)
     svg = mark_safe(to_svg(scene, element_id=f"plot-{name}", testid=testid))  # noqa: S308 (escaped in to_svg)
     return PagePlot(name, svg, url("svg"), url("png"), scene.title, note)
 
 
 def plot_download(scene: Scene | None, *, filename: str, fmt: str) -> HttpResponse:
-    """The plot as an SVG or PNG attachment; 404 for a plot the page does not show."""
+    """The plot as an SVG or PNG attachment; 404 for a plot the page does not show, or
+    one with nothing to draw (the page says why)."""
     if scene is None or fmt not in FORMATS:
         raise Http404("No such plot on this page.")
+    if scene.empty:
+        raise Http404(scene.empty)
     svg = '<?xml version="1.0" encoding="UTF-8"?>\n' + to_svg(scene, element_id=filename)
     body = svg if fmt == "svg" else svg_to_png(svg)
     response = HttpResponse(body, content_type=FORMATS[fmt])

@@ -178,3 +178,25 @@ def test_the_page_csv_and_plots_show_the_figures_to_arbitrators_not_annotators(c
     assert "(all),agreement_lift,,3," in csv
     plot = reverse("adjudication:analytics-plot", kwargs={"plot": "overturned", "fmt": "svg"})
     assert client.get(plot).status_code == 200
+
+
+def test_before_any_arbitration_the_overturn_plots_say_why_they_are_empty(client):
+    """As on the demo (issue 32): a pair adopted unanimously and one still escalated. The
+    agreement plot has its bars; nobody can have been overturned, and no edit followed any
+    guidance, so those two plots are a sentence each, not an axis of "no value" rows."""
+    who = people()
+    ok = ("as_is", "")
+    judged(who, "CHAR_E1", [("claude", *ok)] * 3)
+    judged(who, "CHAR_E2", [("claude", *ok), ("gpt", *ok), ("gemini", *ok)])
+    client.force_login(who["arbitrator"])
+    response = client.get(reverse("adjudication:analytics"))
+    shown = {plot.name: plot for plot in response.context["plots"]}
+    assert not shown["agreement"].empty and "<svg" in shown["agreement"].svg
+    for name in ("overturned", "guidance-followed"):
+        assert "nothing to plot" in shown[name].empty
+        assert not shown[name].svg and not shown[name].png_url
+    page = response.content.decode()
+    assert page.count('data-testid="plot-empty"') == 2 and "no value" not in page
+    assert "The arbitrator has not decided an escalated pair yet" in page
+    plot = reverse("adjudication:analytics-plot", kwargs={"plot": "overturned", "fmt": "png"})
+    assert client.get(plot).status_code == 404

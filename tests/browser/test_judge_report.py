@@ -80,7 +80,7 @@ def test_the_admin_opens_the_finished_runs_report(
     assert row.get_by_test_id("estimate").inner_text() not in ("", "—")
     assert "95% CI" in row.get_by_test_id("interval").inner_text()
     assert kappa.locator("caption").inner_text()
-    plot = page.get_by_test_id("report-kappa")
+    plot = page.get_by_test_id("report-plot-kappa")
     plot.scroll_into_view_if_needed()
     assert plot.is_visible() and plot.get_attribute("role") == "img"
     # Six sections; one whose figures the judge's draws leave undefined (every pick one
@@ -88,4 +88,22 @@ def test_the_admin_opens_the_finished_runs_report(
     plots = page.locator("figure[data-plot]").count()
     assert plots + min(page.get_by_text("not computable:").count(), 6 - plots) == 6
     assert plots >= 4
+    # The section index names the six sections; each link has its heading.
+    index = page.get_by_test_id("section-index")
+    assert index.get_by_role("link").count() == 6
+    for href in index.get_by_role("link").evaluate_all("links => links.map(a => a.hash)"):
+        assert page.locator(href).count() == 1
+    # Replace one expert: each slot is named once, each measure once per slot, and every
+    # count has a visible bar (a sliver for 0) and its number.
+    replace = page.get_by_test_id("report-plot-replace")
+    replace.scroll_into_view_if_needed()
+    slots = replace.locator("text[data-kind=group]").all_text_contents()
+    assert slots == [f"Judge as annotator slot {s}" for s in (1, 2, 3)]
+    measures = replace.locator("text[data-kind=category]").all_text_contents()
+    assert len(measures) == 9 and len(set(measures)) == 3
+    bars = replace.locator("[data-kind=mark]")
+    assert bars.count() == 9
+    for box in bars.evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)"):
+        assert box >= 2.9  # plots.ZERO_MARK, give or take the rounding
+    assert len(replace.locator("text[data-kind=value]").all_text_contents()) == 9
     keep_screenshot(page, "judge-report")

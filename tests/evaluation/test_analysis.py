@@ -192,5 +192,10 @@ def test_the_analysis_plots_are_readable_and_downloadable(client, admin_user, im
     shown = response.context["plots"]
     assert_downloads(client, shown["accuracy"])
     # The downloads keep the runs chosen in the address.
-    chosen = client.get("/evaluation/analysis/?run=1").context["plots"]["accuracy"]
-    assert chosen.png_url.endswith("?run=1")
+    run = selectors.analysis_runs()[0].pk
+    chosen = client.get(f"/evaluation/analysis/?run={run}").context["plots"]["accuracy"]
+    assert chosen.png_url.endswith(f"?run={run}")
+    # Runs that do not exist leave nothing to plot: a sentence, and no downloads.
+    response = client.get("/evaluation/analysis/?run=999999")
+    nothing = response.context["plots"]["accuracy"]
+    assert nothing.empty and not nothing.png_url and not svgs(response.content.decode())

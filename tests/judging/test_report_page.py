@@ -117,7 +117,7 @@ def test_the_page_shows_the_same_figures_with_their_n_and_small_n_note(run, clie
         assert f'data-testid="report-{key}"' in body, key
     assert 'data-testid="report-rating-cells"' in body
     for name in PLOTS:
-        assert f'data-testid="report-{name}"' in body, name
+        assert f'data-testid="report-plot-{name}"' in body, name
     assert reverse("judging:report-csv", kwargs={"run_id": run.pk}) in body
 
 
