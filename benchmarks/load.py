@@ -299,6 +299,7 @@ class BaselineWorkflow:
             p = services.participant_enrol(study=study, user=user, via="admin")
             p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
             p = services.briefing_complete(participation=p)
+            services.practice_answer(participation=p, position=1, choice="A")
             services.baseline_session_start(participation=p)
 
     def start(self, person: Person) -> None:

@@ -356,6 +356,7 @@ STUDY_EXAMPLE = {
     "consent_version": "v1",
     "consent_text": "You may stop at any time.",
     "briefing": "You will read short life stories.",
+    "pay_text": "£12 an hour of recorded study time, paid after you finalize.",
     "retrieval_method": "bm25",
     "k": 30,
     "invitation_url": "https://heartbench.example/baseline/join/0b6c…/",
@@ -370,7 +371,7 @@ STUDY_EXAMPLE = {
 
 def same_study(form: StudyForm) -> BaselineStudy | None:
     """A study this very form already created (a retried submit): same name, selection,
-    consent and briefing. Its items were fixed then; nothing is created again."""
+    consent, briefing and pay. Its items were fixed then; nothing is created again."""
     data = form.cleaned_data
     return (
         BaselineStudy.objects.filter(
@@ -379,6 +380,7 @@ def same_study(form: StudyForm) -> BaselineStudy | None:
             consent_version=data["consent_version"].strip(),
             consent_text=data["consent_text"],
             briefing=data["briefing"],
+            pay_text=data["pay_text"].strip(),
             retrieval_method=data["retrieval_method"],
             k=data["k"],
         )
@@ -453,6 +455,7 @@ class StudyListApi(BaselineAdminApi):
                     "consent_version": "v1",
                     "consent_text": "You may stop at any time.",
                     "briefing": "You will read short life stories.",
+                    "pay_text": "£12 an hour of recorded study time, paid after you finalize.",
                     "practice_count": 1,
                     "retrieval_method": "bm25",
                     "k": 30,
@@ -478,6 +481,7 @@ class StudyListApi(BaselineAdminApi):
                 consent_version=data["consent_version"],
                 consent_text=data["consent_text"],
                 briefing=data["briefing"],
+                pay_text=data["pay_text"],
                 practice_question_ids=form.practice_ids(),
                 practice_count=data["practice_count"] or 0,
                 retrieval_method=data["retrieval_method"],

@@ -187,6 +187,9 @@ class StudySerializer(serializers.Serializer):
     consent_version = serializers.CharField()
     consent_text = serializers.CharField()
     briefing = serializers.CharField()
+    pay_text = serializers.CharField(
+        help_text="What a participant is paid, shown on the consent page; may be empty."
+    )
     retrieval_method = serializers.CharField()
     k = serializers.IntegerField()
     invitation_url = serializers.SerializerMethodField(
@@ -224,6 +227,12 @@ class StudyInputSerializer(SerializerTextRules, serializers.Serializer):
     consent_version = serializers.CharField(max_length=STUDY_TEXT_LIMITS["consent_version"])
     consent_text = serializers.CharField(max_length=STUDY_TEXT_LIMITS["consent_text"])
     briefing = serializers.CharField(max_length=STUDY_TEXT_LIMITS["briefing"])
+    pay_text = serializers.CharField(
+        max_length=STUDY_TEXT_LIMITS["pay_text"],
+        required=False,
+        allow_blank=True,
+        help_text="What a participant is paid, as they read it on the consent page.",
+    )
     practice_question_ids = serializers.ListField(
         child=serializers.CharField(),
         required=False,

@@ -47,6 +47,8 @@ SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
 # Stand-in models: a seeded draw at these accuracies, not a model's answers.
 SIMULATED_MODELS = (("simulated model A (demo)", 0.64), ("simulated model B (demo)", 0.43))
 DEMO_PRACTICE_ITEMS = 2
+# What the demo study pays, as a lab would state it on its study form.
+DEMO_PAY = "£12 for every hour of study time recorded on your account, paid after you finalize."
 # The code the demo participant sees on finalizing, as a Prolific study would show one.
 DEMO_COMPLETION_CODE = "HBDEMO2026"
 
@@ -112,6 +114,7 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         consent_version="v1",
         consent_text=DEMO_CONSENT,
         briefing=DEMO_BRIEFING,
+        pay_text=DEMO_PAY,
         practice_count=DEMO_PRACTICE_ITEMS,
     )
     # As a Prolific study would: the code the demo participant sees on finalizing.
@@ -170,6 +173,8 @@ def _simulated_participants(study):
         p = services.participant_enrol(study=study, user=user, via="admin")
         p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
         p = services.briefing_complete(participation=p)
+        for position in range(1, DEMO_PRACTICE_ITEMS + 1):
+            services.practice_answer(participation=p, position=position, choice="ABCD"[n % 4])
         p = services.baseline_session_start(participation=p)
         responses = list(
             ItemResponse.objects.filter(participation=p).select_related("study_item__item")

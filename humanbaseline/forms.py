@@ -16,6 +16,7 @@ from .models import (
     COUNT_MAX,
     MODEL_LABEL_MAX,
     PASSWORD_MAX,
+    PRACTICE_REASON_MAX,
     SEED_MAX,
     SOURCE_CHOICES,
     STUDY_TEXT_LIMITS,
@@ -175,6 +176,15 @@ class StudyForm(TextRules, forms.Form):
     briefing = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6}), max_length=STUDY_TEXT_LIMITS["briefing"]
     )
+    pay_text = forms.CharField(
+        label="Pay",
+        required=False,
+        max_length=STUDY_TEXT_LIMITS["pay_text"],
+        help_text="What a participant is paid, as they should read it, e.g. “£12 an hour of "
+        "recorded study time, paid after you finalize”. The consent page shows it beside "
+        "the expected duration (counted from the study's texts); it cannot change once "
+        "the study is made.",
+    )
     practice_question_ids = forms.CharField(
         label="Practice items",
         required=False,
@@ -211,6 +221,30 @@ class StudyForm(TextRules, forms.Form):
 def _listed(raw: str) -> list[str]:
     """Ids one per line or comma-separated."""
     return [line.strip() for line in (raw or "").replace(",", "\n").splitlines() if line.strip()]
+
+
+class PracticeReasonForm(TextRules, forms.Form):
+    """Why a practice item's expected answer is expected: what the participant reads
+    after checking an answer."""
+
+    reason = forms.CharField(
+        label="Reason",
+        max_length=PRACTICE_REASON_MAX,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Shown with the expected answer after the participant checks theirs. "
+        "Blank puts the default back (the reference's own reasoning).",
+    )
+
+    def __init__(self, *args, study: BaselineStudy, position: int, **kwargs):
+        kwargs.setdefault("auto_id", f"practice{position}_%s")  # one form per practice item
+        super().__init__(*args, **kwargs)
+        self.position = position
+        self.helper = _helper(
+            reverse("baseline:practice-reason", args=[study.pk, position]),
+            f"Save the reason for practice item {position}",
+            form_id=f"practice-reason-{position}",
+        )
 
 
 class BestModelForm(TextRules, forms.Form):

@@ -1,8 +1,8 @@
 """Models of the matched-information human baseline (seed 000 §3.2, App. J).
 
 !!! BLINDING !!!  A participant's pages are built from :class:`StudyItem` materials
-(character id, occupation, the stored retrieval set, scenario, options in order) and
-never from keys, families, profiles or predictions. Those live here for admins only:
+(the character by number, occupation, the stored retrieval set, scenario, options in
+order) and never from keys, families, profiles or predictions. Those live here for admins only:
 ``ItemSourceFamily.family``, ``SelectionItem.family``, reports and imported predictions.
 """
 
@@ -15,7 +15,7 @@ from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.generation.models import ModelFamily
 from evaluation.models import RetrievalSet
-from heartbench_site.base.text_rules import NAME, TEXT
+from heartbench_site.base.text_rules import NAME, NOTE, TEXT
 
 from .subset import EXPERT_REWRITE
 
@@ -30,13 +30,20 @@ SOURCE_CHOICES = [*ModelFamily.choices, (EXPERT_REWRITE, "Expert rewrite")]
 CONSENT_VERSION_MAX = 40
 MODEL_LABEL_MAX = 120
 PASSWORD_MAX = NAME
+PAY_TEXT_MAX = 500
+PRACTICE_REASON_MAX = NOTE
 STUDY_TEXT_LIMITS = {
     "name": NAME,
     "consent_version": CONSENT_VERSION_MAX,
     "consent_text": TEXT,
     "briefing": TEXT,
+    "pay_text": PAY_TEXT_MAX,
 }
-STUDY_TEXT_LABELS = {"consent_version": "Consent version", "consent_text": "Consent text"}
+STUDY_TEXT_LABELS = {
+    "consent_version": "Consent version",
+    "consent_text": "Consent text",
+    "pay_text": "Pay",
+}
 
 
 class BaselineError(Exception):
@@ -143,6 +150,9 @@ class BaselineStudy(models.Model):
     consent_version = models.CharField(max_length=CONSENT_VERSION_MAX)
     consent_text = models.TextField()
     briefing = models.TextField()
+    # What a participant is paid, in the admin's words ("£12 an hour of recorded study
+    # time"); the consent page shows it beside the expected duration.
+    pay_text = models.CharField(max_length=PAY_TEXT_MAX, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     invitation_token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     retrieval_method = models.CharField(max_length=16)
@@ -169,7 +179,11 @@ class StudyItem(models.Model):
     """One item a participant sees, with the retrieval set fixed when the study was made.
 
     ``is_practice`` items come before the study, are not in the subset and are the only
-    ones with feedback.
+    ones with feedback: the expected answer and ``practice_reason``, why it is expected
+    (set by the admin; at creation, the reference's own reasoning when it has one).
+
+    The word counts are what a participant reads of the item, counted when the study is
+    made (``reading.count_words``): they give the study's expected duration.
     """
 
     study = models.ForeignKey(BaselineStudy, on_delete=models.CASCADE, related_name="items")
@@ -177,6 +191,10 @@ class StudyItem(models.Model):
     is_practice = models.BooleanField(default=False)
     position = models.PositiveSmallIntegerField()
     retrieval_set = models.ForeignKey(RetrievalSet, on_delete=models.PROTECT, related_name="+")
+    scenario_words = models.PositiveIntegerField(default=0)
+    option_words = models.PositiveIntegerField(default=0)
+    memory_words = models.PositiveIntegerField(default=0)
+    practice_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["study", "is_practice", "position"]

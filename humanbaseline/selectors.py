@@ -1,7 +1,7 @@
 """Reads of the human baseline.
 
 !!! BLINDING !!!  :func:`item_materials` is the only thing participant pages render for an
-item: the character id and occupation, the stored retrieval set's entries, the scenario,
+item: the character by number and occupation, the stored retrieval set's entries, the scenario,
 trigger event and options in the evaluated order (App. J "Materials and procedure"). It
 never reads the key, a family, a profile beyond the occupation, or a prediction.
 """
@@ -16,12 +16,13 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
-from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_KEYS
+from annotation.corpus.life_stages import BY_KEY, LIFE_STAGE_BINS, LIFE_STAGE_KEYS
 from annotation.corpus.models import ProfileVersion
 from evaluation import analysis as evaluation_analysis
 from evaluation import selectors as evaluation_selectors
 from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting
 from evaluation.selectors import model_predictions as evaluation_predictions
+from heartbench_site.base import display
 from heartbench_site.base.roles import Role, user_roles
 from heartbench_site.base.wording import counted
 
@@ -39,6 +40,7 @@ from .models import (
     SubsetSelection,
     WorkSession,
 )
+from .reading import ItemWords, ReadingLoad, count_words, participant_text, reading_load
 from .subset import DEFAULT_QUOTAS, EXPERT_REWRITE, CandidateItem
 
 # The task instruction, after App. L.1's model-facing one (J: "mirrors the model-facing
@@ -131,11 +133,13 @@ def participant_studies(*, user):
 
 @dataclass(frozen=True)
 class ItemMaterials:
-    character_id: str
+    character: str  # "Character 8, age 30": the number and the scenario's age, no id
     occupation: str
-    memories: list  # [(timeline, narrative)] in rank order
+    memories: list  # [(when, narrative)] in rank order; ``when`` in words
     scenario_name: str
-    setting: str
+    place: str
+    time: str
+    atmosphere: str
     background: str
     sender: str
     message: str
@@ -144,14 +148,14 @@ class ItemMaterials:
     instruction: str = INSTRUCTION
 
 
-# The demo's stand-in memories carry labels for the people building the corpus ("[Demo
-# stand-in, ...]", a planted audit defect's "(planted demo defect)"); a participant reads
-# the narrative without them. Real memories carry neither, so they pass unchanged.
-DEMO_LABELS = re.compile(r"\[Demo stand-in[^\]]*\]\s*|\s*\(planted demo defect\)")
+_STAGE_KEY = re.compile(r"\b(" + "|".join(LIFE_STAGE_KEYS) + r")\b")
 
 
-def _participant_text(narrative: str) -> str:
-    return DEMO_LABELS.sub("", narrative).strip()
+def timeline_words(timeline: str) -> str:
+    """A memory's timeline label as a participant reads it: a life-stage key in it
+    (``age_30_transition (30 years old)``) becomes the stage's name
+    (``Age-30 transition (30 years old)``); a label in words stays as it is."""
+    return _STAGE_KEY.sub(lambda m: BY_KEY[m.group(1)].label, timeline or "")
 
 
 def _occupation(character_id) -> str:
@@ -176,21 +180,66 @@ def item_materials(study_item: StudyItem) -> ItemMaterials:
     )
     options = McqOption.objects.filter(item=item).order_by("label").only("label", "content")
     return ItemMaterials(
-        character_id=item.character.key,
+        character=display.character_name(item.character, scenario.age),
         occupation=_occupation(item.character_id),
         # Models read "- [ID][timeline] narrative"; a person reads the same timeline and
         # narrative, once each: the anonymized id tells a reader nothing.
-        memories=[(e.timeline, _participant_text(e.content_full)) for e in entries],
+        memories=[(timeline_words(e.timeline), participant_text(e.content_full)) for e in entries],
         scenario_name=scenario.name,
-        setting=" | ".join(
-            [scenario.setting_location, scenario.setting_time, scenario.setting_atmosphere]
-        ),
+        place=scenario.setting_location,
+        time=scenario.setting_time,
+        atmosphere=scenario.setting_atmosphere,
         background=scenario.context_text,
         sender=scenario.trigger_sender,
         message=scenario.trigger_message,
         action_required=scenario.action_required,
         options=[(o.label, o.content) for o in options],
     )
+
+
+def item_words(study_items) -> list[ItemWords]:
+    """The words a participant reads of each study item (``item_materials``'s texts:
+    the scenario, the options, the memories), in the given order. ``study_items`` need
+    their item's scenario loaded (they may be unsaved); two queries."""
+    options = defaultdict(list)
+    for item_id, content in McqOption.objects.filter(
+        item_id__in={si.item_id for si in study_items}
+    ).values_list("item_id", "content"):
+        options[item_id].append(content)
+    memories = defaultdict(list)
+    for set_id, content in RetrievedMemory.objects.filter(
+        retrieval_set_id__in={si.retrieval_set_id for si in study_items}
+    ).values_list("retrieval_set_id", "content_full"):
+        memories[set_id].append(participant_text(content))
+    out = []
+    for si in study_items:
+        s = si.item.scenario
+        out.append(
+            ItemWords(
+                scenario=count_words(
+                    s.name,
+                    s.setting_location,
+                    s.setting_time,
+                    s.setting_atmosphere,
+                    s.context_text,
+                    s.trigger_sender,
+                    s.trigger_message,
+                    s.action_required,
+                ),
+                options=count_words(*options[si.item_id]),
+                memories=count_words(*memories[si.retrieval_set_id]),
+            )
+        )
+    return out
+
+
+def study_reading_load(*, study: BaselineStudy) -> ReadingLoad:
+    """The study's reading load from the counts stored with its items (practice
+    included): the expected duration the consent and the study pages state. One query."""
+    rows = StudyItem.objects.filter(study=study).values_list(
+        "scenario_words", "option_words", "memory_words"
+    )
+    return reading_load([ItemWords(*row) for row in rows])
 
 
 def study_item_at(*, participation: Participation, position: int) -> ItemResponse | None:
@@ -245,6 +294,15 @@ def practice_candidates(*, subset_scenarios) -> tuple[list[McqItem], int]:
 
 def practice_answer(*, participation: Participation, study_item: StudyItem):
     return PracticeAnswer.objects.filter(participation=participation, study_item=study_item).first()
+
+
+def practice_answered(*, participation: Participation) -> dict[int, str]:
+    """{practice position: the letter chosen} of the participant's practice answers."""
+    return dict(
+        PracticeAnswer.objects.filter(participation=participation).values_list(
+            "study_item__position", "choice"
+        )
+    )
 
 
 # --- admin ------------------------------------------------------------------------------------

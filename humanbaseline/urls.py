@@ -34,6 +34,11 @@ urlpatterns = [
         name="study-completion",
     ),
     path("admin/studies/<int:study_id>/status/", views.study_status, name="study-status"),
+    path(
+        "admin/studies/<int:study_id>/practice/<int:position>/reason/",
+        views.practice_reason,
+        name="practice-reason",
+    ),
     path("admin/studies/<int:study_id>/best-model/", views.best_model, name="best-model"),
     path("admin/studies/<int:study_id>/time.csv", downloads.time_csv, name="time-csv"),
     path("admin/studies/<int:study_id>/report/", views.report, name="report"),

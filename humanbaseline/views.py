@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from adjudication.mcq.models import OPTION_LABELS
 from heartbench_site.base import display
 from heartbench_site.base.plot_views import page_plot
 from heartbench_site.base.roles import Role, role_required, user_roles
@@ -26,6 +27,7 @@ from .forms import (
     CompletionForm,
     FamilyCsvForm,
     ParticipantAccountForm,
+    PracticeReasonForm,
     PredictionCsvForm,
     ReportForm,
     SelectionForm,
@@ -71,12 +73,20 @@ def _next_url(p: Participation) -> str:
     if p.status == S.CONSENTED:
         if p.briefing_done_at is None:
             return reverse("baseline:briefing", args=[study_id])
-        return reverse("baseline:practice", args=[study_id, 1])
+        return reverse("baseline:practice", args=[study_id, _practice_to_resume(p)])
     if p.status == S.STARTED:
         first_open = p.responses.filter(choice="").order_by("position").first()
         position = first_open.position if first_open else 1
         return reverse("baseline:item", args=[study_id, position])
     return reverse("baseline:finalize", args=[study_id])
+
+
+def _practice_to_resume(p: Participation) -> int:
+    """The first practice item without an answer, else the last one (where the study
+    starts)."""
+    n_practice = len(selectors.practice_items(study=p.study))
+    answered = selectors.practice_answered(participation=p)
+    return next((n for n in range(1, n_practice + 1) if n not in answered), max(n_practice, 1))
 
 
 @role_required(Role.BASELINE_PARTICIPANT, Role.ADMIN)
@@ -160,7 +170,16 @@ def consent(request, study_id):
         return redirect("baseline:briefing", study_id=study_id)
     if p.status not in (S.INVITED, S.DECLINED):
         return redirect(_next_url(p))
-    return render(request, "humanbaseline/consent.html", {"p": p, "study": p.study})
+    return render(
+        request,
+        "humanbaseline/consent.html",
+        {
+            "p": p,
+            "study": p.study,
+            "load": selectors.study_reading_load(study=p.study),
+            "n_practice": len(selectors.practice_items(study=p.study)),
+        },
+    )
 
 
 @participant_required
@@ -171,42 +190,72 @@ def briefing(request, study_id):
     if request.method == "POST":
         services.briefing_complete(participation=p)
         return redirect("baseline:practice", study_id=study_id, position=1)
-    return render(request, "humanbaseline/briefing.html", {"p": p, "study": p.study})
+    return render(
+        request,
+        "humanbaseline/briefing.html",
+        {
+            "p": p,
+            "study": p.study,
+            "load": selectors.study_reading_load(study=p.study),
+            "instruction": selectors.INSTRUCTION,
+        },
+    )
+
+
+def _practice_context(p: Participation, items, position: int, *, error: str = "") -> dict:
+    study_item = items[position - 1]
+    answered = selectors.practice_answered(participation=p)
+    choice = answered.get(position, "")
+    unanswered = [n for n in range(1, len(items) + 1) if n not in answered]
+    return {
+        "p": p,
+        "study": p.study,
+        "position": position,
+        "n_practice": len(items),
+        "choice": choice,
+        # Feedback is allowed on practice items only (App. J): the expected answer and
+        # the reason the admin gave for it, once the participant has chosen.
+        "practice_key": study_item.item.correct_answer if choice else "",
+        "practice_reason": study_item.practice_reason if choice else "",
+        "next_unanswered": next((n for n in unanswered if n > position), None)
+        or (unanswered[0] if unanswered else None),
+        "all_answered": not unanswered,
+        "started": p.status in (S.STARTED, S.FINALIZED),
+        "error": error,
+        "study_item": study_item,
+    }
 
 
 @participant_required
 def practice(request, study_id, position):
+    """A practice item. "Check my answer" posts through htmx and the answer's part of the
+    page comes back with the feedback in place (a plain post redirects here); the study
+    can be started once every practice item has an answer."""
     p = _own(request, study_id)
     if p.status in (S.INVITED, S.DECLINED) or p.briefing_done_at is None:
         return redirect(_next_url(p))
     items = selectors.practice_items(study=p.study)
     if not 1 <= position <= len(items):
         raise Http404("No such practice item.")
-    study_item = items[position - 1]
+    error = ""
     if request.method == "POST":
         try:
             services.practice_answer(
                 participation=p, position=position, choice=request.POST.get("choice", "")
             )
-        except BaselineError as error:
-            messages.error(request, " ".join(error.messages))
+        except BaselineError as e:
+            error = " ".join(e.messages)
+        if request.htmx:
+            context = _practice_context(p, items, position, error=error)
+            context["materials"] = selectors.item_materials(context["study_item"])
+            context["checked"] = not error
+            return render(request, "humanbaseline/practice.html#answer", context)
+        if error:
+            messages.error(request, error)
         return redirect("baseline:practice", study_id=study_id, position=position)
-    answer = selectors.practice_answer(participation=p, study_item=study_item)
-    return render(
-        request,
-        "humanbaseline/practice.html",
-        {
-            "p": p,
-            "study": p.study,
-            "position": position,
-            "n_practice": len(items),
-            "materials": selectors.item_materials(study_item),
-            "answer": answer,
-            # Feedback is allowed on practice items only (App. J).
-            "practice_key": study_item.item.correct_answer if answer else None,
-            "started": p.status in (S.STARTED, S.FINALIZED),
-        },
-    )
+    context = _practice_context(p, items, position)
+    context["materials"] = selectors.item_materials(context["study_item"])
+    return render(request, "humanbaseline/practice.html", context)
 
 
 @participant_required
@@ -224,6 +273,8 @@ def _item_context(p, position):
     response = selectors.study_item_at(participation=p, position=position)
     if response is None:
         raise Http404("No such item in your study.")
+    # The letters an option can carry a "Saved" mark for (the htmx save sends them all).
+    option_letters = OPTION_LABELS
     nav = selectors.navigator(participation=p)
     answered = sum(1 for _, done in nav if done)
     return {
@@ -238,6 +289,7 @@ def _item_context(p, position):
         "previous": position - 1 if position > 1 else None,
         "next": position + 1 if position < len(nav) else None,
         "locked": p.status == S.FINALIZED,
+        "option_letters": option_letters,
     }
 
 
@@ -443,6 +495,7 @@ def study_create(request):
                 consent_version=data["consent_version"],
                 consent_text=data["consent_text"],
                 briefing=data["briefing"],
+                pay_text=data["pay_text"],
                 practice_question_ids=form.practice_ids(),
                 practice_count=data["practice_count"] or 0,
                 retrieval_method=data["retrieval_method"],
@@ -457,9 +510,26 @@ def study_create(request):
 
 @admin_required
 def study_detail(
-    request, study_id, *, account_form=None, best_model_form=None, completion_form=None
+    request,
+    study_id,
+    *,
+    account_form=None,
+    best_model_form=None,
+    completion_form=None,
+    reason_form=None,
 ):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    practice = [
+        {
+            "study_item": si,
+            "form": reason_form
+            if reason_form is not None and reason_form.position == si.position
+            else PracticeReasonForm(
+                study=study_obj, position=si.position, initial={"reason": si.practice_reason}
+            ),
+        }
+        for si in selectors.practice_items(study=study_obj)
+    ]
     return render(
         request,
         "humanbaseline/study_detail.html",
@@ -475,8 +545,31 @@ def study_detail(
             "best_model_form": best_model_form or BestModelForm(study=study_obj),
             "completion_form": completion_form or CompletionForm(study=study_obj),
             "pool_queries": services.pool_link_queries(),
+            "load": selectors.study_reading_load(study=study_obj),
+            "practice": practice,
         },
     )
+
+
+@admin_required
+@require_POST
+def practice_reason(request, study_id, position):
+    """Why a practice item's expected answer is expected (the participant's feedback)."""
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = PracticeReasonForm(request.POST, study=study_obj, position=position)
+    if form.is_valid():
+        try:
+            services.practice_reason_set(
+                study=study_obj, position=position, reason=form.cleaned_data["reason"]
+            )
+        except BaselineNotFound as error:
+            raise Http404(" ".join(error.messages)) from None
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Reason for practice item {position} saved.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, reason_form=form)
 
 
 @admin_required

@@ -38,9 +38,19 @@ for _stage in ("DRAFTING", "MEMORY"):
 from .base import *  # noqa: E402,F403
 from .base import DATABASES  # noqa: E402
 
+# SQLite takes one writer at a time. Two requests writing together (an answer's autosave
+# and the page's "Save and go to the next item", issue 32) must wait for each other, not
+# fail with "database is locked": every transaction takes the write lock when it begins
+# (IMMEDIATE; a transaction that read first and then asked for it would be refused at once
+# to avoid a deadlock, without waiting), and a request waits up to SQLITE_BUSY_SECONDS for
+# it.
+SQLITE_BUSY_SECONDS = 20
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": SQLITE_BUSY_SECONDS,
+        "transaction_mode": "IMMEDIATE",
+    }
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -164,13 +164,27 @@ def practice_answer(*, participation: Participation, position: int, choice: str)
 
 @transaction.atomic
 def baseline_session_start(*, participation: Participation) -> Participation:
-    """Fix the participant's item order (seeded permutation) and begin the study."""
+    """Fix the participant's item order (seeded permutation) and begin the study, once
+    every practice item has an answer (the practice cannot be skipped)."""
     p = _locked(participation)
     _require_consent(p)
     if p.status in (Participation.Status.STARTED, Participation.Status.FINALIZED):
         return p
     if p.briefing_done_at is None:
         raise BaselineError("Read the briefing first.")
+    unanswered = list(
+        StudyItem.objects.filter(study=p.study, is_practice=True)
+        .exclude(pk__in=PracticeAnswer.objects.filter(participation=p).values("study_item"))
+        .order_by("position")
+        .values_list("position", flat=True)
+    )
+    if unanswered:
+        listed = ", ".join(str(n) for n in unanswered)
+        raise BaselineError(
+            f"Answer the practice {agree(len(unanswered), 'item', 'items')} first "
+            f"(practice {agree(len(unanswered), 'item', 'items')} {listed}): the study "
+            "starts once every practice item has an answer."
+        )
     items = list(StudyItem.objects.filter(study=p.study, is_practice=False).order_by("position"))
     order = participant_order(order_seed=p.order_seed, n_items=len(items))
     ItemResponse.objects.bulk_create(

@@ -20,10 +20,12 @@ from heartbench_site.base.wording import agree, counted
 from .. import selectors
 from ..largest_study import largest_feasible
 from ..models import (
+    PRACTICE_REASON_MAX,
     SEED_MAX,
     STUDY_TEXT_LABELS,
     STUDY_TEXT_LIMITS,
     BaselineError,
+    BaselineNotFound,
     BaselineStudy,
     ImportedPrediction,
     ItemSourceFamily,
@@ -32,6 +34,7 @@ from ..models import (
     SubsetSelection,
     check_whole,
 )
+from ..reading import default_practice_reason
 from ..subset import (
     DEFAULT_QUOTAS,
     EXPERT_REWRITE,
@@ -240,6 +243,21 @@ def _retrieval_set(item, *, method: str, k: int) -> RetrievalSet:
     return imported or retrieve_for_item(item, method=method, k=k)
 
 
+def _reference_reasoning(item: McqItem) -> str:
+    """The reasoning of the reference whose decision is ``item``'s key: its own, or for
+    an item imported without the link, the character's reference in the scenario."""
+    reference = item.reference if item.reference_id else None
+    if reference is None:
+        reference = (
+            ReferenceResponse.objects.filter(
+                character_id=item.character_id, scenario=item.scenario_id
+            )
+            .order_by("-created_at", "-pk")
+            .first()
+        )
+    return reference.core_reasoning if reference else ""
+
+
 @transaction.atomic
 def study_create(
     *,
@@ -249,6 +267,7 @@ def study_create(
     consent_version: str,
     consent_text: str,
     briefing: str,
+    pay_text: str = "",
     practice_question_ids=(),
     practice_count: int = 0,
     retrieval_method: str = RetrievalSet.Method.BM25,
@@ -257,10 +276,14 @@ def study_create(
     """Fix the study's items and their retrieval sets. Practice items are the named ones,
     or else ``practice_count`` final items picked from scenarios outside the subset; either
     way none shares a scenario with the subset (its keyed response would be an option
-    there, App. J)."""
+    there, App. J).
+
+    Each item's words (what a participant reads of it) are counted now: the consent and
+    study pages state the expected duration from them. A practice item's feedback reason
+    starts as its reference's own reasoning (``reading.default_practice_reason``)."""
     check_texts(
         {"name": name, "consent_version": consent_version, "consent_text": consent_text}
-        | {"briefing": briefing},
+        | {"briefing": briefing, "pay_text": pay_text},
         STUDY_TEXT_LIMITS,
         labels=STUDY_TEXT_LABELS,
         error=BaselineError,
@@ -323,32 +346,61 @@ def study_create(
         consent_version=consent_version.strip(),
         consent_text=consent_text,
         briefing=briefing,
+        pay_text=pay_text.strip(),
         retrieval_method=retrieval_method,
         k=k,
         created_by=user,
     )
-    StudyItem.objects.bulk_create(
-        [
-            StudyItem(
-                study=study,
-                item=item,
-                position=n,
-                retrieval_set=_retrieval_set(item, method=retrieval_method, k=k),
-            )
-            for n, item in enumerate(subset, start=1)
-        ]
-        + [
-            StudyItem(
-                study=study,
-                item=item,
-                is_practice=True,
-                position=n,
-                retrieval_set=_retrieval_set(item, method=retrieval_method, k=k),
-            )
-            for n, item in enumerate(practice, start=1)
-        ]
-    )
+    study_items = [
+        StudyItem(
+            study=study,
+            item=item,
+            position=n,
+            retrieval_set=_retrieval_set(item, method=retrieval_method, k=k),
+        )
+        for n, item in enumerate(subset, start=1)
+    ] + [
+        StudyItem(
+            study=study,
+            item=item,
+            is_practice=True,
+            position=n,
+            retrieval_set=_retrieval_set(item, method=retrieval_method, k=k),
+            practice_reason=default_practice_reason(_reference_reasoning(item)),
+        )
+        for n, item in enumerate(practice, start=1)
+    ]
+    for study_item, words in zip(study_items, selectors.item_words(study_items), strict=True):
+        study_item.scenario_words = words.scenario
+        study_item.option_words = words.options
+        study_item.memory_words = words.memories
+    StudyItem.objects.bulk_create(study_items)
     return study
+
+
+@transaction.atomic
+def practice_reason_set(*, study: BaselineStudy, position: int, reason: str) -> StudyItem:
+    """Say why practice item ``position``'s expected answer is expected: the feedback a
+    participant reads after checking an answer. Blank puts the default back."""
+    check_texts(
+        {"practice_reason": reason},
+        {"practice_reason": PRACTICE_REASON_MAX},
+        labels={"practice_reason": "Reason"},
+        error=BaselineError,
+    )
+    study_item = (
+        StudyItem.objects.select_for_update()
+        .select_related("item")
+        .filter(study=study, is_practice=True, position=position)
+        .first()
+    )
+    if study_item is None:
+        raise BaselineNotFound(f"The study has no practice item {position}.")
+    study_item.practice_reason = reason.strip() or default_practice_reason(
+        _reference_reasoning(study_item.item)
+    )
+    study_item.save(update_fields=["practice_reason"])
+    return study_item
 
 
 @transaction.atomic

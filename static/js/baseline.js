@@ -1,7 +1,23 @@
-// Human baseline pages: memory search and expand/collapse, time on the item, and saving
-// answers through htmx with a retry when the connection drops (nothing is lost).
+// Human baseline pages: memory search and expand/collapse, practice feedback brought into
+// view, time on the item, and saving answers through htmx with a retry when the
+// connection drops (nothing is lost) and never at the same time as the page's own save.
 (function () {
   "use strict";
+
+  // A phone shows the memories in the page's flow: folded, so the options stay near
+  // (each memory opens with a tap; "Expand all" opens them all).
+  const NARROW = window.matchMedia("(max-width: 991.98px)");
+  if (NARROW.matches) {
+    document.querySelectorAll("[data-memories] [data-memory] details[open]").forEach(function (d) { d.open = false; });
+  }
+
+  // --- practice: the feedback of "Check my answer" in view, with the focus ------------
+  document.body.addEventListener("htmx:afterSwap", function () {
+    const feedback = document.querySelector("[data-practice-answer] [data-feedback][data-just-checked]");
+    if (!feedback) return;
+    feedback.focus({ preventScroll: true });
+    feedback.scrollIntoView({ block: "nearest" });
+  });
 
   function typing(el) {
     return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type !== "radio") || el.isContentEditable);
@@ -104,9 +120,39 @@
   // --- saving ---------------------------------------------------------------------------
   const form = document.getElementById("answer-form");
   if (!form) return;
+  // Beside the chosen option: "Saving…" until the server's answer puts "Saved" there
+  // (the answer replaces every option's mark), so a phone shows it where the thumb is.
+  function markChosen(text, tone) {
+    form.querySelectorAll("[data-option-mark]").forEach(function (mark) { mark.replaceChildren(); });
+    const chosen = form.querySelector('input[name="choice"]:checked');
+    const mark = chosen && form.querySelector('[data-option-mark="' + chosen.value + '"]');
+    if (!mark) return;
+    const badge = document.createElement("span");
+    badge.className = "badge " + tone;
+    badge.textContent = text;
+    mark.appendChild(badge);
+  }
+  form.addEventListener("change", function () { markChosen("Saving…", "text-bg-secondary"); });
+
+  // An autosave still on its way when a Save button is pressed: the page's save waits
+  // for it, then goes (the two never reach the server together, and the page's save,
+  // which leaves the page, comes last).
+  let retry = null;
+  let inFlight = false;
+  let waiting = false;
+  let waitingSubmitter = null;
+  form.addEventListener("submit", function (event) {
+    if (!inFlight) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    waiting = true;
+    waitingSubmitter = event.submitter || null;
+    form.querySelectorAll('button[type="submit"]').forEach(function (b) { b.disabled = true; });
+  });
   // A plain submit (Save / Save and next) carries the time; the clock then pauses, so
   // leaving the page with it sends no second report.
   form.addEventListener("submit", function () {
+    clearTimeout(retry);
     const sent = newReport(take());
     visibleSince = null;
     form.querySelector('input[name="seconds"]').value = sent.seconds;
@@ -121,13 +167,23 @@
     event.detail.parameters.seconds = pending.seconds;
     event.detail.parameters.report_id = pending.id;
   });
-  document.body.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.elt === form && event.detail.successful) pending = null;
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail.elt === form) inFlight = true;
   });
-  let retry = null;
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.elt !== form) return;
+    inFlight = false;
+    if (event.detail.successful) pending = null;
+    if (waiting) {
+      waiting = false;
+      form.querySelectorAll('button[type="submit"]').forEach(function (b) { b.disabled = false; });
+      form.requestSubmit(waitingSubmitter);
+    }
+  });
   function failed() {
     const status = document.getElementById("save-status");
     if (status) status.innerHTML = '<span class="text-danger">Not saved yet: the connection was lost. Trying again…</span>';
+    markChosen("Not saved yet", "text-bg-danger");
     clearTimeout(retry);
     retry = setTimeout(function () { window.htmx.trigger(form, "change"); }, 3000);
   }

@@ -39,13 +39,15 @@ def sign_in(username: str) -> Client:
 
 
 def take_the_study(browser: Client, username: str, study_id: int, wrong_at) -> None:
-    """Consent, briefing, start, one answer per item page, finalize: the pages' own posts.
-    The participant answers the key except at the positions ``wrong_at`` names."""
+    """Consent, briefing, practice, start, one answer per item page, finalize: the pages'
+    own posts. The participant answers the key except at the positions ``wrong_at`` names."""
     assert browser.get(reverse("baseline:study", args=[study_id]), follow=True).status_code == 200
     browser.post(
         reverse("baseline:consent", args=[study_id]), {"decision": "agree", "version": "v1"}
     )
     browser.post(reverse("baseline:briefing", args=[study_id]))
+    # The study starts once its one practice item has an answer.
+    browser.post(reverse("baseline:practice", args=[study_id, 1]), {"choice": "A"})
     browser.post(reverse("baseline:start", args=[study_id]))
     participation = Participation.objects.get(study_id=study_id, user__username=username)
     assert participation.status == Participation.Status.STARTED

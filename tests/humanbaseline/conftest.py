@@ -178,8 +178,21 @@ def enrol(study, username, *, consent=True, start=True):
         p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
         p = services.briefing_complete(participation=p)
         if start:
+            answer_practice(p)
             p = services.baseline_session_start(participation=p)
     return p
+
+
+def answer_practice(p, choice="A"):
+    """Answer every practice item of ``p``'s study: the study starts only after them."""
+    for position in study_practice_positions(p.study):
+        services.practice_answer(participation=p, position=position, choice=choice)
+
+
+def study_practice_positions(study):
+    return list(
+        study.items.filter(is_practice=True).order_by("position").values_list("position", flat=True)
+    )
 
 
 def elapse(p, seconds):

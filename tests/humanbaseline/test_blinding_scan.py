@@ -114,6 +114,8 @@ def test_a_participant_never_receives_a_key_profile_or_provenance(small_study, c
     p = services.briefing_complete(participation=p)
     services.practice_answer(participation=p, position=1, choice="B")
     stages["practice"] = scan(client, study, p)
+    services.practice_answer(participation=p, position=2, choice="C")
+    stages["practice done"] = scan(client, study, p)
     p = services.baseline_session_start(participation=p)
     for position in range(1, len(subset)):
         services.answer_save(participation=p, position=position, choice="ABCD"[position % 4])

@@ -143,9 +143,10 @@ def test_the_study_page_lists_participants_in_constant_queries(
     assert all(f"<td>{n}</td>" in body for n in "abcd")
 
 
-# The study and its participants (5 with the session), the report, the best-model history
-# and the Naive-RAG runs the best-model form offers.
-STUDY_PAGE_QUERIES = 9
+# The study and its participants (5 with the session), the report, the best-model history,
+# the Naive-RAG runs the best-model form offers, the reading load (word counts) and the
+# practice items with their reasons.
+STUDY_PAGE_QUERIES = 11
 
 
 def test_home_cards_count_per_role(small_study):

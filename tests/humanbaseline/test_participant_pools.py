@@ -14,7 +14,7 @@ from humanbaseline import services
 from humanbaseline.models import ItemResponse, Participation
 from tests.factories import UserFactory
 
-from .conftest import enrol
+from .conftest import answer_practice, enrol
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-study-password-42"
@@ -93,6 +93,7 @@ def test_finalizing_shows_the_code_and_sends_to_the_completion_url(small_study, 
     p = sign_up(client, study, f"?PROLIFIC_PID={PID}")
     p = services.consent_decide(participation=p, agree=True, version="v1")
     services.briefing_complete(participation=p)
+    answer_practice(p)
     p = services.baseline_session_start(participation=p)
     finalize = reverse("baseline:finalize", args=[study.pk])
     before = client.get(finalize).content.decode()
@@ -202,6 +203,7 @@ def test_the_time_csv_carries_the_pool_id_and_admins_alone_see_it(small_study, a
     p = sign_up(client, study, f"?PROLIFIC_PID={PID}")
     p = services.consent_decide(participation=p, agree=True, version="v1")
     services.briefing_complete(participation=p)
+    answer_practice(p)
     p = services.baseline_session_start(participation=p)
     finish(p)
     other = enrol(study, "other-participant")

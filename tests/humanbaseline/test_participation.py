@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
 from evaluation.models import RetrievalSet, RetrievedMemory
 from evaluation.retrieval import memory_block_entries
@@ -99,9 +100,24 @@ def test_practice_items_give_feedback_and_study_items_never_do(small_study, clie
     p = enrol(study, "learner", start=False)
     client.force_login(p.user)
     url = reverse("baseline:practice", args=[study.pk, 1])
-    client.post(url, {"choice": "A"})
-    body = client.get(url).content.decode()
-    assert f"The expected answer is {practice[0].correct_answer}" in body
+    before = client.get(url).content.decode()
+    assert "The expected answer is" not in before and "Start the study" not in before
+    # "Check my answer" through htmx: the answer's part of the page comes back with the
+    # expected answer and its reason in place (the key is allowed on practice items).
+    fragment = client.post(url, {"choice": "A"}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="practice-answer"' in fragment and "<html" not in fragment
+    assert f"The expected answer is {practice[0].correct_answer}" in fragment
+    reason = StudyItem.objects.get(study=study, is_practice=True, position=1).practice_reason
+    assert reason and escape(reason) in fragment
+    # One practice item of two answered: the study cannot start yet.
+    assert "Start the study" not in fragment and "practice item 2 still has no answer" in fragment
+    with pytest.raises(BaselineError, match="practice item 2"):
+        services.baseline_session_start(participation=p)
+    # A plain post (no JavaScript) lands on the page with the same feedback.
+    client.post(reverse("baseline:practice", args=[study.pk, 2]), {"choice": "B"})
+    body = client.get(reverse("baseline:practice", args=[study.pk, 2])).content.decode()
+    assert f"The expected answer is {practice[1].correct_answer}" in body
+    assert "Start the study" in body
     services.baseline_session_start(participation=p)
     response = ItemResponse.objects.filter(participation=p).order_by("position").first()
     key = response.study_item.item.correct_answer
@@ -110,6 +126,24 @@ def test_practice_items_give_feedback_and_study_items_never_do(small_study, clie
     page = client.get(item_url).content.decode()
     for body in (fragment, page):
         assert "expected answer" not in body and "correct" not in body.lower()
+        assert "Why " not in body
+
+
+def test_returning_lands_on_the_first_unanswered_practice_item_then_item(small_study, client):
+    study, _, _ = small_study
+    p = enrol(study, "returner", start=False)
+    client.force_login(p.user)
+    start = reverse("baseline:study", args=[study.pk])
+    assert client.get(start).url == reverse("baseline:practice", args=[study.pk, 1])
+    services.practice_answer(participation=p, position=1, choice="A")
+    assert client.get(start).url == reverse("baseline:practice", args=[study.pk, 2])
+    services.practice_answer(participation=p, position=2, choice="A")
+    # Every practice item answered: back to the last, where the study starts.
+    assert client.get(start).url == reverse("baseline:practice", args=[study.pk, 2])
+    p = services.baseline_session_start(participation=p)
+    for position in (1, 2, 4):
+        services.answer_save(participation=p, position=position, choice="C")
+    assert client.get(start).url == reverse("baseline:item", args=[study.pk, 3])
 
 
 def test_practice_items_must_not_be_in_the_subset(small_study, admin_user):
