@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('heartbench_site', '0013_historicalparticipation_time_counted_until'),
+        ('heartbench_site', '0014_history_memory_case_review_round'),
     ]
 
     operations = [
