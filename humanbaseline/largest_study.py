@@ -171,8 +171,9 @@ def largest_feasible(
     quotas by hand, every source with candidates included (an expert rewrite too: its
     default quota is 0 only because the paper's subset had none). One MILP
     (:func:`_size_model`) maximises the size and, among the studies of that size,
-    minimises the largest quota, so the split is as even as the candidates allow (App.
-    J: the same number per source). Every range is App. J's rule scaled to the study
+    minimises the largest quota and then maximises the smallest, so the split is as even
+    as the candidates allow (App. J: the same number per source, all of a source that
+    has no more). Every range is App. J's rule scaled to the study
     with no tolerance; ranges set by hand and tolerances in the request are not carried
     over. The subset itself is then the seeded :func:`select_subset` on those quotas, so
     "Use this study" reproduces it. When the study is smaller than asked, each balance
@@ -221,26 +222,28 @@ def largest_feasible(
         time_limit=max(deadline - time.monotonic(), 1.0),
         diagnose=False,
     )
-    size = constraints.total
+    size, proven = constraints.total, solved.status == 0
     binding = []
-    if size < asked and size < len(used):
+    if size < asked and size < len(used) and proven:
         binding = _binding(used, sources, characters, stages, size, asked, deadline)
-    elif size < asked:
+    elif size < asked and size == len(used):
         binding = [
-            f"Every candidate item is in it: {counted_items(len(used))} have an answer-key "
-            f"source of the request, fewer than the {asked} asked for."
+            f"Every candidate item is in it: {counted_items(len(used))} "
+            f"{'has' if len(used) == 1 else 'have'} an answer-key source of the request, "
+            f"fewer than the {asked} asked for."
         ]
-    return Proposal(constraints, result, tuple(binding), proven=solved.status == 0)
+    return Proposal(constraints, result, tuple(binding), proven=proven)
 
 
 def _binding(used, sources, characters, stages, size, asked, deadline) -> list[str]:
     """What keeps the largest study at ``size``: the balance groups whose removal alone
     would admit a larger one, each with the size it would allow."""
-    found = []
+    found, checked = [], 0
     for group in BALANCE_GROUPS:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
+        checked += 1
         model = _size_model(
             used, sources, characters, stages, cap_total=asked, drop=(group,), at_least=size + 1
         )
@@ -250,6 +253,8 @@ def _binding(used, sources, characters, stages, size, asked, deadline) -> list[s
         if solved.x is not None:
             larger = int(round(-solved.fun)) if solved.status == 0 else size + 1
             found.append((group, larger))
+    if not found and checked < len(BALANCE_GROUPS):
+        return [f"Out of time before naming what keeps the study at {size} items."]
     if not found:
         return [
             f"No study of {size + 1} items keeps App. J's balance, and no single balance "

@@ -12,9 +12,10 @@ from annotation.character_drafting.services.jobs import drafting_prompt_current
 from annotation.comparison.models import ComparisonPair
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.configuration import audit_settings_create
+from heartbench_site.base.roles import Role
 from heartbench_site.pipeline import pipeline_overview
 from tests.comparison.helpers import make_pair
-from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory
+from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +120,25 @@ def test_an_audit_run_replaced_by_a_later_finalized_run_blocks_nothing():
         finalized_at=FROZEN,
     )
     assert not any(f"run #{stale.pk}" in t for t in blocker_texts("memories"))
+
+
+def test_a_failed_generation_unit_stops_blocking_once_a_later_unit_succeeded(settings):
+    from annotation.generation.models import GenerationRun, GenerationUnit
+    from annotation.generation.services.runs import generation_run_create
+    from llm.testing.fake_server import FakeProviderServer
+    from tests.generation.helpers import family_settings, frozen_character, scenario
+
+    admin = UserFactory(roles=[Role.ADMIN])
+    frozen_character("CHAR_35", ages=[6, 7])
+    scenario("SCN_SCHOOL_AGE_35", age=10)
+    with FakeProviderServer() as server:
+        settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, families=("gpt",))
+        first = generation_run_create(user=admin, families=["gpt"])
+        GenerationUnit.objects.filter(run=first).update(status=GenerationUnit.Status.FAILED)
+        GenerationRun.objects.filter(pk=first.pk).update(status=GenerationRun.Status.FINISHED)
+        failed = f"1 unit of generation run #{first.pk} failed"
+        assert any(failed in t for t in blocker_texts("generation"))
+        second = generation_run_create(user=admin, families=["gpt"])
+        GenerationUnit.objects.filter(run=second).update(status=GenerationUnit.Status.SUCCEEDED)
+        GenerationRun.objects.filter(pk=second.pk).update(status=GenerationRun.Status.FINISHED)
+    assert not any(f"run #{first.pk}" in t for t in blocker_texts("generation"))
