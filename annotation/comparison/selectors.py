@@ -75,7 +75,7 @@ class ComparisonPage:
     def autosave_status(self) -> str:
         """What the autosave label says on load: true from the start, before any change."""
         if not self.is_open:
-            return "Off: this pair has been routed."
+            return "Off: this pair is closed."
         if self.draft_saved_at is not None:
             return draft_saved_label(self.draft_saved_at)
         return "Not saved yet. Changes save automatically as a draft."

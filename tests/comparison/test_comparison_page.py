@@ -1,5 +1,5 @@
 """The comparison page's autosave label says something true from the start (issue 21):
-nothing saved yet, the time of the draft, or that a routed pair saves nothing."""
+nothing saved yet, the time of the draft, or that a closed (routed) pair saves nothing."""
 
 import re
 
@@ -42,7 +42,7 @@ def test_a_routed_pair_says_that_nothing_is_saved(client, assignment):
     pair.status = pair.Status.ESCALATED
     pair.save(update_fields=["status"])
     client.force_login(assignment.annotator)
-    assert label(client, assignment) == "Off: this pair has been routed."
+    assert label(client, assignment) == "Off: this pair is closed."
 
 
 def test_the_page_has_tabs_for_narrow_screens_and_every_panel_without_them(client, assignment):
