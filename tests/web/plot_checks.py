@@ -21,8 +21,13 @@ def texts(svg: str, kind: str = "") -> list[str]:
 
 
 def assert_readable_plot(svg: str, *, legend: bool = False):
-    """Accessible, with labelled axes and ticks, a legend where asked, and no raw slug."""
+    """Accessible, with labelled axes and ticks, a legend where asked, no raw slug, no
+    text under 12 px (issue 32: the page shows the SVG at its own size), and at least one
+    mark: a plot without data is a sentence, not an empty axis."""
     assert 'role="img"' in svg and "aria-labelledby=" in svg and "<title" in svg
+    sizes = [float(size) for size in re.findall(r'<text [^>]*font-size="([\d.]+)"', svg)]
+    assert sizes and min(sizes) >= 12, f"text smaller than 12 px: {min(sizes or [0])}"
+    assert 'data-kind="mark"' in svg, "an axis without marks"
     assert texts(svg, "axis-label"), "the plot has no axis label"
     if legend:
         assert texts(svg, "legend"), "the plot has no legend"
