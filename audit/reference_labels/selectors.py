@@ -69,7 +69,13 @@ def label_audit_overview(*, audit: LabelAudit) -> dict:
         {"position": e.position, "user": e.expert, "submitted": submitted.get(e.expert_id, 0)}
         for e in LabelAuditExpert.objects.filter(audit=audit).select_related("expert")
     ]
-    return {"counts": counts, "total": sum(counts.values()), "experts": experts}
+    return {
+        "counts": counts,
+        # The same counts as the page names them ("Awaiting the adjudicator").
+        "count_rows": [(LabelAuditItem.Status(k).label, n) for k, n in counts.items()],
+        "total": sum(counts.values()),
+        "experts": experts,
+    }
 
 
 def strata_table(*, audit: LabelAudit) -> list[dict]:

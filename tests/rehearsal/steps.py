@@ -596,24 +596,28 @@ def audit_labels(lab: Lab, audit_id: int) -> dict[str, str]:
     adjudicator = lab["audit-adjudicator"]
     page = adjudicator.get(f"/audit/labels/{audit_id}/")
     item_ids = list(dict.fromkeys(re.findall(r"/audit/labels/items/(\d+)/adjudicate/", page.text)))
+    # The pages name an item in words; the adjudicator's API row carries its question id.
+    rows = adjudicator.get(f"/api/audit/labels/{audit_id}/items/?page_size=500").json()
+    question_ids = {str(row["id"]): row["question_id"] for row in rows["results"]}
     decided = {}
     for item_id in item_ids:
         path = f"/audit/labels/items/{item_id}/adjudicate/"
         page = adjudicator.get(path)
         if not form_ids(page, "adjudication-form"):
             continue
-        qid = re.search(r"Q_CHAR_\d+_SCN_[A-Z_]+_\d+", page.text).group(0)
+        # The adjudicator's page shows the key at the audit (it names the item in words).
+        key = re.search(r'data-testid="key">([A-D])<', page.text).group(1)
         position_two = len(decided) == 1
         values = {"decision": "usable_as_is", "note": "The dissent does not hold."}
         if position_two:
             values = {
                 "decision": "key_change",
-                "new_key": other(keys[qid]),
+                "new_key": other(key),
                 "note": "Two experts are right: this option fits the profile better.",
             }
         answer = adjudicator.fill(path, values, id="adjudication-form")
         assert "Decision recorded." in answer.text, answer.text[-2000:]
-        decided[qid] = values["decision"]
+        decided[question_ids[item_id]] = values["decision"]
     return decided
 
 
