@@ -16,7 +16,14 @@
     const feedback = document.querySelector("[data-practice-answer] [data-feedback][data-just-checked]");
     if (!feedback) return;
     feedback.focus({ preventScroll: true });
-    feedback.scrollIntoView({ block: "nearest" });
+    // The feedback and what comes next (the next practice item, or starting the study)
+    // together when they fit on the screen; else the feedback from its top.
+    const next = document.querySelector("[data-practice-answer] [data-practice-nav]");
+    const pane = feedback.closest(".study-pane");
+    const room = pane && getComputedStyle(pane).overflowY === "auto" ? pane.clientHeight : window.innerHeight;
+    const span = next ? next.getBoundingClientRect().bottom - feedback.getBoundingClientRect().top : Infinity;
+    if (span <= room * 0.9) next.scrollIntoView({ block: "nearest" });
+    else feedback.scrollIntoView({ block: "start" });
   });
 
   function typing(el) {

@@ -2,14 +2,16 @@
 the invitation link, consents, reads the briefing, does a practice item (with feedback),
 answers items (saved as chosen, and again after a lost connection), revises one through
 the navigator, searches the memories, logs out, comes back to find everything as left,
-and finalizes. Leaving an item sends exactly one time-on-task report."""
+and finalizes. Leaving an item sends exactly one time-on-task report. Finalizing and
+closing a study both ask first."""
 
 import pytest
 from django.contrib.auth.models import Group
 
 from heartbench_site.base.roles import Role
 from humanbaseline.models import AnswerEvent, ItemResponse, Participation, TimeReport
-from tests.humanbaseline.conftest import make_study
+from tests.factories import UserFactory
+from tests.humanbaseline.conftest import enrol, make_study
 
 from .test_login import log_in
 
@@ -149,3 +151,50 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     assert page.locator("#choice-A").is_disabled()
     # Time on task was recorded on the way.
     assert p.sessions.count() >= 1
+
+
+def test_finalizing_asks_first_and_escape_changes_nothing(page, live_server, study):
+    p = enrol(study, "reader-3")
+    p.responses.update(choice="A")
+    log_in(page, live_server, p.user.get_username())
+    page.goto(f"{live_server.url}/baseline/s/{study.pk}/finalize/")
+
+    page.get_by_role("button", name="Finalize my answers").click()
+    message = page.get_by_test_id("confirm-message")
+    message.wait_for()
+    assert "cannot be undone" in message.inner_text()
+    assert "3 items" in message.inner_text()
+    page.keyboard.press("Escape")
+    message.wait_for(state="hidden")
+    p.refresh_from_db()
+    assert p.status == Participation.Status.STARTED and p.finalized_at is None
+
+    # The keyboard alone: the finalize button has the focus back; Enter opens the
+    # dialog, whose confirm button has the focus, and Enter confirms.
+    assert page.evaluate("document.activeElement.textContent") == "Finalize my answers"
+    page.keyboard.press("Enter")
+    message.wait_for()
+    assert page.get_by_test_id("confirm-yes").inner_text() == "Finalize"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert "You finalized your answers" in page.get_by_test_id("finalized").inner_text()
+    p.refresh_from_db()
+    assert p.status == Participation.Status.FINALIZED
+
+
+def test_closing_a_study_asks_the_admin_first(page, live_server, study):
+    UserFactory(username="admin-close", roles=[Role.ADMIN])
+    log_in(page, live_server, "admin-close")
+    page.goto(f"{live_server.url}/baseline/admin/studies/{study.pk}/")
+    page.get_by_role("button", name="Close the study").click()
+    message = page.get_by_test_id("confirm-message")
+    assert "until you reopen it" in message.inner_text()
+    page.keyboard.press("Escape")
+    message.wait_for(state="hidden")
+    study.refresh_from_db()
+    assert study.status == "open"
+    page.get_by_role("button", name="Close the study").click()
+    with page.expect_navigation():
+        page.get_by_test_id("confirm-yes").click()
+    study.refresh_from_db()
+    assert study.status == "closed"

@@ -361,6 +361,7 @@ ACCESS = {
             "baseline:participant-create",
             "baseline:study-status",
             "baseline:study-completion",
+            "baseline:practice-reason",
             "baseline:best-model",
             "baseline:time-csv",
             "baseline:report",
