@@ -3,8 +3,8 @@
 On the populated demo, built once for this module, each demo account walks every page it
 reaches by links from its home (tests/browser/role_pages.py: same origin, GET only, no
 logout and no download, a few URLs of each shape), once, at 1280 × 800. The participant,
-whose study lies behind forms, also consents, goes past the briefing, answers a practice
-item and starts the study, and the walk goes on from each page this opens. The tests
+whose study lies behind forms, also consents, goes past the briefing, answers every
+practice item and starts the study, and the walk goes on from each page this opens. The tests
 then read what the walk saw:
 
 - the visible text (``document.body.innerText``) of every page of the participant and of
@@ -131,13 +131,24 @@ def take_part(walk):
         step = "briefing"
         submit(page, page.locator("main form button[type=submit]").first)
         step = "practice"
-        page.locator("#practice-form label").first.click()
-        submit(page, page.locator("#practice-form button[type=submit]"))
         practice = urlsplit(page.url).path
-        walk.run(practice)  # the practice item with its feedback, and the other ones
+        # "Check my answer" shows the feedback in place (htmx, no navigation); "Start the
+        # study" appears only once every practice item has an answer, so answer each one,
+        # following "Next practice item" until there is none.
+        start = page.locator('main form[action$="/start/"] button')
+        while True:
+            page.locator("#practice-form label").first.click()
+            page.get_by_role("button", name="Check my answer").click()
+            page.get_by_test_id("practice-feedback").wait_for()
+            following = page.get_by_role("link", name="Next practice item")
+            if start.count() or not following.count():
+                break
+            with page.expect_navigation():
+                following.click()
+        walk.run(practice)  # each practice item with its feedback, and the other ones
         step = "start"
         page.goto(f"{base}{practice}")
-        submit(page, page.locator('main form[action$="/start/"] button'))
+        submit(page, start)
         walk.run(urlsplit(page.url).path)  # the first item, and every item linked from it
     except PlaywrightError as error:
         return [f"baseline_participant stuck at the {step} step on {page.url}: {error}"]
