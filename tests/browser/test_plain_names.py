@@ -26,7 +26,10 @@ Exceptions, on purpose, taken out of the text before the scan of ids and slugs:
 - e-mail addresses (``first_last@example.org`` is an address a person reads and types,
   not a slug);
 - URL paths, a token starting with ``/`` (the API index lists the endpoints a script
-  calls, ``/api/items/{item_id}/``: a path is typed into a client, not read as a name).
+  calls, ``/api/items/{item_id}/``: a path is typed into a client, not read as a name);
+- file names with a data file's extension (a record's source, "demo:
+  demo_standin_characters.json": the name of the file it was imported from, which a
+  person looks for by that name).
 """
 
 import json
@@ -78,6 +81,7 @@ CITATION = re.compile(
 EXCEPTIONS = (
     ("<e-mail>", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
     ("<path>", re.compile(r"(?<![\w/.])/[\w{]\S*")),
+    ("<file>", re.compile(r"\b[\w.-]+\.(?:json|jsonl|csv|tsv|txt|ya?ml|zip)\b")),
 )
 
 
