@@ -96,7 +96,7 @@ class SelectionForm(TextRules, forms.Form):
                 Row(*(Column(f"quota_{s}", css_class="col-6 col-md-3") for s, _ in DEFAULT_QUOTAS)),
             ),
             Fieldset(
-                "Balance ranges: blank is App. J's rule scaled to the study",
+                "Balance ranges: blank is the paper's rule scaled to the study",
                 *rows,
             ),
         )

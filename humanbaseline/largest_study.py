@@ -257,7 +257,7 @@ def _binding(used, sources, characters, stages, size, asked, deadline) -> list[s
         return [f"Out of time before naming what keeps the study at {size} items."]
     if not found:
         return [
-            f"No study of {size + 1} items keeps App. J's balance, and no single balance "
+            f"No study of {size + 1} items keeps the paper's balance, and no single balance "
             "rule is to blame: several bind together."
         ]
     return [

@@ -21,7 +21,7 @@ def range_rows(parameters: dict) -> list[dict]:
         }
     ]
     for group in BALANCE_GROUPS:
-        how = "set by hand" if group in overrides else "scaled (App. J's rule)"
+        how = "set by hand" if group in overrides else "scaled (the paper's rule)"
         if slack.get(group):
             how += f", tolerance ±{slack[group]}"
         rows.append(

@@ -406,7 +406,7 @@ def full_benchmark_accuracy(run_ids) -> tuple[list[dict], int, list[str]]:
         name = f"Run {r.pk} ({r.label})"
         if r.setting != Setting.NAIVE_RAG:
             problems.append(
-                f"{name} is a {r.get_setting_display()} run; App. J compares humans with "
+                f"{name} is a {r.get_setting_display()} run; the baseline compares humans with "
                 "the main Naive-RAG setting."
             )
         if r.status not in evaluation_selectors.RESULT_STATUSES:

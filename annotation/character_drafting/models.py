@@ -65,7 +65,7 @@ class DraftingJob(models.Model):
         REDRAFT = "redraft", "Redraft of a reviewed profile"
 
     class Design(models.TextChoices):
-        TABLE4 = "table4", "Table 4: ten high/low anchors and the neutral reference"
+        TABLE4 = "table4", "The paper's design: ten high/low anchors and the neutral reference"
         CUSTOM = "custom", "Custom requirements"
         REDRAFT = "redraft", "The reviewed profile's own design"
 

@@ -47,9 +47,9 @@ class ModelFamily(models.TextChoices):
 
 
 class GenerationStage(models.TextChoices):
-    SCREENING = "screening", "Memory screening (App. L.5.1)"
-    RERANKING = "reranking", "Memory re-ranking (App. L.5.2)"
-    RESPONSE = "response", "Response generation (App. L.5.3)"
+    SCREENING = "screening", "Memory screening"
+    RERANKING = "reranking", "Memory re-ranking"
+    RESPONSE = "response", "Response generation"
 
 
 class PromptVersion(models.Model):

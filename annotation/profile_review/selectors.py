@@ -180,7 +180,7 @@ def profile_review_page(*, character_key: str, user) -> ProfileReviewPage:
     closed = ""
     if version is None:
         closed = (
-            f"{latest} is frozen; there is nothing to review."
+            f"Version {latest.number} is frozen; there is nothing to review."
             if latest
             else "No profile version yet."
         )

@@ -25,11 +25,15 @@ SMALL_N = 10
 
 
 def human_label(slug) -> str:
-    """``age_30_transition`` → ``Age 30 transition``; ``gpt`` → ``GPT``. A text that is
-    no slug (it has a capital letter or a space) is returned as it is."""
+    """``age_30_transition`` → ``Age 30 transition``; ``gpt`` → ``GPT``;
+    ``Low_Agreeableness`` (capitalised words joined by underscores, as the trait
+    archetypes' keys) → ``Low Agreeableness``. Any other text that is no slug (it has a
+    capital letter or a space, e.g. a record id such as ``CHAR_01``) is returned as it is."""
     if slug is None:
         return ""
     text = str(slug)
+    if re.fullmatch(r"[A-Z][a-z]+(?:_[A-Z][a-z]+)+", text):
+        return text.replace("_", " ")
     if not text or not re.fullmatch(r"[a-z0-9_\-]+", text):
         return text
     words = [_WORDS.get(w, w) for w in re.split(r"[_\-]+", text) if w]

@@ -5,6 +5,9 @@ import itertools
 import re
 
 from django import template
+from django.template.loader import render_to_string
+from django.utils.html import conditional_escape
+from django.utils.safestring import mark_safe
 
 from annotation.corpus.life_stages import BY_KEY
 from annotation.scenario_review.models import DIAMONDS_DEFINITIONS, DIAMONDS_LABELS
@@ -87,3 +90,33 @@ def protocol_ref(citation):
         "reference": display.paper_reference(citation),
         "ref_id": f"protocol-ref-{next(_REFERENCE_IDS)}",
     }
+
+
+# One citation of the paper inside free text, as the built-in defaults' notes write them:
+# "seed 000 App. B.6, L.3", "App. L.5 and D.1", "App. B.4", "Table 4", "§2.4".
+_CITATION = (
+    r"(?:seed\s*0\d\d\s+)?"
+    r"(?:App(?:endix|\.)\s*[A-L](?:\.\d+)*|§\s*\d+(?:\.\d+)*|Tables?\s+\d+)"
+    r"(?:(?:,\s*|\s+and\s+)(?:App\.\s*)?[A-L](?:\.\d+)+)*"
+)
+_CITED = re.compile(rf"\s*\((?P<paren>{_CITATION})\)|(?P<bare>{_CITATION})")
+
+
+@register.filter(needs_autoescape=True)
+def cited(text, autoescape=True):
+    """``{{ version.note|cited }}``: a free text (a note stored with a record, e.g. a
+    built-in default's) with each paper citation in it moved behind a "?" toggle, as
+    ``{% protocol_ref %}`` does in a template. Stored notes keep their citation (a
+    migration finds the built-in version by its note); only the page hides it."""
+    if not text:
+        return ""
+    escape = conditional_escape if autoescape else (lambda s: s)
+    parts, last = [], 0
+    for match in _CITED.finditer(str(text)):
+        citation = match.group("paren") or match.group("bare")
+        parts.append(escape(str(text)[last : match.start()]))
+        parts.append(" " if match.group("paren") else "")
+        parts.append(render_to_string("partials/protocol_ref.html", protocol_ref(citation)).strip())
+        last = match.end()
+    parts.append(escape(str(text)[last:]))
+    return mark_safe("".join(parts))  # noqa: S308 - every piece escaped above or a template's

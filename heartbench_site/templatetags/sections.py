@@ -14,12 +14,15 @@ register = template.Library()
 
 MIN_SECTIONS = 4
 HEADING = re.compile(r'<h2\b[^>]*?\bid="([^"]+)"[^>]*>(.*?)</h2>', re.S)
+#: A ``{% protocol_ref %}`` inside a heading (templates/partials/protocol_ref.html): its "?"
+#: and its hidden citation are no part of the heading's name in the index.
+PROTOCOL_REF = re.compile(r'<span class="protocol-ref">.*?</span></span>', re.S)
 
 
 def section_headings(html: str) -> list[tuple[str, str]]:
     """(anchor, heading text) of every ``<h2>`` with an id, in order."""
     return [
-        (anchor, " ".join(unescape(strip_tags(text)).split()))
+        (anchor, " ".join(unescape(strip_tags(PROTOCOL_REF.sub("", text))).split()))
         for anchor, text in HEADING.findall(html)
     ]
 

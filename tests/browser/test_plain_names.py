@@ -3,8 +3,8 @@
 On the populated demo, built once for this module, each demo account walks every page it
 reaches by links from its home (tests/browser/role_pages.py: same origin, GET only, no
 logout and no download, a few URLs of each shape), once, at 1280 × 800. The participant,
-whose study lies behind forms, also consents, goes past the briefing, answers a practice
-item and starts the study, and the walk goes on from each page this opens. The tests
+whose study lies behind forms, also consents, goes past the briefing, answers every
+practice item and starts the study, and the walk goes on from each page this opens. The tests
 then read what the walk saw:
 
 - the visible text (``document.body.innerText``) of every page of the participant and of
@@ -26,7 +26,10 @@ Exceptions, on purpose, taken out of the text before the scan of ids and slugs:
 - e-mail addresses (``first_last@example.org`` is an address a person reads and types,
   not a slug);
 - URL paths, a token starting with ``/`` (the API index lists the endpoints a script
-  calls, ``/api/items/{item_id}/``: a path is typed into a client, not read as a name).
+  calls, ``/api/items/{item_id}/``: a path is typed into a client, not read as a name);
+- file names with a data file's extension (a record's source, "demo:
+  demo_standin_characters.json": the name of the file it was imported from, which a
+  person looks for by that name).
 """
 
 import json
@@ -78,6 +81,7 @@ CITATION = re.compile(
 EXCEPTIONS = (
     ("<e-mail>", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
     ("<path>", re.compile(r"(?<![\w/.])/[\w{]\S*")),
+    ("<file>", re.compile(r"\b[\w.-]+\.(?:json|jsonl|csv|tsv|txt|ya?ml|zip)\b")),
 )
 
 
@@ -131,13 +135,24 @@ def take_part(walk):
         step = "briefing"
         submit(page, page.locator("main form button[type=submit]").first)
         step = "practice"
-        page.locator("#practice-form label").first.click()
-        submit(page, page.locator("#practice-form button[type=submit]"))
         practice = urlsplit(page.url).path
-        walk.run(practice)  # the practice item with its feedback, and the other ones
+        # "Check my answer" shows the feedback in place (htmx, no navigation); "Start the
+        # study" appears only once every practice item has an answer, so answer each one,
+        # following "Next practice item" until there is none.
+        start = page.locator('main form[action$="/start/"] button')
+        while True:
+            page.locator("#practice-form label").first.click()
+            page.get_by_role("button", name="Check my answer").click()
+            page.get_by_test_id("practice-feedback").wait_for()
+            following = page.get_by_role("link", name="Next practice item")
+            if start.count() or not following.count():
+                break
+            with page.expect_navigation():
+                following.click()
+        walk.run(practice)  # each practice item with its feedback, and the other ones
         step = "start"
         page.goto(f"{base}{practice}")
-        submit(page, page.locator('main form[action$="/start/"] button'))
+        submit(page, start)
         walk.run(urlsplit(page.url).path)  # the first item, and every item linked from it
     except PlaywrightError as error:
         return [f"baseline_participant stuck at the {step} step on {page.url}: {error}"]

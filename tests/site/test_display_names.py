@@ -9,6 +9,7 @@ import pytest
 from django.template import Context, Template
 
 from heartbench_site.base import display
+from heartbench_site.templatetags.sections import section_headings
 
 
 @pytest.mark.parametrize(
@@ -100,3 +101,26 @@ def test_a_protocol_reference_is_a_closed_help_toggle_inside_a_sentence():
     again = render('{% protocol_ref "App. D.2" %}{% protocol_ref "App. D.3" %}')
     ids = re.findall(r'aria-controls="([^"]+)"', again)
     assert len(set(ids)) == 2
+
+
+def test_a_stored_note_shows_its_citations_behind_help_toggles():
+    note = "The protocol's <defaults> (seed 000 App. B.6, L.3); every rule of App. L.2."
+    html = render("<p>{{ note|cited }}</p>", note=note)
+    shown = re.sub(
+        r"<span[^>]*hidden>.*?</span>|<span class=\"visually-hidden\">.*?</span>", "", html
+    )
+    shown = re.sub(r"<[^>]+>", "", shown)
+    assert "App." not in shown and "seed" not in shown and "()" not in shown
+    assert "The protocol's &lt;defaults&gt; ?; every rule of ?." in shown.replace("&#x27;", "'")
+    assert html.count("data-protocol-ref") == 2
+    assert "HEART-Bench paper, App. B.6, L.3" in html and "HEART-Bench paper, App. L.2" in html
+
+
+def test_the_section_index_leaves_a_headings_help_toggle_out():
+    html = render('<h2 id="k1-h">By source {% protocol_ref "App. K.1" %}</h2>')
+    assert section_headings(html) == [("k1-h", "By source")]
+
+
+def test_trait_archetype_keys_read_as_words_but_record_ids_stay():
+    assert display.human_label("Low_Agreeableness") == "Low Agreeableness"
+    assert display.human_label("CHAR_01") == "CHAR_01"

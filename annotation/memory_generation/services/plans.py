@@ -33,7 +33,7 @@ __all__ = [
 
 DEFAULT_WEIGHTS_NOTE = (
     "The platform default: 1.0 per year, 1.5 per year in Adolescence, the Early adult "
-    "transition and the Age-30 transition (App. B.4 names the bins, not the numbers)."
+    "transition and the Age-30 transition (the paper names these bins, not the numbers)."
 )
 
 
