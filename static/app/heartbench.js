@@ -101,7 +101,7 @@
   document.addEventListener("click", (event) => {
     const toggle = event.target.closest("[data-protocol-ref]");
     if (!toggle) return;
-    const reference = document.getElementById(toggle.getAttribute("aria-controls"));
+    const reference = toggle.nextElementSibling;
     if (!reference) return;
     const open = toggle.getAttribute("aria-expanded") !== "true";
     toggle.setAttribute("aria-expanded", String(open));

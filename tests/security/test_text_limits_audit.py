@@ -154,6 +154,6 @@ def test_the_senior_edit_draft_refuses_an_over_long_narrative(audited):
     answer = session(senior).post(url, {"content_full": "x" * (TEXT + 1)}, **HTMX)
     assert answer.status_code == 200
     assert answer.content.decode() == (
-        "Not saved: Narrative (content_full) is limited to 20,000 characters; this one has 20,001."
+        "Not saved: Full account is limited to 20,000 characters; this one has 20,001."
     )
     assert not FormDraft.objects.exists()

@@ -92,15 +92,15 @@ def test_a_protocol_reference_is_a_closed_help_toggle_inside_a_sentence():
     # The button says what it is to a screen reader, without the citation in its text.
     assert "Where this rule comes from" in button.group(1) and "App." not in button.group(1)
     assert 'aria-expanded="false"' in button.group(0)
-    target = re.search(r'aria-controls="([^"]+)"', button.group(0)).group(1)
-    hidden = re.search(rf'<span[^>]*id="{target}"[^>]*>(.*?)</span>', html, re.S)
-    assert "hidden" in hidden.group(0) and hidden.group(1) == "HEART-Bench paper, App. D.2"
+    # The text it shows is the element right after it (heartbench.js toggles that one).
+    hidden = re.search(r"</button>(<span[^>]*>)(.*?)</span>", html, re.S)
+    assert "hidden" in hidden.group(1) and hidden.group(2) == "HEART-Bench paper, App. D.2"
     # Phrasing content only: the paragraph holds the whole sentence.
     assert not re.search(r"<(details|div|p)\b", html[3:-4])
-    # Two citations on a page toggle their own text.
-    again = render('{% protocol_ref "App. D.2" %}{% protocol_ref "App. D.3" %}')
-    ids = re.findall(r'aria-controls="([^"]+)"', again)
-    assert len(set(ids)) == 2
+    # The same page renders the same bytes every time (the blinding scans compare
+    # responses byte for byte): no id drawn from a counter.
+    twice = '{% protocol_ref "App. D.2" %}{% protocol_ref "App. D.3" %}'
+    assert render(twice) == render(twice) and " id=" not in render(twice)
 
 
 def test_a_stored_note_shows_its_citations_behind_help_toggles():

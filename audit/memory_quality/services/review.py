@@ -167,7 +167,7 @@ def case_senior_edit(
     check_texts(
         new | {"note": note or ""},
         {"context": TEXT, "content_summary": TEXT, "content_full": TEXT, "note": NOTE},
-        labels={"content_full": "Narrative (content_full)", "note": "Note on the edit"},
+        labels={"content_full": "Full account", "note": "Note on the edit"},
         error=AuditError,
     )
     with transaction.atomic():
