@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import downloads, views
+from . import admin_views, downloads, views
 
 app_name = "baseline"
 urlpatterns = [
@@ -16,32 +16,36 @@ urlpatterns = [
     path("s/<int:study_id>/items/<int:position>/", views.item, name="item"),
     path("s/<int:study_id>/items/<int:position>/time/", views.item_time, name="item-time"),
     path("s/<int:study_id>/finalize/", views.finalize, name="finalize"),
-    path("admin/", views.admin_overview, name="admin"),
-    path("admin/families/", views.families, name="families"),
-    path("admin/predictions/", views.predictions, name="predictions"),
-    path("admin/selections/new/", views.selection_create, name="selection-create"),
-    path("admin/selections/<int:selection_id>/", views.selection_detail, name="selection-detail"),
-    path("admin/studies/new/", views.study_create, name="study-create"),
-    path("admin/studies/<int:study_id>/", views.study_detail, name="study-detail"),
+    path("admin/", admin_views.admin_overview, name="admin"),
+    path("admin/families/", admin_views.families, name="families"),
+    path("admin/predictions/", admin_views.predictions, name="predictions"),
+    path("admin/selections/new/", admin_views.selection_create, name="selection-create"),
+    path(
+        "admin/selections/<int:selection_id>/",
+        admin_views.selection_detail,
+        name="selection-detail",
+    ),
+    path("admin/studies/new/", admin_views.study_create, name="study-create"),
+    path("admin/studies/<int:study_id>/", admin_views.study_detail, name="study-detail"),
     path(
         "admin/studies/<int:study_id>/participants/",
-        views.participant_create,
+        admin_views.participant_create,
         name="participant-create",
     ),
     path(
         "admin/studies/<int:study_id>/completion/",
-        views.study_completion,
+        admin_views.study_completion,
         name="study-completion",
     ),
-    path("admin/studies/<int:study_id>/status/", views.study_status, name="study-status"),
+    path("admin/studies/<int:study_id>/status/", admin_views.study_status, name="study-status"),
     path(
         "admin/studies/<int:study_id>/practice/<int:position>/reason/",
-        views.practice_reason,
+        admin_views.practice_reason,
         name="practice-reason",
     ),
-    path("admin/studies/<int:study_id>/best-model/", views.best_model, name="best-model"),
+    path("admin/studies/<int:study_id>/best-model/", admin_views.best_model, name="best-model"),
     path("admin/studies/<int:study_id>/time.csv", downloads.time_csv, name="time-csv"),
-    path("admin/studies/<int:study_id>/report/", views.report, name="report"),
+    path("admin/studies/<int:study_id>/report/", admin_views.report, name="report"),
     path("admin/studies/<int:study_id>/report.csv", downloads.report_csv, name="report-csv"),
     path(
         "admin/studies/<int:study_id>/report/table/",

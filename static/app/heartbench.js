@@ -108,7 +108,18 @@
     reference.hidden = !open;
   });
 
+  // A table wider than a narrow screen scrolls inside its .table-responsive box; a
+  // keyboard user must be able to focus that box to scroll it (axe:
+  // scrollable-region-focusable).
+  const focusableScrollers = (root) => {
+    root.querySelectorAll(".table-responsive:not([tabindex])").forEach((box) => {
+      if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+    });
+  };
+
   document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll("[data-drop-zone]").forEach(initDropZone);
+    focusableScrollers(document);
   });
+  document.addEventListener("htmx:afterSwap", (event) => focusableScrollers(event.target));
 })();

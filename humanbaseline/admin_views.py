@@ -1,0 +1,348 @@
+"""The human baseline's admin pages: answer-key sources, model predictions, the ILP
+selection, studies and their report. Thin: parse, call a service or selector, render.
+(The participant pages are in ``views.py``.)"""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from heartbench_site.base import display
+from heartbench_site.base.plot_views import page_plot
+from heartbench_site.base.roles import Role, role_required
+from heartbench_site.base.tidy import table_links
+from heartbench_site.base.web import add_error_messages
+
+from . import selectors, services, statistics
+from .forms import (
+    BestModelForm,
+    CompletionForm,
+    FamilyCsvForm,
+    ParticipantAccountForm,
+    PracticeReasonForm,
+    PredictionCsvForm,
+    ReportForm,
+    SelectionForm,
+    StudyForm,
+)
+from .models import (
+    BaselineError,
+    BaselineNotFound,
+    BaselineStudy,
+    SubsetSelection,
+)
+from .presentation import (
+    best_model_view,
+    display_rows,
+    range_rows,
+    report_plots,
+    reweighting_view,
+    table19_rows,
+)
+from .subset import ConstraintError
+
+admin_required = role_required(Role.ADMIN)
+
+
+@admin_required
+def admin_overview(request, *, selection_form=None, family_form=None, prediction_form=None):
+    return render(
+        request,
+        "humanbaseline/admin.html",
+        {
+            "studies": selectors.study_list(),
+            "selections": selectors.selection_list(),
+            "source_counts": selectors.source_counts(),
+            "selection_form": selection_form or SelectionForm(),
+            "family_form": family_form or FamilyCsvForm(),
+            "prediction_form": prediction_form or PredictionCsvForm(),
+        },
+    )
+
+
+@admin_required
+@require_POST
+def families(request):
+    if request.POST.get("from") == "references":
+        count = services.item_families_from_references()
+        messages.success(request, f"{count} item families copied from their references.")
+        return redirect("baseline:admin")
+    form = FamilyCsvForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.item_families_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"{count} item families set from {upload.name}.")
+            return redirect("baseline:admin")
+    return admin_overview(request, family_form=form)
+
+
+@admin_required
+@require_POST
+def predictions(request):
+    form = PredictionCsvForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            count = services.predictions_import_csv(
+                content=upload.read(), origin=f"csv:{upload.name}"
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"{count} model predictions stored from {upload.name}.")
+            return redirect("baseline:admin")
+    return admin_overview(request, prediction_form=form)
+
+
+@admin_required
+@require_POST
+def selection_create(request):
+    form = SelectionForm(request.POST)
+    if form.is_valid():
+        try:
+            constraints = form.constraints()
+        except ConstraintError as error:
+            form.add_error(None, str(error))
+        else:
+            try:
+                selection = services.subset_select(
+                    user=request.user,
+                    seed=form.cleaned_data["seed"],
+                    constraints=constraints,
+                    held_out_scenarios=form.held_out(),
+                )
+            except BaselineError as error:
+                add_error_messages(form, error)
+            else:
+                return redirect("baseline:selection-detail", selection_id=selection.pk)
+    return admin_overview(request, selection_form=form)
+
+
+@admin_required
+def selection_detail(request, selection_id):
+    selection = get_object_or_404(SubsetSelection, pk=selection_id)
+    return render(
+        request,
+        "humanbaseline/selection_detail.html",
+        {
+            "selection": selection,
+            "tables": selectors.selection_tables(selection),
+            "ranges": range_rows(selection.parameters),
+            "proposal_ranges": range_rows(selection.proposal),
+        },
+    )
+
+
+@admin_required
+def study_create(request):
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            created = services.study_create(
+                user=request.user,
+                name=data["name"],
+                selection=data["selection"],
+                consent_version=data["consent_version"],
+                consent_text=data["consent_text"],
+                briefing=data["briefing"],
+                pay_text=data["pay_text"],
+                practice_question_ids=form.practice_ids(),
+                practice_count=data["practice_count"] or 0,
+                retrieval_method=data["retrieval_method"],
+                k=data["k"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            return redirect("baseline:study-detail", study_id=created.pk)
+    return render(request, "humanbaseline/study_form.html", {"form": form})
+
+
+@admin_required
+def study_detail(
+    request,
+    study_id,
+    *,
+    account_form=None,
+    best_model_form=None,
+    completion_form=None,
+    reason_form=None,
+):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    practice = [
+        {
+            "study_item": si,
+            "form": reason_form
+            if reason_form is not None and reason_form.position == si.position
+            else PracticeReasonForm(
+                study=study_obj, position=si.position, initial={"reason": si.practice_reason}
+            ),
+        }
+        for si in selectors.practice_items(study=study_obj)
+    ]
+    return render(
+        request,
+        "humanbaseline/study_detail.html",
+        {
+            "study": study_obj,
+            "participants": selectors.study_participants(study=study_obj),
+            "account_form": account_form or ParticipantAccountForm(study=study_obj),
+            "invitation_url": request.build_absolute_uri(
+                reverse("baseline:join", args=[study_obj.invitation_token])
+            ),
+            "report": selectors.latest_report(study=study_obj),
+            "best_model_history": selectors.best_model_history(study=study_obj),
+            "best_model_form": best_model_form or BestModelForm(study=study_obj),
+            "completion_form": completion_form or CompletionForm(study=study_obj),
+            "pool_queries": services.pool_link_queries(),
+            "load": selectors.study_reading_load(study=study_obj),
+            "practice": practice,
+        },
+    )
+
+
+@admin_required
+@require_POST
+def practice_reason(request, study_id, position):
+    """Why a practice item's expected answer is expected (the participant's feedback)."""
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = PracticeReasonForm(request.POST, study=study_obj, position=position)
+    if form.is_valid():
+        try:
+            services.practice_reason_set(
+                study=study_obj, position=position, reason=form.cleaned_data["reason"]
+            )
+        except BaselineNotFound as error:
+            raise Http404(" ".join(error.messages)) from None
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Reason for practice item {position} saved.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, reason_form=form)
+
+
+@admin_required
+@require_POST
+def study_completion(request, study_id):
+    """The completion code and URL a participant gets on finalizing (Prolific, SONA)."""
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = CompletionForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            services.study_completion_set(
+                study=study_obj,
+                code=form.cleaned_data["completion_code"],
+                url=form.cleaned_data["completion_url"],
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, "Completion code and URL saved.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, completion_form=form)
+
+
+@admin_required
+@require_POST
+def best_model(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = BestModelForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            choice = services.best_model_fix(
+                study=study_obj,
+                user=request.user,
+                run_ids=[run.pk for run in form.cleaned_data["runs"]],
+                model_label=form.cleaned_data["model_label"],
+                reason=form.cleaned_data["reason"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Best model fixed: {choice.model_label}.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, best_model_form=form)
+
+
+@admin_required
+@require_POST
+def participant_create(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = ParticipantAccountForm(request.POST, study=study_obj)
+    if form.is_valid():
+        try:
+            services.participant_account_create(
+                study=study_obj,
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password"],
+            )
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(request, f"Account {form.cleaned_data['username']} created.")
+            return redirect("baseline:study-detail", study_id=study_id)
+    return study_detail(request, study_id, account_form=form)
+
+
+@admin_required
+@require_POST
+def study_status(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    status = request.POST.get("status")
+    if status in BaselineStudy.Status.values:
+        services.study_set_status(study=study_obj, status=status)
+    return redirect("baseline:study-detail", study_id=study_id)
+
+
+@admin_required
+def report(request, study_id):
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    form = ReportForm(request.POST or None, study=study_obj)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.report_request(study=study_obj, user=request.user, **form.cleaned_data)
+        except BaselineError as error:
+            add_error_messages(form, error)
+        else:
+            return redirect("baseline:report", study_id=study_id)
+    latest = selectors.latest_report(study=study_obj)
+    context = {
+        "study": study_obj,
+        "form": form,
+        "report": latest,
+        "polling": latest is not None and latest.status in ("pending", "running"),
+    }
+    if latest is not None and latest.status == "done":
+        context["rows"] = display_rows(latest.results)
+        context["plots"] = [
+            page_plot(
+                scene,
+                name=name,
+                url_name="baseline:report-plot",
+                testid="report-plot",
+                study_id=study_id,
+            )
+            for name, scene in report_plots(latest.results).items()
+        ]
+        context["kappa_note"] = display.small_n_note(latest.results.get("n_items"), "item")
+        context["table19"] = table19_rows(latest.results)
+        context["best"] = best_model_view(latest.results)
+        context["weights"] = reweighting_view(latest.results)
+        context["tidy"] = table_links(
+            reverse("baseline:report-table", args=[study_obj.pk]),
+            name=statistics.BASELINE_REPORT.name,
+            api_url=reverse("baseline-statistics-api:report-rows", args=[study_obj.pk]),
+        )
+    if request.htmx:
+        return render(request, "humanbaseline/report.html#result", context)
+    return render(request, "humanbaseline/report.html", context)
