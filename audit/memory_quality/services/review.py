@@ -147,6 +147,37 @@ def _edit_changes(memory: Memory, new: dict) -> dict:
     return changes
 
 
+def _classify(memory: dict, config, classifier, failed: str) -> tuple[list, list]:
+    """The LLM classifier's findings on ``memory`` (called outside any transaction) and
+    the checks a re-audit used; a failed call is an error that starts with ``failed``."""
+    found, errors, used = checks.classifier_findings(
+        memory=memory, config=config, provider=classifier
+    )
+    if errors:
+        raise AuditError(f"{failed} failed ({'; '.join(errors)}). Try again.")
+    return found, [checks.PATTERN] + ([checks.CLASSIFIER] if used else [])
+
+
+def _locked_unchanged(case_id: int, before: dict, changed: str):
+    """The case and its memory, row-locked, provided the memory still reads ``before``
+    (what the classifier judged outside the transaction); otherwise the ``changed`` error."""
+    case = _case_for_edit(case_id)
+    memory = Memory.objects.select_for_update().get(pk=case.memory_id)
+    if checks.memory_dict(memory) != before:
+        raise AuditError(changed)
+    return case, memory
+
+
+def _replace_flags(case: MemoryCase, findings, audit_pass: str) -> None:
+    """A re-audit's findings become the case's current flags; none closes the case as
+    revised by the senior expert."""
+    case.flags.filter(current=True).update(current=False)
+    MemoryFlag.objects.bulk_create(case_flags(case, findings, audit_pass))
+    if not findings:
+        case.status = MemoryCase.Status.REVISED
+        case.save(update_fields=["status", "updated_at"])
+
+
 def case_senior_edit(
     *,
     case_id: int,
@@ -176,25 +207,20 @@ def case_senior_edit(
         changes = _edit_changes(memory, new)
         config = case.run.settings_version.as_config()
         before = checks.memory_dict(memory)
-    found, errors, used = checks.classifier_findings(
-        memory=before | changes, config=config, provider=classifier
+    found, used_checks = _classify(
+        before | changes,
+        config,
+        classifier,
+        "The edit was not saved: the LLM classifier's re-audit",
     )
-    if errors:
-        raise AuditError(
-            "The edit was not saved: the LLM classifier's re-audit failed ("
-            + "; ".join(errors)
-            + "). Try again."
-        )
     with transaction.atomic():
-        case = _case_for_edit(case_id)
-        memory = Memory.objects.select_for_update().get(pk=case.memory_id)
-        if checks.memory_dict(memory) != before:
-            raise AuditError("The memory changed while the edit was re-audited; edit it again.")
+        case, memory = _locked_unchanged(
+            case_id, before, "The memory changed while the edit was re-audited; edit it again."
+        )
         findings = checks.merge(
             checks.pattern_findings(memory=memory, config=config, changes=changes), found
         )
         edits = case.versions.filter(origin=MemoryVersion.Origin.SENIOR_EDIT).count() + 1
-        used_checks = [checks.PATTERN] + ([checks.CLASSIFIER] if used else [])
         memory_change(
             memory=memory,
             changes=changes,
@@ -208,11 +234,7 @@ def case_senior_edit(
                 "passed": not findings,
             },
         )
-        case.flags.filter(current=True).update(current=False)
-        MemoryFlag.objects.bulk_create(case_flags(case, findings, f"senior edit {edits}"))
-        if not findings:
-            case.status = MemoryCase.Status.REVISED
-            case.save(update_fields=["status", "updated_at"])
+        _replace_flags(case, findings, f"senior edit {edits}")
         log_event(
             actor=editor,
             action="senior_edit",
@@ -241,20 +263,13 @@ def case_senior_reaudit(*, case_id: int, editor, classifier=None) -> tuple[Memor
         memory = Memory.objects.get(pk=case.memory_id)
         config = case.run.settings_version.as_config()
         before = checks.memory_dict(memory)
-    found, errors, used = checks.classifier_findings(
-        memory=before, config=config, provider=classifier
+    found, used_checks = _classify(
+        before, config, classifier, "The re-audit did not run: the LLM classifier's call"
     )
-    if errors:
-        raise AuditError(
-            "The re-audit did not run: the LLM classifier's call failed ("
-            + "; ".join(errors)
-            + "). Try again."
-        )
     with transaction.atomic():
-        case = _case_for_edit(case_id)
-        memory = Memory.objects.select_for_update().get(pk=case.memory_id)
-        if checks.memory_dict(memory) != before:
-            raise AuditError("The memory changed while it was re-audited; look at it again.")
+        case, memory = _locked_unchanged(
+            case_id, before, "The memory changed while it was re-audited; look at it again."
+        )
         findings = checks.merge(
             checks.pattern_findings(memory=memory, config=config, changes={}), found
         )
@@ -265,12 +280,7 @@ def case_senior_reaudit(*, case_id: int, editor, classifier=None) -> tuple[Memor
             .count()
         )
         audit_pass = f"senior re-audit {passes + 1}"
-        case.flags.filter(current=True).update(current=False)
-        MemoryFlag.objects.bulk_create(case_flags(case, findings, audit_pass))
-        if not findings:
-            case.status = MemoryCase.Status.REVISED
-            case.save(update_fields=["status", "updated_at"])
-        used_checks = [checks.PATTERN] + ([checks.CLASSIFIER] if used else [])
+        _replace_flags(case, findings, audit_pass)
         log_event(
             actor=editor,
             action="senior_reaudit",
