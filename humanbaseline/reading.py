@@ -33,6 +33,24 @@ def count_words(*texts) -> int:
     return sum(len(_WORD.findall(text or "")) for text in texts)
 
 
+#: The scenario's fields a participant reads on an item's page.
+SCENARIO_FIELDS_READ = (
+    "name",
+    "setting_location",
+    "setting_time",
+    "setting_atmosphere",
+    "context_text",
+    "trigger_sender",
+    "trigger_message",
+    "action_required",
+)
+
+
+def scenario_words(scenario) -> int:
+    """The words of a scenario (a model row, live or historical) a participant reads."""
+    return count_words(*(getattr(scenario, field) for field in SCENARIO_FIELDS_READ))
+
+
 @dataclass(frozen=True)
 class ItemWords:
     """The words of one item a participant reads, by part."""

@@ -40,7 +40,14 @@ from .models import (
     SubsetSelection,
     WorkSession,
 )
-from .reading import ItemWords, ReadingLoad, count_words, participant_text, reading_load
+from .reading import (
+    ItemWords,
+    ReadingLoad,
+    count_words,
+    participant_text,
+    reading_load,
+    scenario_words,
+)
 from .subset import DEFAULT_QUOTAS, EXPERT_REWRITE, CandidateItem
 
 # The task instruction, after App. L.1's model-facing one (J: "mirrors the model-facing
@@ -216,16 +223,7 @@ def item_words(study_items) -> list[ItemWords]:
         s = si.item.scenario
         out.append(
             ItemWords(
-                scenario=count_words(
-                    s.name,
-                    s.setting_location,
-                    s.setting_time,
-                    s.setting_atmosphere,
-                    s.context_text,
-                    s.trigger_sender,
-                    s.trigger_message,
-                    s.action_required,
-                ),
+                scenario=scenario_words(s),
                 options=count_words(*options[si.item_id]),
                 memories=count_words(*memories[si.retrieval_set_id]),
             )

@@ -4,7 +4,12 @@ from collections import defaultdict
 
 from django.db import migrations, models
 
-from humanbaseline.reading import count_words, default_practice_reason, participant_text
+from humanbaseline.reading import (
+    count_words,
+    default_practice_reason,
+    participant_text,
+    scenario_words,
+)
 
 
 def count_existing(apps, schema_editor):
@@ -29,16 +34,7 @@ def count_existing(apps, schema_editor):
         memories[set_id].append(participant_text(content))
     for row in rows:
         s = row.item.scenario
-        row.scenario_words = count_words(
-            s.name,
-            s.setting_location,
-            s.setting_time,
-            s.setting_atmosphere,
-            s.context_text,
-            s.trigger_sender,
-            s.trigger_message,
-            s.action_required,
-        )
+        row.scenario_words = scenario_words(s)
         row.option_words = count_words(*options[row.item_id])
         row.memory_words = count_words(*memories[row.retrieval_set_id])
         if row.is_practice and not row.practice_reason:
