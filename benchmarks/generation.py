@@ -170,7 +170,7 @@ def run_benchmark(args, per_process: int) -> None:
     from annotation.corpus_import.synthetic import synthetic_characters_json
     from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
     from annotation.generation.services.runs import generation_run_create
-    from heartbench_site.base.release import find_release_dir
+    from core.release import find_release_dir
 
     call_command("migrate", verbosity=0)
     scenarios = (find_release_dir() / "scenarios.json").read_bytes()

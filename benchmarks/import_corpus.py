@@ -96,7 +96,7 @@ def main() -> None:
     from django.db import connection
 
     from annotation.corpus_import.importing import import_files
-    from heartbench_site.base.release import find_release_dir
+    from core.release import find_release_dir
 
     release_dir = find_release_dir()
     from annotation.corpus.models import Memory

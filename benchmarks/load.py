@@ -144,7 +144,7 @@ class ComparisonWorkflow:
         from django.contrib.auth import get_user_model
 
         from annotation.comparison import services as comparison_services
-        from heartbench_site.base.roles import Role
+        from core.roles import Role
         from tests.comparison.helpers import make_pair
         from tests.factories import ScenarioFactory
 
@@ -380,7 +380,7 @@ WORKFLOWS = {w.name: w for w in (ComparisonWorkflow, BaselineWorkflow)}
 def seed(workflows, users: int) -> dict[str, list[str]]:
     from django.contrib.auth.models import Group
 
-    from heartbench_site.base.roles import Role
+    from core.roles import Role
     from tests.factories import UserFactory
 
     for role in Role:

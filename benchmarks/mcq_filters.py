@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudication.mcq import assembly as mcq_assembly  # noqa: E402
-from heartbench_site.base.release import find_release_dir  # noqa: E402
+from core.release import find_release_dir  # noqa: E402
 
 
 def scenario_text(s: dict) -> str:

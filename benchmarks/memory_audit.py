@@ -100,10 +100,10 @@ def db_run(characters, rounds: int) -> None:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        from annotation.corpus.life_stages import life_stage_for_age
         from annotation.corpus.models import Character, Memory
         from audit.memory_quality.models import AuditRun
         from audit.memory_quality.services import runs
+        from core.life_stages import life_stage_for_age
 
         rows = []
         for c in characters:

@@ -3,7 +3,7 @@ read-only: runs are created and resumed on the evaluation pages."""
 
 from django.contrib import admin
 
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 from . import models
 

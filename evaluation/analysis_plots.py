@@ -1,4 +1,4 @@
-"""The plots of the evaluation analysis page (heartbench_site/base/plots.py): accuracy
+"""The plots of the evaluation analysis page (core/plots.py): accuracy
 per run with its interval, accuracy per life-stage bin and per character, and the
 model-model agreement matrix of each setting.
 
@@ -6,9 +6,9 @@ Each plot is built only when asked for, so a plot download computes what it draw
 no more (the accuracy intervals are bootstraps).
 """
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
-from heartbench_site.base import display, plots
-from heartbench_site.base.protocol import CHANCE_LEVEL
+from core import display, plots
+from core.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
+from core.protocol import CHANCE_LEVEL
 
 from . import analysis, analysis_k
 

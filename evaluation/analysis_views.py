@@ -9,12 +9,12 @@ template (tables, and SVG geometry for the plots: no JavaScript, no CDN).
 from django.shortcuts import render
 from django.urls import reverse
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
-from heartbench_site.base import display
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import csv_download
+from core import display
+from core.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required
+from core.tidy import table_download, table_links
+from core.web import csv_download
 
 from . import analysis, analysis_k, analysis_plots, selectors, statistics
 from .statistics import setting_names

@@ -8,7 +8,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     etag,
@@ -17,7 +17,7 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
+from core.roles import HasRole, Role
 
 from . import selectors
 from .models import EvaluationPrediction, EvaluationRun, Setting

@@ -9,9 +9,9 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_site.base.api import ERROR, IF_MATCH, form_error_response, require_fresh
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NAME, NOTE
+from core.api import ERROR, IF_MATCH, form_error_response, require_fresh
+from core.roles import HasRole, Role
+from core.text_rules import NAME, NOTE
 
 from . import selectors, services
 from .api import (

@@ -7,7 +7,7 @@ and the service stores at most one response per item (see
 
 from celery import shared_task
 
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 from .services import evaluation_prediction_execute
 

@@ -6,7 +6,7 @@ from crispy_forms.layout import Submit
 from django import forms
 from django.urls import reverse
 
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT, TextRules
+from core.text_rules import NAME, NOTE, TEXT, TextRules
 
 from . import embeddings, providers, services
 from .models import LABEL_MAX, RetrievalSet, Setting

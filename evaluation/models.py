@@ -13,7 +13,7 @@ from django.db.models.functions import MD5
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
-from heartbench_site.base.protocol import RETRIEVAL_K
+from core.protocol import RETRIEVAL_K
 
 # Issue #24: a run's model label (its column's length); the forms and services use it.
 LABEL_MAX = 120

@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 
 from adjudication.mcq.models import McqItem
 from audit.memory_quality.corpus import audited_memories
-from heartbench_site.base.protocol import RETRIEVAL_K
+from core.protocol import RETRIEVAL_K
 
 from . import embeddings
 from .models import RetrievalSet, RetrievedMemory

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
-from heartbench_site.base.providers import cached_client
-from heartbench_site.base.text_rules import NAME, NOTE, check_texts
-from heartbench_site.base.wording import agree, counted
+from core.providers import cached_client
+from core.text_rules import NAME, NOTE, check_texts
+from core.wording import agree, counted
 
 from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (

@@ -3,8 +3,8 @@ tidy CSV and Parquet downloads, over the same runs (``?run=`` as on the page).""
 
 from drf_spectacular.utils import OpenApiParameter
 
-from heartbench_site.base.roles import Role
-from heartbench_site.base.tidy import tidy_api
+from core.roles import Role
+from core.tidy import tidy_api
 
 from . import statistics
 from .analysis_views import analysis_for_request

@@ -7,9 +7,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.web import add_error_messages, csv_download
-from heartbench_site.base.wording import counted
+from core.roles import Role, role_required
+from core.web import add_error_messages, csv_download
+from core.wording import counted
 
 from . import embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)

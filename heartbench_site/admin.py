@@ -6,9 +6,9 @@ from django.contrib import admin
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
-from heartbench_site.base.admin import ReadOnlyAdmin
-from heartbench_site.base.deviations import ProtocolDeviation
-from heartbench_site.base.drafts import FormDraft
+from core.admin import ReadOnlyAdmin
+from core.deviations import ProtocolDeviation
+from core.drafts import FormDraft
 
 
 @admin.register(ProtocolDeviation)

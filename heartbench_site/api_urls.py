@@ -7,7 +7,7 @@ from annotation.corpus_import import api_urls as corpus_import_api_urls
 from annotation.profile_review import api_urls as profile_review_api_urls
 from annotation.scenario_review import api_urls as scenario_review_api_urls
 from audit.memory_quality import api_urls as memory_quality_api_urls
-from heartbench_site.base.web import include_joined
+from core.web import include_joined
 
 from . import token_views, views
 

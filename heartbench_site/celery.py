@@ -28,7 +28,7 @@ app.autodiscover_tasks(lambda: TASK_PACKAGES, related_name="celery_tasks")
 class ResendStrandedWork(bootsteps.StartStopStep):
     """When the worker's consumer connects (at start, and again after the broker came
     back), queue one sweep for work whose message the broker lost
-    (``heartbench_site.base.tasks.resend_stranded``)."""
+    (``core.tasks.resend_stranded``)."""
 
     requires = {"celery.worker.consumer.tasks:Tasks"}
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
-from heartbench_site.base.roles import (
+from core.roles import (
     CORPUS_ADMINS,
     CORPUS_READERS,
     Role,

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from annotation.corpus.life_stages import life_stage_for_age
+from core.life_stages import life_stage_for_age
 
 STANDIN = "[Demo stand-in, not from the HEART-Bench release]"
 

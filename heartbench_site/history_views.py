@@ -1,7 +1,7 @@
 """The decision history admins browse: every recorded change, newest first.
 
 django-simple-history keeps one row per save of each model listed in
-heartbench_site/models.py: who (the request's user; none for a worker), when, and the
+core/history.py: who (the request's user; none for a worker), when, and the
 whole row after the change. Each entry here shows its changes field by field against
 the object's previous row (before → after).
 """
@@ -9,8 +9,8 @@ the object's previous row (before → after).
 from django.contrib.auth import get_user_model
 from django.shortcuts import render
 
-from heartbench_site.base.history import HISTORY_TYPES, history_models
-from heartbench_site.base.roles import Role, role_required
+from core.history import HISTORY_TYPES, history_models
+from core.roles import Role, role_required
 
 PAGE_SIZE = 50
 MAX_PAGE = 200

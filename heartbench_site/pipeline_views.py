@@ -2,7 +2,7 @@
 
 from django.shortcuts import render
 
-from heartbench_site.base.roles import Role, role_required
+from core.roles import Role, role_required
 from heartbench_site.pipeline import pipeline_overview
 
 

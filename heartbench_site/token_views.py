@@ -29,7 +29,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_site.base.roles import CORPUS_READERS, has_any_role, role_required
+from core.roles import CORPUS_READERS, has_any_role, role_required
 
 NO_TOKEN_FOR_PARTICIPANTS = (
     "API tokens are for the research team; baseline participants take the study in the browser."

@@ -11,7 +11,7 @@ from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
 from audit.reference_labels import conflict_views
-from heartbench_site.base.web import include_joined
+from core.web import include_joined
 
 from . import health, history_views, pipeline_views, token_views, views
 

@@ -30,9 +30,8 @@ from annotation.profile_review.selectors import profile_home_queues
 from annotation.scenario_review.selectors import scenario_home_queues
 from audit.memory_quality.selectors import audit_home_queues
 from audit.reference_labels.selectors import label_audit_home_queues
-from evaluation.selectors import evaluation_home_queues
-from heartbench_site.base.protocol import BASELINE_SUBSET_SIZE
-from heartbench_site.base.roles import (
+from core.protocol import BASELINE_SUBSET_SIZE
+from core.roles import (
     CORPUS_READERS,
     HasRole,
     Role,
@@ -40,6 +39,7 @@ from heartbench_site.base.roles import (
     ordered_roles,
     user_roles,
 )
+from evaluation.selectors import evaluation_home_queues
 from humanbaseline.selectors import baseline_home_queues
 
 # Seed 000 App. J: each baseline participant answers the same 150-item subset.

@@ -3,7 +3,7 @@ answers change only through the baseline pages and their services."""
 
 from django.contrib import admin
 
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 from . import models
 

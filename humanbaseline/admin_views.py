@@ -9,11 +9,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from heartbench_site.base import display
-from heartbench_site.base.plot_views import page_plot
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import table_links
-from heartbench_site.base.web import add_error_messages
+from core import display
+from core.plot_views import page_plot
+from core.roles import Role, role_required
+from core.tidy import table_links
+from core.web import add_error_messages
 
 from . import selectors, services, statistics
 from .forms import (

@@ -17,7 +17,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     ListFilter,
@@ -29,7 +29,7 @@ from heartbench_site.base.api import (
     require_fresh,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
+from core.roles import HasRole, Role
 
 from . import selectors, services
 from .api_serializers import (

@@ -7,7 +7,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from heartbench_site.base.text_rules import NOTE, SerializerTextRules
+from core.text_rules import NOTE, SerializerTextRules
 
 from .models import (
     MODEL_LABEL_MAX,

@@ -5,7 +5,7 @@ page's form validates, the page's service writes, with the same messages."""
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.response import Response
 
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     form_error_response,

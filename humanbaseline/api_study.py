@@ -11,7 +11,7 @@ from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     ListFilter,

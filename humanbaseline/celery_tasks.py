@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 from . import services
 

@@ -19,8 +19,8 @@ from django.db import transaction
 
 from adjudication.mcq.models import McqItem
 from agreement.constants import HUMAN_BASELINE_SEED
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
-from heartbench_site.base.roles import Role
+from core.life_stages import LIFE_STAGE_KEYS
+from core.roles import Role
 
 from . import services
 from .models import BaselineStudy, ItemResponse, ItemSourceFamily

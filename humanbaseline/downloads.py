@@ -4,10 +4,10 @@ pool ids), the report's CSV, tidy table and plots."""
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from heartbench_site.base.plot_views import plot_download
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import table_download
-from heartbench_site.base.web import csv_download
+from core.plot_views import plot_download
+from core.roles import Role, role_required
+from core.tidy import table_download
+from core.web import csv_download
 
 from . import selectors, statistics
 from .models import BaselineStudy

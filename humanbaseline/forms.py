@@ -8,9 +8,9 @@ from django.urls import reverse
 from django.utils.text import slugify
 
 from agreement.constants import HUMAN_BASELINE_SEED, N_BOOTSTRAP
+from core.protocol import RETRIEVAL_K
+from core.text_rules import NOTE, TEXT, TextRules
 from evaluation.models import EvaluationRun, RetrievalSet, Setting
-from heartbench_site.base.protocol import RETRIEVAL_K
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
 
 from .models import (
     COUNT_MAX,

@@ -12,10 +12,10 @@ from django.conf import settings
 from django.db import models
 
 from adjudication.mcq.models import OPTION_LABELS, McqItem
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.generation.models import ModelFamily
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.text_rules import NAME, NOTE, TEXT
 from evaluation.models import RetrievalSet
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT
 
 from .subset import EXPERT_REWRITE
 

@@ -1,8 +1,8 @@
 """What the admin pages show of a selection's record and of a report: tables and plots
 built from stored JSON, no query."""
 
-from heartbench_site.base import display, plots
-from heartbench_site.base.protocol import CHANCE_LEVEL
+from core import display, plots
+from core.protocol import CHANCE_LEVEL
 
 from .report import report_rows, source_order
 from .subset import BALANCE_GROUPS, GROUP_LABELS

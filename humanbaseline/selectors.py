@@ -16,15 +16,15 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
-from annotation.corpus.life_stages import BY_KEY, LIFE_STAGE_BINS, LIFE_STAGE_KEYS
 from annotation.corpus.models import ProfileVersion
+from core import display
+from core.life_stages import BY_KEY, LIFE_STAGE_BINS, LIFE_STAGE_KEYS
+from core.roles import Role, user_roles
+from core.wording import counted
 from evaluation import analysis as evaluation_analysis
 from evaluation import selectors as evaluation_selectors
 from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting
 from evaluation.selectors import model_predictions as evaluation_predictions
-from heartbench_site.base import display
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.wording import counted
 
 from .models import (
     BaselineReport,

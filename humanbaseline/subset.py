@@ -32,7 +32,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from heartbench_site.base.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
+from core.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
 
 EXPERT_REWRITE = "expert_rewrite"
 PAPER_FAMILIES = ("gemini", "claude", "gpt")

@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from adjudication.mcq.models import OPTION_LABELS
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.web import add_error_messages
+from core.roles import Role, role_required, user_roles
+from core.web import add_error_messages
 
 from . import selectors, services
 from .forms import (

@@ -1,4 +1,4 @@
-"""Write heartbench_site/base/plot_font.py: the advance widths of DejaVu Sans, regular and
+"""Write core/plot_font.py: the advance widths of DejaVu Sans, regular and
 bold, which the plots use to fit label columns and place value labels (the SVG text
 itself is drawn by the reader's browser, or by CairoSVG for the PNG downloads). Chromium
 measures each character at 100 px; the plots scale the widths to their own sizes. Run it
@@ -35,7 +35,7 @@ def main():
         regular = page.evaluate(SCRIPT, [CHARS, SIZE, "normal"])
         bold = page.evaluate(SCRIPT, [CHARS, SIZE, "bold"])
         browser.close()
-    out = Path(__file__).resolve().parent.parent / "heartbench_site/base/plot_font.py"
+    out = Path(__file__).resolve().parent.parent / "core/plot_font.py"
 
     def table(widths):
         return json.dumps({c: round(w, 2) for c, w in widths.items()}, ensure_ascii=False)

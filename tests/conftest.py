@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from heartbench_site.base.release import find_release_dir
+from core.release import find_release_dir
 
 # Fixtures of the memory generation run tests (a fake provider writing memories).
 pytest_plugins = ["tests.memory_generation.fixtures_runs"]

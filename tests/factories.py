@@ -4,8 +4,8 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from annotation.corpus.life_stages import life_stage_for_age
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from core.life_stages import life_stage_for_age
 
 DEFAULT_PASSWORD = "correct-horse-battery-9"
 

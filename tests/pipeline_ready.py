@@ -17,7 +17,7 @@ from audit.memory_quality.services.configuration import audit_settings_current
 from audit.memory_quality.services.finalize import audit_run_finalize
 from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import MemoryFactory, UserFactory
 
 

@@ -11,7 +11,7 @@ from adjudication.arbitration.services import (
     adjudication_settings_save,
     settings_deviations,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(ReferenceResponse)

@@ -28,7 +28,7 @@ from agreement import BootstrapEstimate, UndefinedStatisticError, fleiss_kappa
 from agreement.agreement_lift import agreement_lift
 from annotation.comparison.models import ComparisonJudgment, ComparisonPair
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
+from core.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
 
 DECIDED = (
     ComparisonPair.Status.ADOPTED,

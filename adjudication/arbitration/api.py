@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from adjudication.arbitration import selectors, services
 from adjudication.arbitration.models import AdjudicationSettings
 from annotation.comparison.models import ComparisonPair
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     etag,
@@ -24,7 +24,7 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role, user_roles
+from core.roles import HasRole, Role, user_roles
 
 
 class OutcomesSerializer(serializers.Serializer):

@@ -19,15 +19,15 @@ from adjudication.arbitration.api import (
 )
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
 from adjudication.arbitration.models import ArbitrationDecision
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     form_error_response,
     require_fresh,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT, SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import NAME, NOTE, TEXT, SerializerTextRules
 
 TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ArbitrationDecision
 from adjudication.arbitration.services import REGENERATION_GUIDANCE_MAX_CHARS
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
+from core.text_rules import NOTE, TEXT, TextRules
 
 DECISION_CHOICES = [
     ("adopted", "Adopt a candidate as-is"),

@@ -6,11 +6,11 @@ from django.urls import reverse
 
 from adjudication.arbitration import selectors, statistics
 from adjudication.arbitration.models import AdjudicationSettings
-from heartbench_site.base import display, plots
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import csv_download
+from core import display, plots
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required, user_roles
+from core.tidy import table_download, table_links
+from core.web import csv_download
 
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
 #: The selector's name for references the arbitrator rewrote (no source family).

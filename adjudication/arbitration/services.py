@@ -35,11 +35,11 @@ from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_start,
 )
-from heartbench_site.base.conflicts import ConflictOfInterest
-from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
-from heartbench_site.base.display import character_name, scenario_title
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.text_rules import NOTE, TEXT, check_text, check_texts
+from core.conflicts import ConflictOfInterest
+from core.deviations import ProtocolDeviation, record_deviation
+from core.display import character_name, scenario_title
+from core.roles import Role, has_any_role
+from core.text_rules import NOTE, TEXT, check_text, check_texts
 
 REFERENCE_TEXT_FIELDS = ("summary", "emotional_tone", "core_reasoning", "final_decision")
 # The text an MCQ keys: the reference's final decision becomes the correct option

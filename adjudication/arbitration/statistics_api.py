@@ -3,8 +3,8 @@ same columns as the pages' CSV and Parquet downloads (``statistics``)."""
 
 from adjudication.arbitration import statistics
 from adjudication.arbitration.models import AdjudicationSettings
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.tidy import tidy_api
+from core.roles import Role, user_roles
+from core.tidy import tidy_api
 
 
 def _outcome_rows(request):

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.arbitration import selectors, services
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
-from heartbench_site.base.conflicts import conflict_page
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.web import add_error_messages
+from core.conflicts import conflict_page
+from core.roles import Role, role_required, user_roles
+from core.web import add_error_messages
 
 arbitrator_required = role_required(Role.ARBITRATOR)
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)

@@ -15,7 +15,7 @@ from annotation.comparison.api import judgment_tag, own_page
 from annotation.comparison.forms import ComparisonJudgmentForm
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import check_judgment
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     form_error_response,
@@ -23,8 +23,8 @@ from heartbench_site.base.api import (
     text_rules_response,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NOTE, SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import NOTE, SerializerTextRules
 
 ROUTED = "This pair has been routed; your judgment can no longer change."
 

@@ -18,7 +18,7 @@ from annotation.comparison import services
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonPair, PairAssignment
 from annotation.generation.demo import DEMO_RUN_NOTE
 from annotation.generation.models import Candidate, GenerationRun
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 EXTRA_ANNOTATORS = ("annotator2", "annotator3")
 

@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from adjudication.export.models import ExportJob
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(ExportJob)

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from adjudication.export import jobs
 from adjudication.export.models import ExportJob
 from adjudication.export.views import job_file_response
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     etag,
@@ -25,7 +25,7 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
+from core.roles import HasRole, Role
 
 MESSAGE = inline_serializer("ExportJobMessage", {"detail": serializers.CharField()})
 

@@ -4,7 +4,7 @@ from celery import shared_task
 
 from adjudication.export import jobs
 from adjudication.export.models import ExportJob
-from heartbench_site.base.tasks import resend_when_stranded
+from core.tasks import resend_when_stranded
 
 
 @shared_task(name="adjudication.build_export_job", acks_late=True)

@@ -51,7 +51,7 @@ def export_job_start(*, kind: str, user, on_unavailable=None) -> tuple[ExportJob
     """Queue a build of ``kind``; (job, True). While a build of that kind is queued or
     running, that job instead: (job, False)."""
     from adjudication.export.celery_tasks import build_export_job
-    from heartbench_site.base.tasks import enqueue_on_commit
+    from core.tasks import enqueue_on_commit
 
     if kind not in available_kinds():
         choices = ", ".join(k.value for k in available_kinds())

@@ -10,7 +10,7 @@ exporting it again gives the release's bytes back except for ``dataset_meta``.
 from adjudication.export.encoding import EXPORT_FORMAT, csv_bytes, jsonl, release_json
 from adjudication.export.selectors import FinalSet
 from adjudication.mcq.models import OPTION_LABELS
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from core.life_stages import LIFE_STAGE_KEYS
 
 
 def release_question(item) -> dict:

@@ -11,11 +11,11 @@ from django.urls import reverse
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.export.chain import chain_sections
 from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality.corpus import audited_memory_ids
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.wording import counted
+from core.life_stages import LIFE_STAGE_KEYS
+from core.roles import Role, user_roles
+from core.wording import counted
 
 # What the zip holds, for the page (adjudication.export.services builds it).
 EXPORT_LAYOUT = (

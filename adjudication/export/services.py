@@ -37,7 +37,7 @@ from adjudication.export.model_facing import model_facing_files
 from adjudication.export.release import release_files
 from adjudication.export.selectors import FinalSet, load_final_set
 from adjudication.mcq.selectors import key_distribution
-from heartbench_site.base.deviations import deviations_for_manifest
+from core.deviations import deviations_for_manifest
 
 # Zip entries need a date; the epoch of the zip format keeps archives byte-identical.
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)

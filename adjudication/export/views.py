@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from adjudication.export import jobs
 from adjudication.export import selectors as export_selectors
 from adjudication.export.models import ExportJob
-from heartbench_site.base.roles import Role, role_required
+from core.roles import Role, role_required
 
 admin_required = role_required(Role.ADMIN)
 ZIP_NAME = "heartbench-final-set.zip"

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from adjudication.judging.models import JudgeCall, JudgeRun, JudgeVerdict
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(JudgeRun)

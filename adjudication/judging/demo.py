@@ -13,7 +13,7 @@ from adjudication.judging.services.runs import (
     judge_run_start,
 )
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.protocol import PROTOCOL_SEED
+from core.protocol import PROTOCOL_SEED
 
 DEMO_JUDGE_NAME = "Demo judge (offline demo provider)"
 DEMO_ORDERS_PER_PAIR = 2

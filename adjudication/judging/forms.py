@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.display import character_name, scenario_title
-from heartbench_site.base.protocol import PROTOCOL_SEED
-from heartbench_site.base.text_rules import NAME, NOTE, TextRules
+from core.display import character_name, scenario_title
+from core.protocol import PROTOCOL_SEED
+from core.text_rules import NAME, NOTE, TextRules
 
 ALL_PAIRS, CHOSEN_PAIRS = "all", "chosen"
 LAUNCH_CONFIRM = (

@@ -17,7 +17,7 @@ from django.db import models
 
 from annotation.comparison.models import ComparisonPair, JudgmentContent
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.protocol import PROTOCOL_SEED
+from core.protocol import PROTOCOL_SEED
 
 __all__ = ["JudgeCall", "JudgeRun", "JudgeVerdict", "MAX_ORDERS_PER_PAIR"]
 

@@ -28,7 +28,7 @@ from annotation.comparison.models import (
     Suitability,
 )
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.protocol import CI_LEVEL, N_BOOTSTRAP
+from core.protocol import CI_LEVEL, N_BOOTSTRAP
 
 FAMILIES = tuple(ModelFamily.values)
 ROUTED = (ComparisonPair.Status.ADOPTED, ComparisonPair.Status.RESOLVED)

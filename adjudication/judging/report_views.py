@@ -17,11 +17,11 @@ from django.urls import reverse
 from adjudication.judging.report import FAMILIES, JudgeReport, judge_report
 from agreement import BootstrapEstimate
 from annotation.comparison.models import COMPARISON_LETTERS
-from heartbench_site.base import display, plots
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import table_links
-from heartbench_site.base.web import csv_download
+from core import display, plots
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required
+from core.tidy import table_links
+from core.web import csv_download
 
 admin_required = role_required(Role.ADMIN)
 NOT_COMPUTABLE = "not computable: "

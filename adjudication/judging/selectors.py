@@ -23,7 +23,7 @@ from annotation.comparison.selectors import (
     memories_by_id,
 )
 from annotation.generation.models import Candidate
-from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
+from core.protocol import ANNOTATORS_PER_PAIR
 
 CallStatus = JudgeCall.Status
 

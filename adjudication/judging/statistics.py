@@ -1,5 +1,5 @@
 """A judge run's calibration report (issue 22) as a tidy table
-(heartbench_site.base.tidy): one row per figure, the columns of the report page's CSV plus
+(core.tidy): one row per figure, the columns of the report page's CSV plus
 the run's id, for the page's CSV and Parquet downloads, the API rows and the statistics
 export. Admins only (the judge's output never reaches annotators)."""
 
@@ -8,8 +8,8 @@ from django.urls import path
 
 from adjudication.judging.report import judge_report
 from adjudication.judging.report_views import report_rows
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import TidySpec, TidyTable, table_download, tidy_api
+from core.roles import Role, role_required
+from core.tidy import TidySpec, TidyTable, table_download, tidy_api
 
 JUDGE_REPORT = TidySpec(
     "judge_report",

@@ -18,8 +18,8 @@ from adjudication.judging.forms import JudgeRunForm
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
 from adjudication.judging.services.runs import JudgeRunError
-from heartbench_site.base import web
-from heartbench_site.base.roles import Role, role_required
+from core import web
+from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
 CALLS_PER_PAGE = 50

@@ -8,7 +8,7 @@ from adjudication.mcq.models import (
     McqReviewDecision,
     McqScreening,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 class McqOptionInline(ReadOnlyInline):

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from adjudication.mcq import selectors as mcq_selectors
 from adjudication.mcq.models import McqAssemblyRun, McqItem, McqScreening
 from adjudication.mcq.views import revisable
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     etag,
@@ -24,7 +24,7 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
+from core.roles import HasRole, Role
 
 
 def item_etag(item: McqItem) -> str:

@@ -36,8 +36,8 @@ from adjudication.mcq.models import (
 )
 from adjudication.mcq.services import item_assembly, item_review, item_screening
 from adjudication.mcq.views import revisable, revise_draft_key
-from heartbench_site.base import drafts
-from heartbench_site.base.api import (
+from core import drafts
+from core.api import (
     ERROR,
     IF_MATCH,
     PreconditionFailed,
@@ -51,8 +51,8 @@ from heartbench_site.base.api import (
     text_rules_response,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT, SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import NAME, NOTE, TEXT, SerializerTextRules
 
 DETAIL = inline_serializer("McqDetail", {"detail": serializers.CharField()})
 

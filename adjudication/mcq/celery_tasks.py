@@ -7,7 +7,7 @@ already has a finished screening is not screened twice. The services queue these
 
 from celery import shared_task
 
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 
 @shared_task(name="adjudication.mcq_assembly_run")

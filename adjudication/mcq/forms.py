@@ -4,7 +4,7 @@ from django import forms
 
 from adjudication.mcq import assembly as mcq_assembly
 from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules, text_problem
+from core.text_rules import NOTE, TEXT, TextRules, text_problem
 
 # What the item page's revise form autosaves (the distractor, its revised text, the note).
 REVISE_DRAFT_FIELDS = ("label", "content", "note")

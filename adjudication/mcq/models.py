@@ -9,9 +9,9 @@ from django.conf import settings
 from django.db import models
 
 from adjudication.arbitration.models import ReferenceResponse
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.corpus.models import Character, Scenario
-from heartbench_site.base.protocol import PROTOCOL_SEED
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.protocol import PROTOCOL_SEED
 
 __all__ = [
     "OPTION_LABELS",

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from adjudication.mcq.celery_tasks import dispatch_screening
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion, McqOption
-from heartbench_site.base.text_rules import NOTE, TEXT, check_text
+from core.text_rules import NOTE, TEXT, check_text
 
 
 class ItemEditRejected(ValueError):

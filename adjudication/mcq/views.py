@@ -19,9 +19,9 @@ from adjudication.mcq.forms import (
 )
 from adjudication.mcq.models import McqError, McqItem
 from adjudication.mcq.services import item_assembly, item_review, item_screening
-from heartbench_site.base import drafts
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.web import csv_download
+from core import drafts
+from core.roles import Role, role_required, user_roles
+from core.web import csv_download
 
 reviewer_required = role_required(*mcq_selectors.ITEM_REVIEWER_ROLES)
 admin_required = role_required(Role.ADMIN)

@@ -4,7 +4,7 @@ here (staff admins)."""
 from django.contrib import admin
 
 from annotation.blinding.models import FamilyGuess
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(FamilyGuess)

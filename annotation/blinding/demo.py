@@ -22,7 +22,7 @@ from annotation.candidate_screening.services import flag_clean, screen_pair_cand
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonPair, PairAssignment
 from annotation.corpus.models import ProfileVersion, Scenario
 from annotation.generation.models import Candidate, ModelFamily
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 DEMO_SOURCE = "demo: blinding integrity (planted identity leaks)"
 GUESSING_ANNOTATORS = ("annotator2", "annotator3")

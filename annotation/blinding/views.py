@@ -14,11 +14,11 @@ from annotation.blinding.forms import FamilyGuessForm
 from annotation.blinding.stats import CHANCE
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import ComparisonError
-from heartbench_site.base import display, plots
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.tidy import table_links
-from heartbench_site.base.web import add_error_messages, csv_download
+from core import display, plots
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required
+from core.tidy import table_links
+from core.web import add_error_messages, csv_download
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)

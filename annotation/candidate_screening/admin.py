@@ -4,7 +4,7 @@ only, so read-only here (staff admins, who may see everything)."""
 from django.contrib import admin
 
 from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(LeakFlag)

@@ -7,7 +7,7 @@ from django import forms
 from django.urls import reverse
 
 from annotation.candidate_screening.models import SCREENED_FIELDS
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
+from core.text_rules import NOTE, TEXT, TextRules
 
 FIELD_LABELS = {
     "summary": "Summary (inner consciousness)",

@@ -15,8 +15,8 @@ from annotation.candidate_screening.leaks import screen_texts
 from annotation.candidate_screening.models import SCREENED_FIELDS, CandidateCleaning, LeakFlag
 from annotation.candidate_screening.selectors import judged_message, judged_pairs_of
 from annotation.generation.models import Candidate
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.text_rules import NOTE, TEXT, check_text
+from core.roles import Role, has_any_role
+from core.text_rules import NOTE, TEXT, check_text
 
 
 class ScreeningError(ValidationError):

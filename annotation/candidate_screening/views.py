@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods
 from annotation.candidate_screening import selectors, services
 from annotation.candidate_screening.forms import AcceptForm, CleanForm
 from annotation.candidate_screening.models import SCREENED_FIELDS, LeakFlag
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.web import add_error_messages
+from core.roles import Role, role_required
+from core.web import add_error_messages
 
 admin_required = role_required(Role.ADMIN)
 

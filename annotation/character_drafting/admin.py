@@ -10,7 +10,7 @@ from annotation.character_drafting.models import (
     DraftingJob,
     DraftingPrompt,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 @admin.register(DraftingPrompt)

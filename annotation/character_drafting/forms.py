@@ -11,7 +11,7 @@ from django import forms
 from annotation.character_drafting import design
 from annotation.character_drafting.models import DraftingJob
 from annotation.profile_review.models import PROFILE_FIELD_CHOICES
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT, TextRules
+from core.text_rules import NAME, NOTE, TEXT, TextRules
 
 
 def plan_digest(plan: list[design.PlannedCharacter], model: str) -> str:

@@ -15,7 +15,7 @@ from annotation.character_drafting.models import (
 )
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
-from heartbench_site.base.protocol import PROFILE_REVIEWERS
+from core.protocol import PROFILE_REVIEWERS
 
 
 def drafting_job_list() -> QuerySet[DraftingJob]:

@@ -25,9 +25,9 @@ from annotation.character_drafting.services.common import (
 )
 from annotation.character_drafting.services.redraft_rules import redraft_blocker
 from annotation.corpus.models import Character
-from heartbench_site.base import web
-from heartbench_site.base.roles import CORPUS_ADMINS, role_required
-from heartbench_site.base.web import add_error_messages
+from core import web
+from core.roles import CORPUS_ADMINS, role_required
+from core.web import add_error_messages
 
 JOBS_PER_PAGE = 25
 admin_required = role_required(*CORPUS_ADMINS)

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotation.comparison import selectors, services
 from annotation.comparison.models import COMPARISON_LETTERS, JUDGMENT_FIELDS, Rating, Suitability
 from annotation.comparison.models import JUDGMENT_TEXT_LIMITS as LIMITS
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     ListFilter,
@@ -26,8 +26,8 @@ from heartbench_site.base.api import (
     require_fresh,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import SerializerTextRules
 
 
 class QueueRowSerializer(serializers.Serializer):

@@ -15,8 +15,8 @@ from annotation.comparison.models import (
     Rating,
     Suitability,
 )
-from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
-from heartbench_site.base.text_rules import NOTE, TextRules
+from core.protocol import ANNOTATORS_PER_PAIR
+from core.text_rules import NOTE, TextRules
 
 
 def _rows(n: int) -> forms.Textarea:

@@ -22,8 +22,8 @@ from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
 from annotation.generation.models import Candidate, GenerationRun
-from heartbench_site.base.display import character_name, scenario_title
-from heartbench_site.base.text_rules import NOTE
+from core.display import character_name, scenario_title
+from core.text_rules import NOTE
 
 __all__ = [
     "COMPARISON_LETTERS",

@@ -28,9 +28,9 @@ from annotation.comparison.models import (
 from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
 from audit.memory_quality.corpus import audited_memories
-from heartbench_site.base.display import character_name, scenario_title
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.wording import counted
+from core.display import character_name, scenario_title
+from core.roles import Role, user_roles
+from core.wording import counted
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,9 @@ from annotation.comparison.models import (
 )
 from annotation.comparison.selectors import waiting_flags
 from annotation.generation.models import Candidate, GenerationRun
-from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.text_rules import check_texts
+from core.protocol import ANNOTATORS_PER_PAIR
+from core.roles import Role, has_any_role
+from core.text_rules import check_texts
 
 _shuffle = random.SystemRandom().shuffle
 

@@ -5,7 +5,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import generics
 
 from annotation.corpus import selectors
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus.serializers import (
     CharacterDetailSerializer,
     CharacterSerializer,
@@ -14,7 +13,8 @@ from annotation.corpus.serializers import (
     ScenarioFilterSerializer,
     ScenarioSerializer,
 )
-from heartbench_site.base.roles import CORPUS_ADMINS, CORPUS_READERS, HasRole
+from core.life_stages import LIFE_STAGE_KEYS
+from core.roles import CORPUS_ADMINS, CORPUS_READERS, HasRole
 
 
 class CorpusReadApi:

@@ -11,8 +11,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
-from heartbench_site.base.text_rules import TEXT
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.text_rules import TEXT
 
 CHARACTER_KEY_RE = r"^CHAR_\d{2}$"
 MEMORY_ID_RE = re.compile(r"^MEM_(?P<char>CHAR_\d{2})_(?P<label>[A-Z0-9_]+?)_(?P<seq>\d{3,})$")

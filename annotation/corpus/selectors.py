@@ -10,8 +10,8 @@ from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS, LifeStageBin
 from annotation.corpus.models import ActivationSet, Character, Memory, ProfileVersion, Scenario
+from core.life_stages import LIFE_STAGE_BINS, LifeStageBin
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_CHOICES
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from core.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_CHOICES
 
 
 class LifeStageField(serializers.ChoiceField):

@@ -5,7 +5,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 
 from annotation.corpus import selectors
-from heartbench_site.base.roles import CORPUS_READERS, role_required
+from core.roles import CORPUS_READERS, role_required
 
 CHARACTERS_PER_PAGE = 50
 MEMORIES_PER_PAGE = 50

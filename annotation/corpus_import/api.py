@@ -13,7 +13,7 @@ from annotation.corpus_import.serializers import (
     ImportJobListSerializer,
     ImportJobSerializer,
 )
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 
 @extend_schema_view(

@@ -9,7 +9,6 @@ the database (does the scenario exist, does the stage agree) happen in ``resolve
 import re
 
 from adjudication.mcq.models import McqItem
-from annotation.corpus.life_stages import FIRST_AGE, LAST_AGE, LIFE_STAGE_KEYS
 from annotation.corpus.models import Scenario
 from annotation.corpus_import.corpus import FileKind, Origin, ParsedCorpus
 from annotation.corpus_import.fields import Fields, max_length
@@ -25,7 +24,8 @@ from annotation.corpus_import.vocabulary import (
     bin_age_problem,
     stage_problem,
 )
-from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
+from core.life_stages import FIRST_AGE, LAST_AGE, LIFE_STAGE_KEYS
+from core.protocol import ACTIVATED_MEMORY_LIMIT
 
 _AGE_RANGE = re.compile(r"(\d{1,3})\s*[-–]\s*(\d{1,3})")
 

@@ -9,9 +9,9 @@ paper's (App. B.8): 11 characters × 1,000 memories, mean narrative ~3,300 chara
 import json
 import random
 
-from annotation.corpus.life_stages import FIRST_AGE, LAST_AGE
 from annotation.corpus_import.vocabulary import BIG_FIVE_NAMES, stage_for_age
-from heartbench_site.base.protocol import PROTOCOL_SEED
+from core.life_stages import FIRST_AGE, LAST_AGE
+from core.protocol import PROTOCOL_SEED
 
 # The release's character-to-anchor assignment, as its activation ids show.
 ANCHORS = (

@@ -10,8 +10,8 @@ from annotation.corpus_import.celery_tasks import run_import_job
 from annotation.corpus_import.forms import CorpusImportForm
 from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.summary import KINDS as SUMMARY_KINDS
-from heartbench_site.base.roles import CORPUS_ADMINS, role_required
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.roles import CORPUS_ADMINS, role_required
+from core.tasks import enqueue_on_commit
 
 RECENT_IMPORT_JOBS = 20
 SUMMARY_LABELS = {"mcq_items": "MCQ items"}

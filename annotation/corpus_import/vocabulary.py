@@ -3,7 +3,7 @@ C.1-C.2, D.1), in one place for every parser."""
 
 import re
 
-from annotation.corpus.life_stages import (
+from core.life_stages import (
     BY_KEY,
     FIRST_AGE,
     LAST_AGE,

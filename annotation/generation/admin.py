@@ -13,7 +13,7 @@ from annotation.generation.models import (
     LlmCallRecord,
     PromptVersion,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(PromptVersion)

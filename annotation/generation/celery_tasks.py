@@ -4,7 +4,7 @@ from celery import shared_task
 
 from annotation.generation.models import GenerationRun, GenerationUnit
 from annotation.generation.services import units
-from heartbench_site.base.tasks import resend_when_stranded
+from core.tasks import resend_when_stranded
 
 
 @shared_task(name="annotation.execute_generation_unit", acks_late=True)

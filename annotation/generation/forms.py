@@ -10,8 +10,8 @@ from django.urls import reverse_lazy
 
 from annotation.corpus.models import Character, Scenario
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.display import character_name, scenario_title
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
+from core.display import character_name, scenario_title
+from core.text_rules import NOTE, TEXT, TextRules
 
 
 class SecondarySubmit(Submit):

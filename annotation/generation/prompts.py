@@ -7,7 +7,7 @@ Memories are shown to models by their anonymized id (no trait label).
 import math
 import re
 
-from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
+from core.protocol import ACTIVATED_MEMORY_LIMIT
 
 # App. D.1 / L.5: screening aims at roughly 75-125 candidates per scenario; re-ranking
 # keeps at most ACTIVATED_MEMORY_LIMIT (50) and is skipped without a call when that many

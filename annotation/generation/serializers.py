@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from annotation.generation.gates import Gate
 from annotation.generation.models import GenerationRun, GenerationUnit, ModelFamily
-from heartbench_site.base.text_rules import NOTE, SerializerTextRules
+from core.text_rules import NOTE, SerializerTextRules
 
 
 class NamedChoiceField(serializers.ChoiceField):

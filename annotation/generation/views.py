@@ -19,8 +19,8 @@ from annotation.generation.prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
 from annotation.generation.services import runs
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.runs import GenerationError
-from heartbench_site.base import web
-from heartbench_site.base.roles import CORPUS_ADMINS, role_required
+from core import web
+from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
 FAILED_UNITS_PER_PAGE = 25

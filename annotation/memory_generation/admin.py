@@ -17,7 +17,7 @@ from annotation.memory_generation.models import (
     MemoryRun,
     QuotaWeights,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
 @admin.register(QuotaWeights)

@@ -33,8 +33,8 @@ import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from annotation.corpus.life_stages import FIRST_AGE, LIFE_STAGE_BINS, LifeStageBin
 from annotation.memory_generation.quota import SEGMENT_COUNT
+from core.life_stages import FIRST_AGE, LIFE_STAGE_BINS, LifeStageBin
 
 # App. B.5: "Each batch covers a 2–5-year age window and targets 45–50 memories."
 WINDOW_MIN_YEARS = 2

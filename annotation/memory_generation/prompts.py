@@ -12,7 +12,6 @@ provider reads, and lists the ``context`` of the character's most recent
 
 import re
 
-from annotation.corpus.life_stages import BY_KEY
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.default_prompt import (
     DEFAULT_SYSTEM,
@@ -21,6 +20,7 @@ from annotation.memory_generation.default_prompt import (
     TIER_DESCRIPTIONS,
 )
 from annotation.memory_generation.models import MemoryPromptVersion
+from core.life_stages import BY_KEY
 
 __all__ = [
     "ANTI_DUPLICATION_WINDOW",

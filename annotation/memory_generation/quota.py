@@ -15,7 +15,7 @@ its previous plan gave it: ``max(0, quota_t − accepted_t)``.
 from dataclasses import dataclass
 from fractions import Fraction
 
-from annotation.corpus.life_stages import FIRST_AGE, LAST_AGE, LIFE_STAGE_BINS
+from core.life_stages import FIRST_AGE, LAST_AGE, LIFE_STAGE_BINS
 
 SEGMENT_AGES: tuple[int, ...] = tuple(range(FIRST_AGE, LAST_AGE + 1))
 SEGMENT_COUNT = len(SEGMENT_AGES)  # 45

@@ -10,7 +10,7 @@ from annotation.profile_review.models import (
     ProfileReviewCase,
     ReviewEvent,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(ProfileReviewCase)

@@ -24,7 +24,7 @@ from annotation.profile_review.models import (
     ReviewError,
 )
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from heartbench_site.base.api import (
+from core.api import (
     IF_MATCH,
     ListFilter,
     etag,
@@ -35,8 +35,8 @@ from heartbench_site.base.api import (
     require_fresh,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
 

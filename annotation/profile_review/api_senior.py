@@ -35,9 +35,9 @@ from annotation.profile_review.models import (
     ReviewError,
 )
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from heartbench_site.base.api import IF_MATCH, form_error_response, require_fresh
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import SerializerTextRules
+from core.api import IF_MATCH, form_error_response, require_fresh
+from core.roles import HasRole, Role
+from core.text_rules import SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from annotation.profile_review.models import (
     Recommendation,
     profile_field_text,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 EXTRA_ACCOUNTS = (
     ("annotator2", Role.PRIMARY_ANNOTATOR),

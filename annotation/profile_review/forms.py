@@ -17,8 +17,8 @@ from annotation.profile_review.models import (
 )
 from annotation.profile_review.services import EDIT_FIELD_LABELS
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from heartbench_site.base.drafts import autosave_attrs
-from heartbench_site.base.text_rules import TextRules
+from core.drafts import autosave_attrs
+from core.text_rules import TextRules
 
 
 def form_helper(action: str, *buttons, form_id: str | None = None, attrs: dict | None = None):

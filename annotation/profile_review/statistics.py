@@ -1,10 +1,10 @@
 """The initial profile-review outcomes (like seed 000 Table 6) as a tidy table
-(heartbench_site.base.tidy), for the page's CSV and Parquet downloads, the API rows and
+(core.tidy), for the page's CSV and Parquet downloads, the API rows and
 the statistics export."""
 
 from annotation.profile_review import selectors
-from heartbench_site.base.roles import Role
-from heartbench_site.base.tidy import TidySpec, TidyTable, tidy_api
+from core.roles import Role
+from core.tidy import TidySpec, TidyTable, tidy_api
 
 PROFILE_REVIEW_OUTCOMES = TidySpec(
     "profile_review_outcomes",

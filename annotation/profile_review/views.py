@@ -18,11 +18,11 @@ from annotation.profile_review.forms import (
     ProfileReviewForm,
 )
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
-from heartbench_site.base import drafts
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import add_error_messages, csv_download
-from heartbench_site.base.wording import counted
+from core import drafts
+from core.roles import Role, role_required, user_roles
+from core.tidy import table_download, table_links
+from core.web import add_error_messages, csv_download
+from core.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 senior_required = role_required(Role.ARBITRATOR)

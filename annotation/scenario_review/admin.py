@@ -12,7 +12,7 @@ from annotation.scenario_review.models import (
     ScenarioVersion,
     ScreeningDecision,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(ScenarioBlueprint)

@@ -9,7 +9,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.corpus.models import SCENARIO_CONTENT_LIMITS as CONTENT_LIMITS
 from annotation.profile_review.api import (
     ERROR,
@@ -31,15 +30,16 @@ from annotation.scenario_review.models import (
     ScenarioBlueprint,
     ScenarioReview,
 )
-from heartbench_site.base.api import (
+from core.api import (
     ListFilter,
     form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NOTE, SerializerTextRules
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.roles import HasRole, Role
+from core.text_rules import NOTE, SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
 

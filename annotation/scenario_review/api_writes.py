@@ -38,9 +38,9 @@ from annotation.scenario_review.forms import (
     ScreeningForm,
 )
 from annotation.scenario_review.models import ScreeningDecision
-from heartbench_site.base.api import IF_MATCH, form_error_response, require_fresh
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE, SerializerTextRules
+from core.api import IF_MATCH, form_error_response, require_fresh
+from core.roles import Role
+from core.text_rules import NOTE, SerializerTextRules
 
 SCORES_EXAMPLE = dict(
     duty=5, intellect=3, adversity=6, mating=1, positivity=2, negativity=6, deception=2, sociality=5

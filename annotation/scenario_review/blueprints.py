@@ -11,7 +11,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.profile_review.models import ReviewError
 from annotation.profile_review.services import record_event, require_role
 from annotation.scenario_review.expansion_prompt import (
@@ -27,9 +26,10 @@ from annotation.scenario_review.models import (
     ScenarioVersion,
 )
 from annotation.scenario_review.services import clean_content, create_scenario
-from heartbench_site.base.providers import at_temperature, temperature_refused
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE, text_problem
+from core.life_stages import BY_KEY as LIFE_STAGES
+from core.providers import at_temperature, temperature_refused
+from core.roles import Role
+from core.text_rules import NOTE, text_problem
 from llm import ProviderConfig, make_client
 
 

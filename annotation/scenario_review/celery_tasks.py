@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from annotation.scenario_review import blueprints
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 
 @shared_task(name="annotation.expand_scenario_blueprint")

@@ -1,6 +1,6 @@
-"""The plots of the scenario coverage page (heartbench_site/base/plots.py)."""
+"""The plots of the scenario coverage page (core/plots.py)."""
 
-from heartbench_site.base import display, plots
+from core import display, plots
 
 from .selectors import Coverage
 

@@ -12,7 +12,7 @@ from annotation.corpus.models import Scenario
 from annotation.profile_review.demo import demo_accounts
 from annotation.scenario_review import blueprints, services
 from annotation.scenario_review.models import ScenarioBlueprint, ScenarioReview
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 
 EXTRA_ACCOUNTS = (("scenario2", Role.SCENARIO_REVIEWER),)

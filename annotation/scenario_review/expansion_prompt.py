@@ -8,8 +8,8 @@ module, carried neither the worked example nor the trait pressures and archetype
 
 import json
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS
 from annotation.scenario_review.models import SCENARIO_INTENSITIES
+from core.life_stages import LIFE_STAGE_BINS
 
 EXPANSION_PROMPT_VERSION = 2
 

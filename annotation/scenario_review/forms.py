@@ -6,7 +6,6 @@ from crispy_forms.utils import TEMPLATE_PACK
 from django import forms
 from django.urls import reverse
 
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
 from annotation.corpus.models import SCENARIO_CONTENT_LIMITS as LIMITS
 from annotation.profile_review.forms import form_helper, textarea
 from annotation.scenario_review.models import (
@@ -23,8 +22,9 @@ from annotation.scenario_review.models import (
     SCENARIO_INTENSITIES,
     ScreeningDecision,
 )
-from heartbench_site.base.drafts import autosave_attrs
-from heartbench_site.base.text_rules import NOTE, TextRules
+from core.drafts import autosave_attrs
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.text_rules import NOTE, TextRules
 
 
 class ScreeningForm(TextRules, forms.Form):

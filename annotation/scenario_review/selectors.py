@@ -14,8 +14,6 @@ from django.http import Http404
 from django.urls import reverse
 
 from agreement import AgreementInputError, UndefinedStatisticError, cohen_kappa, krippendorff_alpha
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
-from annotation.corpus.life_stages import LIFE_STAGE_BINS
 from annotation.corpus.models import Scenario
 from annotation.scenario_review.models import (
     DIAMONDS_DIMENSIONS,
@@ -29,10 +27,12 @@ from annotation.scenario_review.models import (
     ScreeningDecision,
 )
 from annotation.scenario_review.services import disagreements
-from heartbench_site.base.protocol import SCENARIOS_PER_LIFE_STAGE
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.text_diff import identity_anchors
-from heartbench_site.base.wording import agree, counted
+from core.life_stages import BY_KEY as LIFE_STAGES
+from core.life_stages import LIFE_STAGE_BINS
+from core.protocol import SCENARIOS_PER_LIFE_STAGE
+from core.roles import Role, user_roles
+from core.text_diff import identity_anchors
+from core.wording import agree, counted
 
 
 @dataclass

@@ -11,7 +11,6 @@ import re
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.corpus.models import SCENARIO_CONTENT_FIELDS, SCENARIO_CONTENT_LIMITS, Scenario
 from annotation.profile_review.models import ReviewError
 from annotation.profile_review.services import record_event, require_role
@@ -28,9 +27,10 @@ from annotation.scenario_review.models import (
     ScenarioVersion,
     ScreeningDecision,
 )
-from heartbench_site.base.protocol import DIAMONDS_REASSESSMENT_THRESHOLD, SCENARIO_REVIEWERS
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE, check_text, text_problem
+from core.life_stages import BY_KEY as LIFE_STAGES
+from core.protocol import DIAMONDS_REASSESSMENT_THRESHOLD, SCENARIO_REVIEWERS
+from core.roles import Role
+from core.text_rules import NOTE, check_text, text_problem
 
 __all__ = ["ReviewError"]
 

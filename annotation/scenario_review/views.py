@@ -22,11 +22,11 @@ from annotation.scenario_review.forms import (
     ScreeningForm,
 )
 from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
-from heartbench_site.base import display, drafts
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import add_error_messages, csv_download
+from core import display, drafts
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required, user_roles
+from core.tidy import table_download, table_links
+from core.web import add_error_messages, csv_download
 
 scenario_reviewer_required = role_required(Role.SCENARIO_REVIEWER)
 scenario_readers_required = role_required(Role.SCENARIO_REVIEWER, Role.ADMIN)

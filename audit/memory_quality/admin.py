@@ -16,7 +16,7 @@ from audit.memory_quality.models import (
     RepairDefect,
     TimelineEntry,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 
 @admin.register(AuditSettings)

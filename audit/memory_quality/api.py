@@ -16,7 +16,7 @@ from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import AuditRunForm
 from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import runs
-from heartbench_site.base.api import (
+from core.api import (
     ListFilter,
     etag,
     form_error_response,
@@ -25,8 +25,8 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import SerializerTextRules
 
 ERROR = inline_serializer(
     "AuditErrorResponse",

@@ -26,14 +26,14 @@ from audit.memory_quality.api import (
 from audit.memory_quality.forms import AuditSettingsForm, ReviewDecisionForm, SeniorEditForm
 from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review
-from heartbench_site.base.api import (
+from core.api import (
     IF_MATCH,
     form_error_response,
     require_fresh,
     serializer_error_response,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import NOTE, TEXT, SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import NOTE, TEXT, SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
 

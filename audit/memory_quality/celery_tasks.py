@@ -8,7 +8,7 @@ criterion already is not asked about twice.
 from celery import shared_task
 
 from audit.memory_quality.services import classifier, repair_loop, runs
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 
 @shared_task(name="audit.run_memory_audit")

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from heartbench_site.base import protocol
+from core import protocol
 
 # --- The protocol's numbers and lists (App. B.6, B.7, L.3) ------------------------------
 
@@ -121,7 +121,7 @@ class AgeWindow:
 def default_windows() -> tuple[AgeWindow, ...]:
     # Imported here so the module stays importable without Django settings; the bins
     # are plain dataclasses.
-    from annotation.corpus.life_stages import LIFE_STAGE_BINS
+    from core.life_stages import LIFE_STAGE_BINS
 
     return tuple(AgeWindow(b.key, b.first_age, b.last_age) for b in LIFE_STAGE_BINS)
 

@@ -23,7 +23,7 @@ from annotation.corpus.models import Memory
 from annotation.profile_review.demo import demo_accounts
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, records, repair_loop, review, runs
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 
 DEMO_NOTE = "Demo audit of the stand-in memories (three planted defects)"

@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from audit.memory_quality import criteria
 from audit.memory_quality.models import NOTE_MAX_CHARS, MemoryCase
-from heartbench_site.base.display import character_name, memory_field_label
-from heartbench_site.base.drafts import autosave_attrs
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules, field_label, text_problem
+from core.display import character_name, memory_field_label
+from core.drafts import autosave_attrs
+from core.text_rules import NOTE, TEXT, TextRules, field_label, text_problem
 
 
 def _helper(action: str, *buttons, form_id: str | None = None, attrs=None) -> FormHelper:

@@ -21,10 +21,10 @@ from audit.memory_quality.models import (
     RepairAttempt,
     RepairDefect,
 )
-from heartbench_site.base.display import memory_field_label
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.text_diff import word_diff
-from heartbench_site.base.wording import counted
+from core.display import memory_field_label
+from core.roles import Role, user_roles
+from core.text_diff import word_diff
+from core.wording import counted
 
 TEXT_COLUMNS = (
     "memory_id",

@@ -24,11 +24,11 @@ from audit.memory_quality.forms import (
 )
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review, runs
-from heartbench_site.base import drafts
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import add_error_messages, csv_download
-from heartbench_site.base.wording import counted
+from core import drafts
+from core.roles import Role, role_required, user_roles
+from core.tidy import table_download, table_links
+from core.web import add_error_messages, csv_download
+from core.wording import counted
 
 readers_required = role_required(Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 reviewer_required = role_required(Role.MEMORY_REVIEWER)

@@ -11,7 +11,7 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from heartbench_site.base.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin
 
 for _model in (
     LabelAudit,

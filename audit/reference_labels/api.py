@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from audit.reference_labels import adjudicator_pages, expert_pages, outcomes, selectors, services
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     ListFilter,
     etag,
@@ -23,7 +23,7 @@ from heartbench_site.base.api import (
     paginated_schema,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role, user_roles
+from core.roles import HasRole, Role, user_roles
 
 MEMBERS = (Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
 OVERSEERS = (Role.AUDIT_ADJUDICATOR, Role.ADMIN)

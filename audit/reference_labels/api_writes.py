@@ -41,7 +41,7 @@ from audit.reference_labels.forms import (
     LabelSelectionForm,
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
-from heartbench_site.base.api import (
+from core.api import (
     ERROR,
     IF_MATCH,
     domain_error_body,
@@ -50,8 +50,8 @@ from heartbench_site.base.api import (
     text_rules_response,
     with_etag,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import TEXT, SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import TEXT, SerializerTextRules
 
 CONFLICT = inline_serializer("LabelAuditConflict", {"detail": serializers.ListField()})
 

@@ -3,7 +3,7 @@
 from django.shortcuts import render
 
 from audit.reference_labels.conflicts import escalated_pair_conflicts, label_audit_conflicts
-from heartbench_site.base.roles import Role, role_required
+from core.roles import Role, role_required
 
 
 @role_required(Role.ADMIN)

@@ -12,7 +12,7 @@ from adjudication.arbitration.services import arbitration_conflict_rows
 from annotation.comparison.models import ComparisonPair
 from audit.reference_labels.involvement import Involvement, construction_involvement
 from audit.reference_labels.models import LabelAudit, LabelAuditExpert
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 
 @dataclass

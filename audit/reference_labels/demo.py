@@ -20,7 +20,7 @@ from django.contrib.auth.models import Group
 from adjudication.mcq.models import OPTION_LABELS, McqItem
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 DEMO_NOTE = "Demo reference-label audit of the release's final MCQs"
 # Any fixed seed: the paper does not publish the audit's; this one is recorded like any other.

@@ -8,10 +8,10 @@ status, no other expert's selection. Expert pages and API responses render only 
 from dataclasses import dataclass
 from datetime import datetime
 
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.corpus.models import ProfileVersion, Scenario
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
 from audit.reference_labels.selectors import profile_for
+from core.life_stages import BY_KEY as LIFE_STAGES
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from django.urls import reverse
 from adjudication.mcq.models import OPTION_LABELS
 from audit.reference_labels.models import LabelAdjudication
 from audit.reference_labels.services import AUDIT_NOTE_MAX, NOTE_MAX
-from heartbench_site.base.protocol import AUDIT_ITEMS_PER_STRATUM
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import TEXT, TextRules
+from core.protocol import AUDIT_ITEMS_PER_STRATUM
+from core.roles import Role
+from core.text_rules import TEXT, TextRules
 
 
 def _holders(role: Role):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.apps import apps
 from django.contrib.auth import get_user_model
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion
-from annotation.corpus.life_stages import LIFE_STAGE_CHOICES
-from heartbench_site.base.protocol import AUDIT_ITEMS_PER_STRATUM
+from core.life_stages import LIFE_STAGE_CHOICES
+from core.protocol import AUDIT_ITEMS_PER_STRATUM
 
 __all__ = [
     "LabelAdjudication",

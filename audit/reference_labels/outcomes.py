@@ -13,8 +13,8 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from heartbench_site.base import display, plots
-from heartbench_site.base.protocol import AUDIT_EXPERTS
+from core import display, plots
+from core.protocol import AUDIT_EXPERTS
 
 OUTCOME_ROWS = (
     ("sampled", "Items in the sample"),

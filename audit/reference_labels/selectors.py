@@ -19,7 +19,6 @@ from collections import Counter
 from django.db.models import Count, Prefetch, Q
 from django.urls import reverse
 
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.corpus.models import ProfileVersion
 from audit.reference_labels.models import (
     LabelAudit,
@@ -27,8 +26,9 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from heartbench_site.base.roles import Role, user_roles
-from heartbench_site.base.wording import counted
+from core.life_stages import BY_KEY as LIFE_STAGES
+from core.roles import Role, user_roles
+from core.wording import counted
 
 # --- Audits -------------------------------------------------------------------------------
 

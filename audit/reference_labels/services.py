@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion
 from adjudication.mcq.versions import ItemEditRejected, record_version, remove_item, revise_item
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from audit.reference_labels.involvement import construction_involvement, describe_involvement
 from audit.reference_labels.models import (
     LabelAdjudication,
@@ -27,10 +26,11 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from heartbench_site.base.conflicts import ConflictOfInterest
-from heartbench_site.base.protocol import AUDIT_EXPERTS, AUDIT_ITEMS_PER_STRATUM
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.text_rules import NOTE, check_text
+from core.conflicts import ConflictOfInterest
+from core.life_stages import LIFE_STAGE_KEYS
+from core.protocol import AUDIT_EXPERTS, AUDIT_ITEMS_PER_STRATUM
+from core.roles import Role, has_any_role
+from core.text_rules import NOTE, check_text
 
 ORIGIN = McqItemVersion.Origin.LABEL_AUDIT
 # Largest seed a person may type (PostgreSQL bigint holds it; random.Random takes any int).

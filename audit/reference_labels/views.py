@@ -26,12 +26,12 @@ from audit.reference_labels.forms import (
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
 from audit.reference_labels.statistics import TABLES
-from heartbench_site.base import display, drafts
-from heartbench_site.base.conflicts import conflict_page
-from heartbench_site.base.plot_views import page_plot, plot_download
-from heartbench_site.base.roles import Role, role_required, user_roles
-from heartbench_site.base.tidy import table_download, table_links
-from heartbench_site.base.web import add_error_messages, csv_download
+from core import display, drafts
+from core.conflicts import conflict_page
+from core.plot_views import page_plot, plot_download
+from core.roles import Role, role_required, user_roles
+from core.tidy import table_download, table_links
+from core.web import add_error_messages, csv_download
 
 members_required = role_required(Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
 expert_required = role_required(Role.AUDIT_EXPERT)

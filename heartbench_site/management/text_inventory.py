@@ -1,5 +1,5 @@
 """Every text field a person types, found in the code: each form's and each writable API
-serializer's text fields with their limits (``heartbench_site.base.text_rules``). The
+serializer's text fields with their limits (``core.text_rules``). The
 ``text_limits`` command prints them for the README; tests walk them."""
 
 import importlib
@@ -95,7 +95,7 @@ def serializer_classes() -> list[type]:
 
 
 def _label(name, field) -> str:
-    from heartbench_site.base.text_rules import field_label
+    from core.text_rules import field_label
 
     return field_label(name, field)
 

@@ -13,7 +13,7 @@ from django.db.models import Count
 from adjudication.mcq.models import McqItem
 from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import Character
-from heartbench_site.base.deviations import ProtocolDeviation
+from core.deviations import ProtocolDeviation
 
 from .construction import (
     characters_stage,

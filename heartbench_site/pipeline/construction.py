@@ -10,7 +10,7 @@ from annotation.profile_review.models import ProfileReviewCase
 from annotation.scenario_review.models import DiamondsRating, ScenarioReview, ScreeningDecision
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.memory_quality.models import AuditRun, MemoryCase, TimelineEntry
-from heartbench_site.base.protocol import (
+from core.protocol import (
     PROFILE_REVIEWERS,
     SCENARIO_REVIEWERS,
 )

@@ -13,7 +13,7 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from heartbench_site.base.protocol import (
+from core.protocol import (
     ANNOTATORS_PER_PAIR,
     AUDIT_EXPERTS,
 )

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "template_partials",
     "crispy_forms",
     "crispy_bootstrap5",
+    "core",
     "heartbench_site",
     "annotation",
     "adjudication",
@@ -49,7 +50,7 @@ INSTALLED_APPS = [
     # Hardening (heartbench_site/security.py): CSP header, login rate limiting.
     "csp",
     "axes",
-    # The append-only decision history (heartbench_site/models.py, /history/).
+    # The append-only decision history (core/history.py, /history/).
     "simple_history",
 ]
 
@@ -169,10 +170,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "heartbench_site.base.api.ApiPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.ApiPagination",
     "PAGE_SIZE": 50,
     # A service's ValidationError answers 400 with its own messages (issue #23).
-    "EXCEPTION_HANDLER": "heartbench_site.base.api.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "heartbench API",
@@ -182,7 +183,7 @@ SPECTACULAR_SETTINGS = {
     # Every body gets an example: hand-written beside the view, or one from its schema.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "heartbench_site.base.schema_examples.add_missing_examples",
+        "core.schema_examples.add_missing_examples",
     ],
     # Swagger UI is served from the sidecar package: lab machines may be offline.
     "SWAGGER_UI_DIST": "SIDECAR",

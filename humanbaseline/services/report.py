@@ -3,9 +3,9 @@
 from django.db import transaction
 from django.utils import timezone
 
-from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
-from heartbench_site.base.text_rules import NOTE, check_text
-from heartbench_site.base.wording import agree, counted
+from core.deviations import ProtocolDeviation, record_deviation
+from core.text_rules import NOTE, check_text
+from core.wording import agree, counted
 
 from .. import selectors
 from ..models import (

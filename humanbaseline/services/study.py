@@ -9,13 +9,13 @@ from django.db import transaction
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import OPTION_LABELS, McqItem
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus.models import Scenario
+from core.life_stages import LIFE_STAGE_KEYS
+from core.protocol import RETRIEVAL_K
+from core.text_rules import check_texts
+from core.wording import agree, counted
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import retrieve_for_item
-from heartbench_site.base.protocol import RETRIEVAL_K
-from heartbench_site.base.text_rules import check_texts
-from heartbench_site.base.wording import agree, counted
 
 from .. import selectors
 from ..largest_study import largest_feasible

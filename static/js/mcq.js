@@ -1,6 +1,6 @@
 // Item review, progressive enhancement only.
 //
-// The revise form saves itself on the server (htmx, heartbench_site/base/drafts.py). The
+// The revise form saves itself on the server (htmx, core/drafts.py). The
 // other texts (a generated distractor, a decision's note) keep a browser-local draft:
 // each textarea with data-autosave="<key>" is saved to localStorage as the reviewer types
 // and restored on load; the draft is dropped when its form is submitted. The key names

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 

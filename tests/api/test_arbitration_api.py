@@ -13,7 +13,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from annotation.comparison.models import ComparisonPair
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import MODEL_NAMES, TEXTS, assign, judge, make_pair, people
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.models import (
     BaselineStudy,

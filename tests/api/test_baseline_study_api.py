@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline.models import ItemResponse, Participation, StudyItem
 from tests.humanbaseline.conftest import build_items
 

@@ -11,7 +11,7 @@ from annotation.comparison.models import (
     ComparisonJudgmentVersion,
     ComparisonPair,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import MODEL_NAMES, assign, judge, letter_for, make_pair, people
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from core.roles import Role
 from evaluation.models import EvaluationPrediction, EvaluationRun
-from heartbench_site.base.roles import Role
 from llm.testing.fake_server import FakeProviderServer
 from llm.testing.replies import server_error
 from tests.evaluation.conftest import build_corpus, fake_env

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from adjudication.export.models import ExportJob
 from adjudication.export.services import build_export
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.export import conftest as export_fixtures
 
 # The export tests' fixtures: a small corpus, a tmp EXPORT_ROOT, builds run in-process.

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from adjudication.mcq.models import McqAssemblyRun, McqItem, McqReviewDecision
 from adjudication.mcq.services import item_assembly
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
 from tests.web.conftest import SECRET_MODEL_NAMES

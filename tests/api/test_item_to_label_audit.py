@@ -16,7 +16,7 @@ from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem, McqScreening
 from adjudication.mcq.services import item_assembly
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.testing.replies import json_reply
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory
 from tests.mcq.conftest import PLAUSIBLE, judge_config, reference, verdict

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from audit.memory_quality.models import AuditRun, AuditSettings, MemoryCase, OverrideAgreement
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, UserFactory
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 

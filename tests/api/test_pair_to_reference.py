@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from adjudication.mcq.services.item_assembly import assembly_references
 from annotation.comparison.models import ComparisonPair
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import MODEL_NAMES, TEXTS, make_pair
 
 pytestmark = pytest.mark.django_db

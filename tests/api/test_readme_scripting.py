@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from annotation.comparison.models import ComparisonJudgment
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, make_pair, people
 from tests.export import conftest as export_fixtures
 from tests.factories import DEFAULT_PASSWORD

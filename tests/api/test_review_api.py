@@ -19,7 +19,7 @@ from annotation.scenario_review.models import (
     ScenarioVersion,
     ScreeningDecision,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory
 from tests.review.conftest import ALL_MEET, SCORES, approve, rate, request_change, submit
 

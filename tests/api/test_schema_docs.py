@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 BODY_METHODS = ("get", "post", "put", "patch", "delete")
 

@@ -16,8 +16,8 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from annotation.comparison.models import ComparisonJudgment
 from audit.memory_quality.models import MemoryCase
 from audit.reference_labels.models import LabelAuditItem
+from core.roles import Role
 from evaluation.models import Setting
-from heartbench_site.base.roles import Role
 from humanbaseline.models import BaselineReport
 from humanbaseline.report import build_report
 from tests.arbitration.test_analytics import decided  # noqa: F401 (fixture)

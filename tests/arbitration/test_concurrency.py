@@ -11,7 +11,7 @@ from adjudication.arbitration import services
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.consensus.services import judgment_submit
 from annotation.comparison.models import ComparisonJudgment, ComparisonJudgmentVersion
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, judge, letter_for, make_pair, people
 from tests.factories import UserFactory
 

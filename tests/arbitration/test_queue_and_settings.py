@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from adjudication.arbitration import services
 from adjudication.arbitration.models import AdjudicationSettings
-from heartbench_site.base.deviations import ProtocolDeviation, deviations_for_manifest
+from core.deviations import ProtocolDeviation, deviations_for_manifest
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import ScenarioFactory
 

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 
 AXE = "/static/vendor/axe-core/axe.min.js"

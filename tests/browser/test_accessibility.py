@@ -13,7 +13,7 @@ The role's pages are in tests/browser/role_pages.py, which the other every-page 
 
 import pytest
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 from tests.browser.actions import keep_screenshot
 from tests.browser.role_pages import (

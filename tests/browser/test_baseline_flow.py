@@ -8,7 +8,7 @@ closing a study both ask first."""
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline.models import AnswerEvent, ItemResponse, Participation, TimeReport
 from tests.factories import UserFactory
 from tests.humanbaseline.conftest import enrol, make_study

@@ -18,7 +18,7 @@ from annotation.memory_generation.models import GeneratedMemory, MemoryCallRecor
 from annotation.profile_review.models import ChangeRequest
 from annotation.profile_review.services import profile_review_save
 from audit.memory_quality.models import MemoryCase
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.browser.actions import submit
 from tests.browser.confirming import submit_and_confirm

@@ -5,8 +5,8 @@ finished; the analysis page then has the run's accuracy."""
 import pytest
 from django.contrib.auth.models import Group
 
+from core.roles import Role
 from evaluation.models import EvaluationRun
-from heartbench_site.base.roles import Role
 from tests.evaluation.conftest import build_corpus
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 from adjudication.export.models import ExportJob
 from adjudication.export.services import verify_manifest
 from annotation.corpus_import.importing import import_files
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -17,8 +17,8 @@ from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAuditItem, LabelSelection
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
+from core.drafts import FormDraft
+from core.roles import Role
 from tests.browser.actions import in_viewport, keep_screenshot
 from tests.browser.confirming import open_confirmation, submit_and_confirm
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory

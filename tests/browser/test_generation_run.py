@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from annotation.generation.models import Candidate, GenerationRun
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import DEFAULT_PASSWORD, ScenarioFactory, UserFactory
 from tests.pipeline_ready import scenario_reviewed
 from tests.web.conftest import frozen_character

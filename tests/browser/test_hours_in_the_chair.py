@@ -21,7 +21,7 @@ from adjudication.arbitration.forms import FIELD_KINDS
 from adjudication.arbitration.models import ArbitrationDecision
 from annotation.comparison.models import ComparisonJudgment, ComparisonPair, PairAssignment
 from annotation.comparison.selectors import comparison_queue
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 from tests.browser.actions import in_viewport, keep_screenshot, submit
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Group
 
 from annotation.corpus.models import Scenario
 from annotation.corpus_import.models import ImportJob
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]

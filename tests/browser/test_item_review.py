@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import submit
 from tests.browser.confirming import submit_and_confirm
 from tests.factories import UserFactory

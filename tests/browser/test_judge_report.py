@@ -8,8 +8,8 @@ from django.contrib.auth.models import Group
 
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.services.runs import judge_run_create, judge_run_start
-from heartbench_site.base.providers import clear_client_cache
-from heartbench_site.base.roles import Role
+from core.providers import clear_client_cache
+from core.roles import Role
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.browser.actions import in_viewport, keep_screenshot
 from tests.comparison.helpers import assign, judge, make_pair, people

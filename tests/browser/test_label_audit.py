@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 
 from adjudication.mcq.models import McqItem, McqItemVersion
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import submit
 from tests.browser.confirming import submit_and_confirm
 from tests.reference_labels.conftest import make_team, small_final_set

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import submit
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

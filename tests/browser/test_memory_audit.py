@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.confirming import submit_and_confirm
 from tests.factories import CharacterFactory, UserFactory
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written

@@ -4,7 +4,7 @@ its stage menus open and are followed by keyboard (issue 21)."""
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import keep_screenshot, submit
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline.models import Participation
 from tests.factories import UserFactory
 from tests.humanbaseline.conftest import make_study

@@ -4,7 +4,7 @@ and follows the stage's link to its queue."""
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 from tests.site.pipeline_data import build_benchmark
 

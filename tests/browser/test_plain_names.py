@@ -40,7 +40,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import Error as PlaywrightError
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 from tests.browser.actions import submit
 from tests.browser.role_pages import MAIN_PAGES, Walk, build_demo, sign_in

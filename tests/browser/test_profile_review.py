@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 
 from annotation.corpus.models import FrozenVersionError, ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import submit
 from tests.browser.confirming import submit_and_confirm
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory

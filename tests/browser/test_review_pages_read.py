@@ -20,7 +20,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import keep_screenshot, submit
 
 pytestmark = pytest.mark.browser

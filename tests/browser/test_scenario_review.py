@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from annotation.scenario_review.models import ScenarioReview
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.actions import submit
 from tests.factories import ScenarioFactory, UserFactory
 

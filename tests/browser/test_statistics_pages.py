@@ -21,7 +21,7 @@ from django.core.management import call_command
 from adjudication.judging.models import JudgeRun
 from audit.memory_quality.models import AuditRun
 from audit.reference_labels.models import LabelAudit
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline.models import BaselineStudy
 from tests.browser.actions import in_viewport, keep_screenshot
 

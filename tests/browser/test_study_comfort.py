@@ -27,7 +27,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.test import Client
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.demo import DEMO_STUDY_NAME
 from humanbaseline.models import BaselineStudy, ItemResponse, StudyItem

@@ -6,7 +6,7 @@ import threading
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from tests.factories import UserFactory

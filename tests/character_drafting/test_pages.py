@@ -11,7 +11,7 @@ from django.urls import reverse
 from annotation.character_drafting import design
 from annotation.character_drafting.models import CharacterDraft, DraftingJob
 from annotation.character_drafting.services import execution, jobs
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

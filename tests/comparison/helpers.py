@@ -9,7 +9,7 @@ from adjudication.consensus.services import judgment_submit
 from annotation.comparison import services
 from annotation.comparison.models import COMPARISON_LETTERS, PairAssignment
 from annotation.generation.models import Candidate
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import (
     CharacterFactory,
     MemoryFactory,

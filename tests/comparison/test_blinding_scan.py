@@ -8,7 +8,7 @@ import pytest
 
 from adjudication.arbitration import services as arbitration
 from annotation.comparison import services as comparison_services
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES
 from tests.web.test_blinding import every_url

@@ -13,8 +13,8 @@ from annotation.comparison.models import (
     ComparisonPair,
     PairAssignment,
 )
-from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
-from heartbench_site.base.roles import Role
+from core.protocol import ANNOTATORS_PER_PAIR
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .helpers import assign, judge, make_pair, people

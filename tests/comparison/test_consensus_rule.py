@@ -10,7 +10,7 @@ from adjudication.arbitration.models import ArbitrationDecision, ReferenceRespon
 from adjudication.consensus.services import pairs_assign
 from annotation.comparison import services
 from annotation.comparison.models import ComparisonPair, PairAssignment
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .helpers import assign, judge, make_pair, people

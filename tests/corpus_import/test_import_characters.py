@@ -5,11 +5,11 @@ import copy
 import pytest
 from django.utils import timezone
 
-from annotation.corpus.life_stages import life_stage_for_age
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files, import_paths
 from annotation.corpus_import.memory_storage import dump_memory_storage
 from annotation.corpus_import.problems import ImportRejected
+from core.life_stages import life_stage_for_age
 
 from . import as_json, corpus_dump, small_characters
 

@@ -9,7 +9,7 @@ from adjudication.mcq.models import McqItem
 from adjudication.mcq.services.item_review import mcq_review_decide
 from annotation.corpus_import.importing import import_files
 from annotation.corpus_import.problems import ImportRejected
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from . import as_json, corpus_dump, release_files

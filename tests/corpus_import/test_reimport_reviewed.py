@@ -30,7 +30,7 @@ from annotation.scenario_review.services import scenario_rate, scenario_screen
 from audit.memory_quality.models import MemoryCase, MemoryVersion
 from audit.memory_quality.services.review import case_review_decide, case_senior_edit
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from . import as_json, small_characters

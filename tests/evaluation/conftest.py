@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import (
     CharacterFactory,

@@ -7,10 +7,10 @@ import json
 import pytest
 from django.urls import reverse
 
+from core.roles import Role
 from evaluation import selectors, services
 from evaluation.models import EvaluationRun
 from evaluation.selectors import evaluation_home_queues
-from heartbench_site.base.roles import Role
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]

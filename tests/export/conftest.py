@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus_import.importing import import_files
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
 

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from adjudication.export.services import MANIFEST, build_export
 from adjudication.mcq.models import McqOption
-from heartbench_site.base.deviations import record_deviation
+from core.deviations import record_deviation
 from tests.factories import UserFactory
 from tests.pipeline_ready import audit_leaving_out_a_copy
 

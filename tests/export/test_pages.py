@@ -18,7 +18,7 @@ from adjudication.export.models import ExportJob
 from adjudication.export.selectors import export_home_queues
 from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import ScenarioFactory, UserFactory
 
 from .conftest import TARGET, make_item

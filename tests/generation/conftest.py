@@ -1,6 +1,6 @@
 import pytest
 
-from heartbench_site.base.providers import clear_client_cache
+from core.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 
 from .helpers import ScriptedProvider, family_settings

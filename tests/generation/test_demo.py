@@ -8,7 +8,7 @@ from annotation.generation import prompts
 from annotation.generation.demo import DEMO_OVERRIDE_REASON, DEMO_RUN_NOTE, demo_generation
 from annotation.generation.models import Candidate, GenerationRun
 from annotation.generation.services.runs import GenerationError
-from heartbench_site.base.deviations import ProtocolDeviation
+from core.deviations import ProtocolDeviation
 from llm import OfflineDemoClient, ProviderConfig
 from llm.demo_answers import DemoSettings
 from tests.factories import UserFactory

@@ -21,8 +21,8 @@ from annotation.generation.services.units import generation_unit_execute
 from annotation.scenario_review.models import ScenarioReview
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.deviations import ProtocolDeviation
-from heartbench_site.base.roles import Role
+from core.deviations import ProtocolDeviation
+from core.roles import Role
 from tests.factories import UserFactory
 from tests.pipeline_ready import audit_leaving_out_a_copy
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.models import SelectionItem, SubsetSelection
 from tests.factories import (

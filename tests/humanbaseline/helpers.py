@@ -4,7 +4,7 @@ release items, and independent counting of the App. J constraints."""
 from collections import Counter
 
 from adjudication.mcq.models import McqItem
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
+from core.life_stages import LIFE_STAGE_KEYS
 from humanbaseline.demo import standin_families
 from humanbaseline.models import ItemSourceFamily
 

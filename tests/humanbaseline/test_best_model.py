@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from adjudication.mcq.models import McqItem
+from core.deviations import ProtocolDeviation
 from evaluation.models import EvaluationPrediction, EvaluationRun, Setting
-from heartbench_site.base.deviations import ProtocolDeviation
 from humanbaseline import services
 from humanbaseline.models import BaselineError, BestModelChoice, ItemResponse, StudyItem
 

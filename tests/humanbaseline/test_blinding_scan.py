@@ -13,7 +13,7 @@ from django.urls import get_resolver, reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.models import ItemResponse, ItemSourceFamily, SelectionItem
 from tests.blinding import scan_responses

@@ -6,7 +6,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline.models import ItemResponse
 from tests.factories import UserFactory
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from annotation.corpus_import.importing import import_files
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.demo import standin_characters
 from humanbaseline import services
 from humanbaseline.demo import DEMO_STUDY_NAME, seed_baseline_demo

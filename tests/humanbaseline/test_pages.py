@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from adjudication.mcq.models import McqItem
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.models import (
     BaselineStudy,

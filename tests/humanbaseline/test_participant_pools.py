@@ -9,7 +9,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from humanbaseline import services
 from humanbaseline.models import ItemResponse, Participation
 from tests.factories import UserFactory

@@ -120,7 +120,7 @@ def test_an_empty_cell_is_noted_and_items_without_a_source_are_counted(release_i
 
 
 def test_the_defaults_are_the_papers():
-    from heartbench_site.base.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
+    from core.protocol import BASELINE_ITEMS_PER_FAMILY, BASELINE_SUBSET_SIZE
 
     defaults = SubsetConstraints()
     assert defaults.total == BASELINE_SUBSET_SIZE

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from adjudication.judging.demo import DEMO_JUDGE_NAME, DEMO_ORDERS_PER_PAIR
 from adjudication.judging.models import JudgeCall, JudgeRun
-from heartbench_site.base.protocol import ANNOTATORS_PER_PAIR
+from core.protocol import ANNOTATORS_PER_PAIR
 
 pytestmark = pytest.mark.django_db
 

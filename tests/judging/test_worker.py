@@ -13,7 +13,7 @@ from adjudication.judging.services.runs import (
     judge_run_resume,
     judge_run_start,
 )
-from heartbench_site.base.providers import clear_client_cache
+from core.providers import clear_client_cache
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from llm.testing.replies import server_error
 from tests.generation.helpers import family_settings, worker_env

@@ -12,7 +12,6 @@ import pytest
 
 from adjudication.mcq import screening as mcq_screening
 from adjudication.mcq.services.item_assembly import SELECTOR_SCHEMA, SELECTOR_SYSTEM
-from annotation.corpus.life_stages import BY_KEY as LIFE_STAGES
 from annotation.generation import prompts as generation
 from annotation.scenario_review.blueprints import (
     EXPANSION_SYSTEM_PROMPT,
@@ -20,6 +19,7 @@ from annotation.scenario_review.blueprints import (
     expansion_schema,
 )
 from audit.memory_quality import criteria, repair
+from core.life_stages import BY_KEY as LIFE_STAGES
 from evaluation import parsing
 from evaluation import prompt as evaluation_prompt
 from llm import OfflineDemoClient, ProviderConfig, SchemaValidator, make_client

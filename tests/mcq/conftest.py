@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from adjudication.arbitration.models import ReferenceResponse
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory

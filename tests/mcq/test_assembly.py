@@ -136,7 +136,7 @@ def test_a_selector_choosing_unoffered_ids_falls_back_and_says_why(references, f
 def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
     references, person, django_capture_on_commit_callbacks
 ):
-    from heartbench_site.base.roles import Role
+    from core.roles import Role
 
     admin = person(Role.ADMIN)
     run = item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)
@@ -156,7 +156,7 @@ def test_an_assembly_run_covers_every_pair_once_and_shows_progress(
 
 
 def test_a_second_run_is_refused_while_one_is_queued(references, person):
-    from heartbench_site.base.roles import Role
+    from core.roles import Role
 
     admin = person(Role.ADMIN)
     item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)

@@ -8,8 +8,8 @@ from django.urls import reverse
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqAssemblyRun, McqError, McqItem
 from adjudication.mcq.services import item_assembly
-from heartbench_site.base.deviations import ProtocolDeviation, deviations_for_manifest
-from heartbench_site.base.roles import Role
+from core.deviations import ProtocolDeviation, deviations_for_manifest
+from core.roles import Role
 
 from .conftest import reference
 

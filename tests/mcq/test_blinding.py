@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.services import item_assembly
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.blinding import scan_responses
 from tests.web.conftest import SECRET_MODEL_NAMES, secret_corpus  # noqa: F401
 from tests.web.test_blinding import HEADER_VARIANTS, named_patterns, url_arguments

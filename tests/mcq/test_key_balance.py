@@ -12,8 +12,8 @@ from adjudication.mcq import assembly as mcq_assembly
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.selectors import key_distribution
 from adjudication.mcq.services import item_assembly, item_review
-from heartbench_site.base.protocol import PROTOCOL_SEED
-from heartbench_site.base.roles import Role
+from core.protocol import PROTOCOL_SEED
+from core.roles import Role
 from tests.factories import CharacterFactory, ScenarioFactory
 
 from .conftest import scenario_with_references

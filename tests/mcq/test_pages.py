@@ -6,7 +6,7 @@ from django.urls import reverse
 from adjudication.mcq.models import McqAssemblyRun, McqItem
 from adjudication.mcq.services import item_assembly
 from adjudication.mcq.versions import revise_item
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 from .conftest import flag
 

@@ -14,7 +14,7 @@ from adjudication.mcq.models import (
     McqScreening,
 )
 from adjudication.mcq.services import item_assembly, item_review
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.testing.replies import json_reply
 
 from .conftest import flag, scenario_with_references, verdict

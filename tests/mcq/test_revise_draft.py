@@ -1,4 +1,4 @@
-"""The item-review revise form autosaves (heartbench_site.base.drafts): per item version,
+"""The item-review revise form autosaves (core.drafts): per item version,
 for the reviewer who types it; removing or retaining an item asks first."""
 
 import pytest
@@ -6,8 +6,8 @@ from django.test import Client
 from django.urls import reverse
 
 from adjudication.mcq.services import item_assembly
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
+from core.drafts import FormDraft
+from core.roles import Role
 
 from .conftest import flag, scenario_with_references
 

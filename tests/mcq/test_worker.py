@@ -11,7 +11,7 @@ import pytest
 from adjudication.mcq.models import McqAssemblyRun, McqItem, McqScreening
 from adjudication.mcq.services import item_assembly
 from adjudication.mcq.versions import revise_item
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.testing.replies import json_reply
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import MemoryPlan, QuotaWeights
-from heartbench_site.base.providers import clear_client_cache
+from core.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, ProfileVersionFactory
 

@@ -6,7 +6,6 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from annotation.corpus.life_stages import life_stage_for_age
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import (
@@ -18,6 +17,7 @@ from annotation.memory_generation.models import (
     MemoryRun,
     QuotaWeights,
 )
+from core.life_stages import life_stage_for_age
 
 
 def frozen_profile(key: str) -> ProfileVersion:

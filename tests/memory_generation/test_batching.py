@@ -4,7 +4,6 @@ from collections import Counter
 
 import pytest
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS, life_stage_for_age
 from annotation.memory_generation import quota
 from annotation.memory_generation.batching import (
     BATCH_TARGET_HIGH,
@@ -15,6 +14,7 @@ from annotation.memory_generation.batching import (
     make_batches,
     tier_share_problems,
 )
+from core.life_stages import LIFE_STAGE_BINS, life_stage_for_age
 
 FULL = quota.allocate(1000, quota.default_weights())
 WEIGHT_VECTORS = {

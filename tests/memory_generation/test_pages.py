@@ -10,7 +10,7 @@ from annotation.corpus.models import Memory
 from annotation.corpus_import.corpus import ParsedCorpus
 from annotation.corpus_import.memory_storage import parse_memory_storage
 from annotation.memory_generation.models import MemoryBatch, MemoryRun
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .run_rows import make_run

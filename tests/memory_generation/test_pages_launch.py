@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.memory_generation.models import MemoryPlan, MemoryRun
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .run_rows import make_run, plan_for

@@ -20,7 +20,7 @@ from annotation.memory_generation.services.plans import (
     weights_create,
     weights_current,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, UserFactory
 from tests.pipeline_ready import audit_leaving_out_a_copy, memories_audited
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import MemoryPlan, QuotaWeights
 from annotation.memory_generation.services.plans import plan_create, weights_current
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 from tests.pipeline_ready import memories_audited
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS
 from annotation.memory_generation import quota
+from core.life_stages import LIFE_STAGE_BINS
 
 SEGMENTS = quota.SEGMENT_COUNT
 

@@ -3,11 +3,11 @@ memory comes back exactly, and what the format cannot carry is refused by name."
 
 import pytest
 
-from annotation.corpus.life_stages import life_stage_for_age
 from annotation.corpus.models import Memory
 from annotation.corpus_import.corpus import ParsedCorpus
 from annotation.corpus_import.memory_storage import parse_memory_storage
 from annotation.memory_generation.storage import StorageFormatError, memory_problems, serialize
+from core.life_stages import life_stage_for_age
 
 FIELDS = (
     "memory_id",

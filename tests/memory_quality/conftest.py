@@ -4,7 +4,7 @@ server as the repair model, and Celery run eagerly in-process."""
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, MemoryFactory, UserFactory

@@ -11,7 +11,7 @@ from django.urls import reverse
 from audit.memory_quality.models import ClassifierResult, MemoryCase, MemoryFlag
 from audit.memory_quality.services.classifier import classifier_run_start
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 
 from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written

@@ -1,4 +1,4 @@
-"""The senior's memory edit autosaves (heartbench_site.base.drafts): only the senior,
+"""The senior's memory edit autosaves (core.drafts): only the senior,
 only while the memory awaits the edit; the draft is restored and cleared on save."""
 
 import pytest
@@ -8,8 +8,8 @@ from django.urls import reverse
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
+from core.drafts import FormDraft
+from core.roles import Role
 
 from .conftest import CLEAN, DRIFT, hand_written
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services.review import case_review_decide
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory
 
 from .conftest import CLEAN, DRIFT, hand_written

@@ -17,7 +17,7 @@ from audit.memory_quality.models import AuditError, MemoryCase, RepairAttempt
 from audit.memory_quality.services.classifier import classifier_run_start
 from audit.memory_quality.services.review import case_review_decide, case_senior_edit
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 from tests.factories import CharacterFactory, ProfileVersionFactory
 

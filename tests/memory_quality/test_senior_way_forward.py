@@ -17,7 +17,7 @@ from audit.memory_quality.services.review import (
     case_senior_edit,
     case_senior_reaudit,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm import ProviderConfig
 from llm.testing.fake_server import DemoResponder
 

@@ -21,7 +21,7 @@ from audit.memory_quality.services.finalize import audit_run_finalize
 from audit.memory_quality.services.repair_loop import repair_attempt_run
 from audit.memory_quality.services.review import case_review_decide, case_senior_edit
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory
 
 from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written

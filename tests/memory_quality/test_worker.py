@@ -24,7 +24,7 @@ def wait_for(predicate, timeout=60.0):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_server, person):
-    from heartbench_site.base.roles import Role
+    from core.roles import Role
 
     admin = person(Role.ADMIN)
     memory = hand_written(content_full=DRIFT)

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqOption
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 

@@ -13,7 +13,7 @@ from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.configuration import audit_settings_current
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAudit, LabelAuditError
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair
 from tests.factories import (
     MemoryFactory,

@@ -6,7 +6,7 @@ import pytest
 from audit.reference_labels.demo import DEMO_NOTE, seed_label_audit_demo
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
 from audit.reference_labels.selectors import label_audit_home_queues
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import small_final_set

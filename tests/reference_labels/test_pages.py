@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair
 from tests.factories import UserFactory
 

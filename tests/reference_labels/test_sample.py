@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from adjudication.mcq.models import McqItem
-from annotation.corpus.life_stages import LIFE_STAGE_KEYS
 from annotation.corpus_import.importing import import_paths
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
+from core.life_stages import LIFE_STAGE_KEYS
 
 from .conftest import make_team, small_final_set
 

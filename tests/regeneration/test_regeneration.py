@@ -22,7 +22,7 @@ from annotation.comparison.services import ComparisonError
 from annotation.generation.models import Candidate, GenerationRun
 from annotation.generation.prompts import GUIDANCE_FOOTER, GUIDANCE_HEADER
 from annotation.generation.services.runs import generation_run_create, generation_run_start
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import UserFactory
 from tests.generation.helpers import VALID_RESPONSE, frozen_character, scenario, worker_env

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from llm.demo_answers import prompt_kind
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from llm.testing.replies import Reply
@@ -134,7 +134,7 @@ def pipeline_env(fake_provider, monkeypatch, settings):
         monkeypatch.setenv(name, value)
     settings.HEARTBENCH_GENERATION_FAMILIES = _generation_families(env)
     yield env
-    from heartbench_site.base.providers import clear_client_cache
+    from core.providers import clear_client_cache
 
     clear_client_cache()
 

@@ -16,7 +16,7 @@ from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
 
 from annotation.corpus_import.importing import import_files
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, make_pair, people
 from tests.corpus_import import as_json, small_characters
 from tests.factories import UserFactory

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from annotation.corpus.models import Character, Memory
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import load_demo

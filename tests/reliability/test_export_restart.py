@@ -15,7 +15,7 @@ from adjudication.export import jobs
 from adjudication.export.models import ExportJob
 from adjudication.export.services import build_export
 from annotation.corpus_import.importing import import_files
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import UserFactory
 

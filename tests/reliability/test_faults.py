@@ -23,7 +23,7 @@ from annotation.generation.services.runs import (
     generation_run_retry_failed,
     generation_run_start,
 )
-from heartbench_site.base.providers import clear_client_cache
+from core.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
 from llm.testing.replies import server_error
 from tests.factories import UserFactory

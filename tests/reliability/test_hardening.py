@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from annotation.corpus.models import Character
 from annotation.corpus_import.importing import import_files
 from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.problems import ImportRejected
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, letter_for, make_pair, people
 from tests.corpus_import import as_json, small_characters
 

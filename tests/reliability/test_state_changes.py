@@ -19,7 +19,7 @@ from annotation.corpus.models import Character, Memory, Scenario
 from annotation.corpus_import.models import ImportJob
 from annotation.generation.models import GenerationRun, GenerationUnit
 from audit.memory_quality.models import MemoryCase
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 from tests.web.test_blinding import named_patterns, url_arguments
 

@@ -6,7 +6,7 @@ from django.test import Client
 
 from annotation.profile_review import services
 from annotation.scenario_review import services as scenario_services
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 ALL_MEET = {

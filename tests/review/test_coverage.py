@@ -12,7 +12,7 @@ from annotation.scenario_review.services import (
     scenario_reassess_confirm,
     scenario_reassess_propose,
 )
-from heartbench_site.base.text_diff import identity_anchors
+from core.text_diff import identity_anchors
 from tests.factories import ScenarioFactory
 from tests.web.plot_checks import assert_downloads, assert_readable_plot, svgs, texts
 

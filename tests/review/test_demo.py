@@ -6,7 +6,7 @@ from annotation.profile_review.demo import demo_profile_reviews
 from annotation.profile_review.models import ChangeRequest, ProfileReviewCase, ReviewEvent
 from annotation.scenario_review.demo import demo_scenario_reviews
 from annotation.scenario_review.models import ScenarioBlueprint, ScenarioReview
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 

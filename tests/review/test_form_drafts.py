@@ -1,12 +1,12 @@
-"""Autosaved drafts of the review forms (heartbench_site.base.drafts): saved for their
+"""Autosaved drafts of the review forms (core.drafts): saved for their
 owner only, behind the same permission as the form, restored when the page opens, and
 gone once the form is submitted."""
 
 import pytest
 from django.urls import reverse
 
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
+from core.drafts import FormDraft
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import ALL_MEET, approve, login, submit

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.profile_review.selectors import profile_outcome_table
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, UserFactory
 
 from .conftest import login, request_change, submit

@@ -11,7 +11,7 @@ from annotation.profile_review.models import ChangeRequest, ProfileReview
 from annotation.profile_review.selectors import profile_home_queues
 from annotation.scenario_review.selectors import scenario_home_queues
 from annotation.scenario_review.services import scenario_reassess_propose
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 
 from .conftest import approve, login, rate, request_change, submit

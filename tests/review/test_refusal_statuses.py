@@ -5,7 +5,7 @@ re-rendered with status 200 and no error."""
 from django.urls import reverse
 
 from annotation.scenario_review.models import DiamondsRating, ScenarioReview, ScreeningDecision
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import UserFactory
 
 from .conftest import SCORES, approve, login, rate

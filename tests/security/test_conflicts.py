@@ -21,7 +21,7 @@ from annotation.comparison.models import ComparisonPair, PairAssignment
 from annotation.scenario_review import services as scenario_review_services
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAdjudication, LabelAuditItem, LabelSelection
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import DEFAULT_PASSWORD, ScenarioFactory, UserFactory

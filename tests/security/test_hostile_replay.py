@@ -31,7 +31,7 @@ from rest_framework.test import APIClient
 from annotation.comparison.models import PairAssignment
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAuditItem
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import ScenarioFactory, UserFactory
 from tests.humanbaseline.conftest import enrol, make_study

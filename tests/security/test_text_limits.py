@@ -13,7 +13,7 @@ import yaml
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from heartbench_site.base.text_rules import (
+from core.text_rules import (
     CONTROL_CHARACTERS,
     TextRules,
     apply_text_rules,

@@ -15,9 +15,9 @@ from adjudication.mcq.models import McqItem, McqReviewDecision
 from adjudication.mcq.services import item_assembly
 from adjudication.mcq.versions import ItemEditRejected, revise_item
 from annotation.comparison.models import ComparisonJudgment, ComparisonPair
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE, TEXT
+from core.drafts import FormDraft
+from core.roles import Role
+from core.text_rules import NOTE, TEXT
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory

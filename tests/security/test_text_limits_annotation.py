@@ -11,9 +11,9 @@ from annotation.comparison.models import ComparisonDraft, ComparisonJudgment
 from annotation.profile_review.models import ChangeRequest, ProfileReview, ReviewError
 from annotation.scenario_review import services as scenario_services
 from annotation.scenario_review.models import DiamondsRating, ScenarioVersion
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE
+from core.drafts import FormDraft
+from core.roles import Role
+from core.text_rules import NOTE
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, make_pair, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
@@ -233,8 +233,8 @@ def test_profile_review_texts_are_refused_by_page_and_api(profile):
 
 
 def test_a_shared_draft_is_refused_whole_and_the_api_names_the_field():
-    from heartbench_site.base.api import domain_error_body
-    from heartbench_site.base.drafts import DraftRefused, form_draft_save
+    from core.api import domain_error_body
+    from core.drafts import DraftRefused, form_draft_save
 
     user = UserFactory()
     form_draft_save(user=user, key="k", data={"note": ["kept"]}, fields=["note"])

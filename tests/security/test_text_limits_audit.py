@@ -13,9 +13,9 @@ from audit.memory_quality.services import review
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from audit.reference_labels import services
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem, LabelSelection
-from heartbench_site.base.drafts import FormDraft
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NOTE, TEXT
+from core.drafts import FormDraft
+from core.roles import Role
+from core.text_rules import NOTE, TEXT
 from tests.api.conftest import token_client
 from tests.factories import CharacterFactory, UserFactory
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written

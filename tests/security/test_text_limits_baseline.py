@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from core.roles import Role
+from core.text_rules import NAME, NOTE, TEXT
 from evaluation.models import EvaluationError, EvaluationRun
 from evaluation.services import evaluation_run_create
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT
 from humanbaseline import services
 from humanbaseline.models import BaselineError, BaselineStudy, BestModelChoice, Participation
 from tests.api.conftest import token_client

@@ -23,7 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter, UUIDConverter
 from django.urls.exceptions import NoReverseMatch
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.api.conftest import token_client
 from tests.web.test_access_matrix import ACCESS, PLOTS, PUBLIC, populated, url_values
 

@@ -15,9 +15,9 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
+from core.deviations import record_deviation
+from core.roles import Role
 from evaluation.models import EvaluationPrediction, EvaluationRun, Setting
-from heartbench_site.base.deviations import record_deviation
-from heartbench_site.base.roles import Role
 from humanbaseline.models import BaselineStudy, Participation, SubsetSelection
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import (

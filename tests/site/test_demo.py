@@ -8,7 +8,7 @@ from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
 from annotation.generation.models import Candidate
-from heartbench_site.base.roles import Role, user_roles
+from core.roles import Role, user_roles
 from heartbench_site.demo import STANDIN
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 

@@ -6,8 +6,8 @@ import re
 import pytest
 from django.http import Http404
 
-from heartbench_site.base import display, plots
-from heartbench_site.base.plot_views import plot_download, svg_to_png
+from core import display, plots
+from core.plot_views import plot_download, svg_to_png
 
 
 def test_slugs_become_human_labels():

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from django.template import Context, Template
 
-from heartbench_site.base import display
-from heartbench_site.templatetags.sections import section_headings
+from core import display
+from core.templatetags.sections import section_headings
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_the_template_filters_name_things_in_words():
     assert render("{{ key|character_name:age }}", key="CHAR_08", age=30) == "Character 8, age 30"
     assert render("{{ s|scenario_title }}", s="SCN_SCHOOL_AGE_3") == "School age scenario 3"
     assert render("{{ f|memory_field }}", f="triggers") == "What brings it back"
-    # The life stage's own name (annotation.corpus.life_stages), not a guess from the key.
+    # The life stage's own name (core.life_stages), not a guess from the key.
     assert render("{{ k|stage }}", k="entering_midlife") == "Entering middle adulthood"
     assert render("{{ k|stage }}", k="age_30_transition") == "Age-30 transition"
     assert render("{{ k|stage }}", k="some_new_stage") == "Some new stage"

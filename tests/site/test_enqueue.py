@@ -1,11 +1,11 @@
-"""heartbench_site.base.tasks.enqueue_on_commit: the one way every workflow queues Celery
+"""core.tasks.enqueue_on_commit: the one way every workflow queues Celery
 work. A worker must only see committed rows, and a broker outage must leave the rows
 resumable and tell the person what was saved but not queued."""
 
 import pytest
 from kombu.exceptions import OperationalError
 
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.tasks import enqueue_on_commit
 
 
 class RecordingTask:

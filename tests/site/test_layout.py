@@ -59,7 +59,7 @@ def test_every_workflow_package_says_what_lives_where():
         "adjudication/export",
         "audit/memory_quality",
         "audit/reference_labels",
-        "heartbench_site/base",
+        "core",
     ]
     silent = [p for p in packages if not (ROOT / p / "__init__.py").read_text().strip()]
     assert silent == []

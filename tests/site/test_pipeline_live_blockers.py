@@ -12,7 +12,7 @@ from annotation.character_drafting.services.jobs import drafting_prompt_current
 from annotation.comparison.models import ComparisonPair
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.configuration import audit_settings_create
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.pipeline import pipeline_overview
 from tests.comparison.helpers import make_pair
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, UserFactory

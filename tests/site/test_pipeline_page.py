@@ -11,7 +11,7 @@ from django.urls import reverse
 from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import Character, Memory
 from annotation.profile_review.models import ProfileReviewCase
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.comparison.helpers import judge
 from tests.factories import UserFactory
 

@@ -10,7 +10,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from heartbench_site.base import plots
+from core import plots
 
 from .colour_vision import (
     CVD_MATRICES,

@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from annotation.corpus_import.models import ImportJob, ImportJobFile
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import (
     CharacterFactory,
     MemoryFactory,

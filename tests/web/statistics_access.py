@@ -1,7 +1,7 @@
 """Who may open the statistics pages' tidy tables and their API rows (issue #23): the roles
 of each statistics page, merged into ``ACCESS`` of test_access_matrix.py."""
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 ARBITRATOR, SCENARIO, MEMORY = Role.ARBITRATOR, Role.SCENARIO_REVIEWER, Role.MEMORY_REVIEWER
 AUDIT_ADJ, ADMIN = Role.AUDIT_ADJUDICATOR, Role.ADMIN

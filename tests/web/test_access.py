@@ -4,7 +4,7 @@
 import pytest
 from django.urls import reverse
 
-from heartbench_site.base.roles import CORPUS_ADMINS, CORPUS_READERS, Role
+from core.roles import CORPUS_ADMINS, CORPUS_READERS, Role
 
 from .conftest import SECRET_KEY
 

@@ -32,7 +32,7 @@ from adjudication.mcq.models import McqItem
 from annotation.comparison.models import PairAssignment
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.generation.models import Candidate, ModelFamily
-from heartbench_site.base.roles import CORPUS_READERS, Role
+from core.roles import CORPUS_READERS, Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 
 from .statistics_access import STATISTICS_ACCESS

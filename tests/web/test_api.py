@@ -9,7 +9,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory
 
 from .conftest import SECRET_KEY, SECRETS, fresh_character

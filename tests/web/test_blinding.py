@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from annotation.corpus.models import Character
-from heartbench_site.base.roles import CORPUS_READERS, Role
+from core.roles import CORPUS_READERS, Role
 
 from .conftest import SECRET_KEY, SECRETS
 

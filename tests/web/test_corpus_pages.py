@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS
-from heartbench_site.base.roles import Role
+from core.life_stages import LIFE_STAGE_BINS
+from core.roles import Role
 from tests.factories import MemoryFactory, ProfileVersionFactory, ScenarioFactory
 
 from .conftest import SECRET_KEY, SECRETS, fresh_character

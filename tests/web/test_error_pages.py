@@ -5,8 +5,8 @@ from django.template import loader
 from django.test import Client
 from django.urls import include, path, reverse
 
+from core.roles import Role
 from heartbench_site import urls as site_urls
-from heartbench_site.base.roles import Role
 
 pytestmark = pytest.mark.django_db
 

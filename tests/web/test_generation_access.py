@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.generation.models import GenerationRun, GenerationUnit, PromptVersion
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.blinding import scan_responses
 
 from .conftest import SECRET_MODEL_NAMES

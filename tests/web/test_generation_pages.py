@@ -13,7 +13,7 @@ from annotation.generation.models import (
     LlmCallRecord,
     PromptVersion,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import ProfileVersionFactory
 
 from .conftest import SECRET_MODEL_NAMES, fresh_character, frozen_character

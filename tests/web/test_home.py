@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.views import ROLE_QUEUES
 from tests.factories import MemoryFactory, ProfileVersionFactory, ScenarioFactory
 

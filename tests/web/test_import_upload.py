@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from annotation.corpus.models import Scenario
 from annotation.corpus_import.models import ImportJob, ImportJobFile
-from heartbench_site.base.roles import CORPUS_ADMINS, Role
+from core.roles import CORPUS_ADMINS, Role
 
 BROKEN_JSON = b'{"scenarios": {"school_age": [ {"id": "SCN_SCHOOL_AGE_1", '
 

@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.factories import DEFAULT_PASSWORD
 
 

@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from heartbench_site.context_processors import nav_groups
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDORED = [

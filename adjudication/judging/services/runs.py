@@ -18,8 +18,8 @@ from adjudication.judging.models import MAX_ORDERS_PER_PAIR, JudgeCall, JudgeRun
 from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
 from adjudication.judging.selectors import judge_eligible_pairs
 from annotation.generation.models import ModelFamily
-from heartbench_site.base.tasks import enqueue_on_commit
-from heartbench_site.base.text_rules import NAME, NOTE, check_texts
+from core.tasks import enqueue_on_commit
+from core.text_rules import NAME, NOTE, check_texts
 
 RunStatus = JudgeRun.Status
 CallStatus = JudgeCall.Status

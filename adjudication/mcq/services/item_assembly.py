@@ -29,11 +29,11 @@ from adjudication.mcq.models import (
     McqOption,
 )
 from adjudication.mcq.versions import record_version
-from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
-from heartbench_site.base.protocol import PROTOCOL_SEED
-from heartbench_site.base.providers import configured_provider
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.wording import counted
+from core.deviations import ProtocolDeviation, record_deviation
+from core.protocol import PROTOCOL_SEED
+from core.providers import configured_provider
+from core.roles import Role, has_any_role
+from core.wording import counted
 from llm import ProviderConfig, make_client
 
 SELECTOR_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SELECTOR"

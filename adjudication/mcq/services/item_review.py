@@ -33,7 +33,7 @@ from adjudication.mcq.versions import (
     remove_item,
     revise_item,
 )
-from heartbench_site.base.wording import agree, counted
+from core.wording import agree, counted
 
 REVIEWABLE = (McqItem.Status.FLAGGED, McqItem.Status.NEEDS_COMPLETION)
 NOTE_REQUIRED = {

@@ -15,8 +15,8 @@ from adjudication.mcq.celery_tasks import dispatch_screening
 from adjudication.mcq.models import McqError, McqItem, McqOption, McqScreening
 from adjudication.mcq.versions import current_version
 from annotation.corpus.models import ActivationSet, Memory, ProfileVersion
-from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
-from heartbench_site.base.providers import configured_provider
+from core.protocol import ACTIVATED_MEMORY_LIMIT
+from core.providers import configured_provider
 from llm import ProviderConfig, make_client
 
 SCREENER_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SCREENER"

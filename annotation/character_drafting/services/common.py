@@ -8,8 +8,8 @@ from django.utils import timezone
 
 import llm
 from annotation.character_drafting.models import CharacterDraft, DraftingJob
-from heartbench_site.base.providers import configured_provider
-from heartbench_site.base.roles import CORPUS_ADMINS, has_any_role
+from core.providers import configured_provider
+from core.roles import CORPUS_ADMINS, has_any_role
 
 #: settings.HEARTBENCH_DRAFTING_PROVIDER, else HEARTBENCH_DRAFTING_* in the environment.
 PROVIDER_PREFIX = "HEARTBENCH_DRAFTING"

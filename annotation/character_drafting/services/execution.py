@@ -39,8 +39,8 @@ from annotation.character_drafting.services.redraft_rules import (
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import record_event
-from heartbench_site.base.providers import storable
-from heartbench_site.base.wording import counted
+from core.providers import storable
+from core.wording import counted
 from llm.records import OUTPUT_RETRYABLE
 
 logger = logging.getLogger(__name__)

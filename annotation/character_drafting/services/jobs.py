@@ -19,8 +19,8 @@ from annotation.character_drafting.services.common import (
     require_admin,
 )
 from annotation.corpus.models import Character
-from heartbench_site.base.tasks import enqueue_on_commit
-from heartbench_site.base.text_rules import NAME, NOTE, TEXT, check_text
+from core.tasks import enqueue_on_commit
+from core.text_rules import NAME, NOTE, TEXT, check_text
 
 # --- prompts --------------------------------------------------------------------------
 

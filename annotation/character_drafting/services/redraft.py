@@ -25,7 +25,7 @@ from annotation.character_drafting.services.redraft_rules import (
 )
 from annotation.corpus.models import Character
 from annotation.profile_review.models import ChangeRequest
-from heartbench_site.base.text_rules import NAME, NOTE, check_text
+from core.text_rules import NAME, NOTE, check_text
 
 
 def redraft_guidance(character: Character, field: str = "") -> list[dict]:

@@ -22,7 +22,7 @@ from annotation.generation.services.transitions import (
     unit_cancel,
 )
 from audit.memory_quality.corpus import audited_memories
-from heartbench_site.base.protocol import ACTIVATED_MEMORY_LIMIT
+from core.protocol import ACTIVATED_MEMORY_LIMIT
 
 
 def eligible_memories(*, character_id: int, scenario_age: int):

@@ -14,13 +14,13 @@ from django.utils import timezone
 import llm
 from annotation.generation import prompts
 from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
-from heartbench_site.base.providers import (
+from core.providers import (
     at_temperature,
     cached_client,
     storable,
     temperature_refused,
 )
-from heartbench_site.base.wording import counted
+from core.wording import counted
 
 MILLION = Decimal(1_000_000)
 NOT_CONFIGURED = "not_configured"

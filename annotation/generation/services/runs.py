@@ -26,9 +26,9 @@ from annotation.generation.models import (
 )
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.transitions import run_finish_locked
-from heartbench_site.base.deviations import ProtocolDeviation, record_deviation
-from heartbench_site.base.tasks import enqueue_on_commit
-from heartbench_site.base.text_rules import NOTE, TEXT, check_text
+from core.deviations import ProtocolDeviation, record_deviation
+from core.tasks import enqueue_on_commit
+from core.text_rules import NOTE, TEXT, check_text
 
 Stage = GenerationStage
 UnitStatus = GenerationUnit.Status

@@ -19,8 +19,8 @@ from annotation.memory_generation.services.plans import (
     weights_create,
     weights_current,
 )
-from heartbench_site.base.roles import HasRole, Role
-from heartbench_site.base.text_rules import SerializerTextRules
+from core.roles import HasRole, Role
+from core.text_rules import SerializerTextRules
 
 
 class AdminApi(APIView):

@@ -28,7 +28,7 @@ from annotation.memory_generation.selectors import runs as selectors
 # Lead: at the merge, keep only the two imports.
 from annotation.memory_generation.services import runs as run_services
 from annotation.memory_generation.services.runs import MemoryGenerationError
-from heartbench_site.base.text_rules import NAME, NOTE, SerializerTextRules
+from core.text_rules import NAME, NOTE, SerializerTextRules
 
 RUN_STATUSES = ", ".join(MemoryRun.Status.values)
 BATCH_STATUSES = ", ".join(MemoryBatch.Status.values)

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import PLAN_NOTE_MAX
 from annotation.memory_generation.selectors.plans import weights_by_bin
-from heartbench_site.base.text_rules import TextRules
+from core.text_rules import TextRules
 
 
 def _age_field(age: int) -> str:

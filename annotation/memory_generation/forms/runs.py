@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.models import MemoryPlan
-from heartbench_site.base.text_rules import NOTE, TextRules
+from core.text_rules import NOTE, TextRules
 
 TIER_LABELS = {
     "A": "A share (core wounds, highest intensity)",

@@ -4,11 +4,11 @@ number of queries, whatever the number of characters or plans."""
 
 from dataclasses import dataclass
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS, life_stage_for_age
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from annotation.memory_generation import quota
 from annotation.memory_generation.models import MemoryPlan, QuotaWeights
 from audit.memory_quality.corpus import audited_memory_ids
+from core.life_stages import LIFE_STAGE_BINS, life_stage_for_age
 
 RECENT_PLANS = 50
 

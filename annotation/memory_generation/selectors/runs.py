@@ -17,7 +17,6 @@ from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySe
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
-from annotation.corpus.life_stages import BY_KEY, LIFE_STAGE_BINS, life_stage_for_age
 from annotation.corpus.models import Character, Memory
 from annotation.memory_generation.models import (
     GeneratedMemory,
@@ -26,6 +25,7 @@ from annotation.memory_generation.models import (
     MemoryPlan,
     MemoryRun,
 )
+from core.life_stages import BY_KEY, LIFE_STAGE_BINS, life_stage_for_age
 
 ACTIVE_RUN_STATUSES = (
     MemoryRun.Status.PENDING,

@@ -27,7 +27,6 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from annotation.corpus.life_stages import life_stage_for_age
 from annotation.corpus.models import Character, Memory
 from annotation.memory_generation import prompts
 from annotation.memory_generation.models import (
@@ -37,7 +36,8 @@ from annotation.memory_generation.models import (
     MemoryRun,
 )
 from annotation.memory_generation.services.calls import SlotFailed, generate_memory, run_config
-from heartbench_site.base.tasks import enqueue_on_commit
+from core.life_stages import life_stage_for_age
+from core.tasks import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from django.utils import timezone
 import llm
 from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord
 from annotation.memory_generation.schema import MEMORY_SCHEMA, memory_problems
-from heartbench_site.base.providers import cached_client, storable
-from heartbench_site.base.wording import counted
+from core.providers import cached_client, storable
+from core.wording import counted
 
 ENV_PREFIX = "HEARTBENCH_MEMORY"
 MILLION = Decimal(1_000_000)

@@ -7,7 +7,7 @@ corpus of ``audit.memory_quality.corpus`` (the latest finalized audit's timeline
 stored memories where no finalized audit covered the character).
 
 Weight versions and plans are never edited: a change is a new row, and both are in the
-decision history (heartbench_site/models.py).
+decision history (core/history.py).
 """
 
 from django.core.exceptions import ValidationError
@@ -20,8 +20,8 @@ from annotation.memory_generation.models import MemoryPlan, MemoryRun, QuotaWeig
 from annotation.memory_generation.selectors.plans import accepted_by_segment
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.memory_quality.models import AuditRun
-from heartbench_site.base.roles import Role, has_any_role
-from heartbench_site.base.text_rules import check_text
+from core.roles import Role, has_any_role
+from core.text_rules import check_text
 
 __all__ = [
     "PlanError",

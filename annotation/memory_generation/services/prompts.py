@@ -6,7 +6,7 @@ from django.db.models import Max
 from annotation.memory_generation import prompts
 from annotation.memory_generation.models import MemoryPromptVersion
 from annotation.memory_generation.services.runs import MemoryGenerationError
-from heartbench_site.base.text_rules import NOTE, TEXT, check_text
+from core.text_rules import NOTE, TEXT, check_text
 
 
 def _braces(names) -> str:

@@ -21,7 +21,7 @@ from annotation.memory_generation.services.batches import (
     memory_label,
     run_finish_locked,
 )
-from heartbench_site.base.text_rules import NAME, NOTE, check_text
+from core.text_rules import NAME, NOTE, check_text
 
 BatchStatus = MemoryBatch.Status
 RunStatus = MemoryRun.Status

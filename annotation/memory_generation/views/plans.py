@@ -8,7 +8,6 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.corpus.life_stages import LIFE_STAGE_BINS
 from annotation.memory_generation.forms.plans import MemoryPlanForm, QuotaWeightsForm
 from annotation.memory_generation.selectors import plans as selectors
 from annotation.memory_generation.services.plans import (
@@ -18,8 +17,9 @@ from annotation.memory_generation.services.plans import (
     weights_create,
     weights_current,
 )
-from heartbench_site.base.roles import Role, role_required
-from heartbench_site.base.web import add_error_messages
+from core.life_stages import LIFE_STAGE_BINS
+from core.roles import Role, role_required
+from core.web import add_error_messages
 
 admin_required = role_required(Role.ADMIN)
 

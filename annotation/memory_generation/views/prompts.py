@@ -13,8 +13,8 @@ from annotation.memory_generation import prompts
 from annotation.memory_generation.models import MemoryPromptVersion
 from annotation.memory_generation.services.prompts import memory_prompt_create
 from annotation.memory_generation.services.runs import MemoryGenerationError
-from heartbench_site.base.roles import CORPUS_ADMINS, role_required
-from heartbench_site.base.text_rules import NOTE, TEXT, TextRules
+from core.roles import CORPUS_ADMINS, role_required
+from core.text_rules import NOTE, TEXT, TextRules
 
 corpus_admin_required = role_required(*CORPUS_ADMINS)
 

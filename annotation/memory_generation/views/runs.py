@@ -26,8 +26,8 @@ from annotation.memory_generation.selectors import runs as selectors
 from annotation.memory_generation.services import runs as run_services
 from annotation.memory_generation.services.runs import MemoryGenerationError
 from annotation.memory_generation.storage import StorageFormatError, serialize
-from heartbench_site.base import web
-from heartbench_site.base.roles import CORPUS_ADMINS, role_required
+from core import web
+from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
 # What the buttons offer; the services guard the same rules and have the last word.

@@ -6,11 +6,11 @@ same check.
 
 The classifier calls go over the network: callers make them outside any transaction."""
 
-from annotation.corpus.life_stages import BY_KEY, life_stage_for_age
 from annotation.corpus.models import Memory
 from audit.memory_quality import criteria, repair, selectors
 from audit.memory_quality.models import MEMORY_TEXT_FIELDS
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, classifier_provider
+from core.life_stages import BY_KEY, life_stage_for_age
 from llm import ProviderConfig, make_client
 
 PATTERN = "pattern"

@@ -21,7 +21,7 @@ from audit.memory_quality.services.records import (
     log_event,
     require_role,
 )
-from heartbench_site.base.roles import Role
+from core.roles import Role
 
 
 @transaction.atomic

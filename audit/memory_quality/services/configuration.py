@@ -7,9 +7,9 @@ from django.db import connection, models, transaction
 from audit.memory_quality import criteria, selectors
 from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditSettings
 from audit.memory_quality.services.records import log_event, require_role
-from heartbench_site.base.providers import configured_provider
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import check_text
+from core.providers import configured_provider
+from core.roles import Role
+from core.text_rules import check_text
 from llm import ProviderConfig
 
 REPAIR_PROVIDER_PREFIX = "HEARTBENCH_AUDIT_REPAIR"

@@ -14,7 +14,7 @@ from audit.memory_quality.models import (
     MemoryFlag,
     MemoryVersion,
 )
-from heartbench_site.base.roles import Role, has_any_role
+from core.roles import Role, has_any_role
 
 
 def log_event(*, actor, action: str, run=None, case=None, **details) -> None:

@@ -23,9 +23,9 @@ from audit.memory_quality.services.records import (
     log_event,
     require_role,
 )
-from heartbench_site.base.roles import Role
-from heartbench_site.base.text_rules import check_text
-from heartbench_site.base.wording import agree
+from core.roles import Role
+from core.text_rules import check_text
+from core.wording import agree
 
 logger = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
 from audit.reference_labels.demo import seed_label_audit_demo
+from core.release import find_release_dir
+from core.roles import ROLE_LABELS, Role
 from evaluation.demo import seed_evaluation_demo
-from heartbench_site.base.release import find_release_dir
-from heartbench_site.base.roles import ROLE_LABELS, Role
 from heartbench_site.demo import ARCHETYPES, standin_characters
 from humanbaseline.demo import seed_baseline_demo
 from humanbaseline.models import ItemSourceFamily

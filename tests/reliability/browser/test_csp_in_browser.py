@@ -10,7 +10,7 @@ import os
 import pytest
 from django.contrib.auth.models import Group
 
-from heartbench_site.base.roles import Role
+from core.roles import Role
 from tests.browser.test_login import log_in
 from tests.comparison.helpers import assign, make_pair, people
 

@@ -1,13 +1,13 @@
 """The platform's one way to draw a plot: server-side SVG with axes, ticks, axis labels,
 a legend and readable intervals; the PNG download is the same SVG drawn by CairoSVG
-(:mod:`heartbench_site.base.plot_views`).
+(:mod:`core.plot_views`).
 
 Pure Python (no Django, no JavaScript, nothing from a CDN). Text stays ``<text>`` (screen
 readers and tests read it) and is laid out with DejaVu Sans metrics, so a label is never
 truncated: the label column grows to the longest label instead. Value labels sit beyond
 the end of the bar *and* of its interval whisker, so they never collide with it; every
 reference line has an entry in the legend. Names and numbers come formatted from the
-callers, through :mod:`heartbench_site.base.display`.
+callers, through :mod:`core.display`.
 
 Readable where it is shown: no text is smaller than :data:`MIN_FONT` px, and the page shows
 the SVG at its own size (never scaled down; a plot wider than the column scrolls inside

@@ -1,5 +1,5 @@
 """``{% load display %}``: the statistics pages' names and number formats
-(:mod:`heartbench_site.base.display`)."""
+(:mod:`core.display`)."""
 
 import re
 
@@ -8,9 +8,9 @@ from django.template.loader import render_to_string
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 
-from annotation.corpus.life_stages import BY_KEY
-from annotation.scenario_review.models import DIAMONDS_DEFINITIONS, DIAMONDS_LABELS
-from heartbench_site.base import display
+from core import display
+from core.diamonds import DIAMONDS_DEFINITIONS, DIAMONDS_LABELS
+from core.life_stages import BY_KEY
 
 register = template.Library()
 

@@ -26,7 +26,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from heartbench_site.base.conflicts import ConflictOfInterest
+from core.conflicts import ConflictOfInterest
 
 # --- Errors -------------------------------------------------------------------------------
 

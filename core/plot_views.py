@@ -2,7 +2,7 @@
 PNG download links) and as a download. Each statistics page names its plots with a
 function ``name -> Scene`` that both its page view and its plot view call, so the
 downloads are the plots of the page, computed the same way, behind the same permission.
-A plot with nothing to draw (:func:`~heartbench_site.base.plots.no_data`) is its sentence
+A plot with nothing to draw (:func:`~core.plots.no_data`) is its sentence
 on the page, and has no downloads.
 """
 

@@ -1,7 +1,7 @@
 """How the statistics pages name and format what they show: one place for the human
 label of a slug, the order and casing of the model families, and the number formats.
 
-Pure Python (no Django), so the plots (:mod:`heartbench_site.base.plots`), the template
+Pure Python (no Django), so the plots (:mod:`core.plots`), the template
 filters (``{% load display %}``) and the CSV-free parts of the views all agree.
 """
 

@@ -22,7 +22,7 @@ from django.shortcuts import redirect
 from django.utils import timezone
 from django.utils.html import escape
 
-from heartbench_site.base.text_rules import TEXT, field_label, text_problem
+from core.text_rules import TEXT, field_label, text_problem
 
 # How long the page waits after the last keystroke before it saves (the comparison
 # form's rhythm); a change of a radio or a select saves at once.
