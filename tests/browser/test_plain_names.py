@@ -37,11 +37,11 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import Error as PlaywrightError
 
 from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
+from tests.browser import committed
 from tests.browser.actions import submit
 from tests.browser.role_pages import MAIN_PAGES, Walk, build_demo, sign_in
 from tests.conftest import TEST_OUTPUT, offline_demo_providers
@@ -170,8 +170,10 @@ def open_a_citation(page, base):
 @pytest.fixture(scope="module")
 def walked(browser, live_server, django_db_setup, django_db_blocker, release_dir):
     """Each role's pages as the walk saw them: the demo is built and committed (the live
-    server's thread reads it), walked once by every account, then flushed."""
+    server's thread reads it), walked once by every account, then the database is put back
+    as it was (``committed``)."""
     with django_db_blocker.unblock(), offline_demo_providers():
+        seeded = committed.snapshot()
         try:
             users = build_demo(release_dir)
             pages, stuck, citation = {}, [], None
@@ -189,7 +191,7 @@ def walked(browser, live_server, django_db_setup, django_db_blocker, release_dir
                 finally:
                     context.close()
         finally:
-            call_command("flush", interactive=False, verbosity=0)
+            committed.restore(seeded)
     report(
         "walked",
         [f"{role.value} {p.status} {p.url}" for role, seen in pages.items() for p in seen],

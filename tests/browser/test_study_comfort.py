@@ -12,9 +12,9 @@ a paper citation or what the study is for. A participant who stops comes back to
 item without an answer. The page's own save waits for an autosave still on its way.
 
 The demo is built once for the module and served by a live server of the module's own
-(building it takes about a minute); the tables are flushed afterwards, as a transactional
-test would. Screenshots of every participant page at the three sizes are kept under
-test-output/screenshots/study-*.png.
+(building it takes about a minute); the database is put back as it was afterwards, as a
+serialized-rollback transactional test would. Screenshots of every participant page at
+the three sizes are kept under test-output/screenshots/study-*.png.
 """
 
 import os
@@ -33,6 +33,7 @@ from humanbaseline.demo import DEMO_STUDY_NAME
 from humanbaseline.models import BaselineStudy, ItemResponse, StudyItem
 from tests.conftest import offline_demo_providers
 
+from . import committed
 from .actions import keep_screenshot
 from .test_accessibility import BLOCKING, axe_violations
 from .test_login import log_in
@@ -99,12 +100,13 @@ def on_a_thread_of_its_own(work):
 @pytest.fixture(scope="module")
 def demo_server(django_db_setup, django_db_blocker, release_dir):
     """The demo, built once and committed, served by a live server of this module's own;
-    the tables are flushed at the end."""
+    the database is put back as it was at the end (``committed``)."""
     from pytest_django.live_server_helper import LiveServer
 
+    seeded = []
+
     def build():
-        name = connections["default"].settings_dict["NAME"]
-        assert name.startswith("test_"), f"not a test database: {name}"  # it is flushed
+        seeded.append(committed.snapshot())
         for role in Role:
             Group.objects.get_or_create(name=role.value)
         with offline_demo_providers():
@@ -121,7 +123,8 @@ def demo_server(django_db_setup, django_db_blocker, release_dir):
                 server._live_server_modified_settings.disable()
                 server.stop()
         finally:
-            on_a_thread_of_its_own(lambda: call_command("flush", interactive=False, verbosity=0))
+            if seeded:
+                on_a_thread_of_its_own(lambda: committed.restore(seeded[0]))
 
 
 @pytest.fixture
