@@ -22,5 +22,10 @@ echo "== lint"
 .venv/bin/lint-imports
 echo "== migrations are complete"
 .venv/bin/python manage.py makemigrations --check --dry-run
-echo "== tests (PostgreSQL on :$HB_PG_PORT, Redis on :$HB_REDIS_PORT)"
-.venv/bin/pytest "$@"
+# The suite runs in HB_TEST_PROCESSES processes (pytest-xdist; 3 by default, for a 2-core
+# machine whose tests wait on PostgreSQL, Chromium and Celery workers as much as they
+# compute). Each test file runs whole in one process (module fixtures are built once);
+# each process has its own test database and Redis database (heartbench_site/settings/test.py).
+processes=${HB_TEST_PROCESSES:-3}
+echo "== tests (PostgreSQL on :$HB_PG_PORT, Redis on :$HB_REDIS_PORT, $processes processes)"
+.venv/bin/pytest -n "$processes" --dist loadfile "$@"

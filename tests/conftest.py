@@ -57,12 +57,23 @@ def _start_celery_worker(
     It runs in its own session (process group) so a test can SIGKILL it and whatever
     pool children it has at once: ``os.killpg(proc.pid, signal.SIGKILL)``.
     """
+    from django.conf import settings
     from django.db import connection
 
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="heartbench_site.settings.test")
+    # The worker takes this test process's broker and export folder (under pytest-xdist,
+    # its own Redis database and folder) unless the test names others in ``extra_env``;
+    # it is not an xdist worker itself, so its settings take these as they are given.
+    env = dict(
+        os.environ,
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="heartbench_site.settings.test",
+        CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+        EXPORT_ROOT=str(settings.EXPORT_ROOT),
+    )
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
     env.update(extra_env or {})
     TEST_OUTPUT.mkdir(exist_ok=True)
     log_path = TEST_OUTPUT / f"celery-worker-{name}-{os.getpid()}-{time.monotonic_ns()}.log"
