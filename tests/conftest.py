@@ -203,16 +203,17 @@ def demo_built(django_db_setup, django_db_blocker, release_dir):
     TestCase.setUpTestData does: the module's tests (marked django_db, not transactional)
     each run in a savepoint inside the transaction that holds it. Building it per test
     cost about a minute each."""
-    from django.core.management import call_command
     from django.db import transaction
     from django.test import TestCase
+
+    from tests.demo_data import load_demo
 
     outer = transaction.atomic()
     outer._from_testcase = True  # durable blocks inside behave as under TestCase
     with django_db_blocker.unblock():
         outer.__enter__()
         with offline_demo_providers(), TestCase.captureOnCommitCallbacks(execute=True):
-            call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+            load_demo(release_dir)
     try:
         yield
     finally:

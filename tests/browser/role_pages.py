@@ -3,18 +3,17 @@ pages, a same-origin walk from its home, and axe-core. Shared by the tests that 
 every role's pages (accessibility, plain names, page width) and by single-page tests that
 run axe-core."""
 
-import os
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urlsplit
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.test import Client
 
 from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
+from tests.demo_data import load_demo
 
 AXE = "/static/vendor/axe-core/axe.min.js"
 BLOCKING = {"serious", "critical"}
@@ -101,7 +100,7 @@ def build_demo(release_dir):
     server's thread sees it, and with the offline demo providers on."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+    load_demo(release_dir)
     users = get_user_model().objects
     return {role: users.get(username=name) for name, role, _ in DEMO_ACCOUNTS}
 

@@ -15,7 +15,6 @@ material (issue 32, "Hours in the chair"), in Chromium, by geometry (never pixel
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 
 from adjudication.arbitration.forms import FIELD_KINDS
 from adjudication.arbitration.models import ArbitrationDecision
@@ -24,6 +23,7 @@ from annotation.comparison.selectors import comparison_queue
 from core.roles import Role
 from heartbench_site.management.commands.demo_setup import DEMO_ACCOUNTS
 from tests.browser.actions import in_viewport, keep_screenshot, submit
+from tests.demo_data import load_demo
 
 from .test_login import log_in
 
@@ -43,7 +43,7 @@ def demo(transactional_db, release_dir, demo_providers):
     # A transactional test before this one may have flushed the migration-made groups.
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+    load_demo(release_dir)
 
 
 def text_length(pair) -> int:

@@ -11,17 +11,16 @@ admin's generation launch page does not scroll sideways. Every assertion is geom
 text, never pixels; a screenshot of each page is kept under test-output/screenshots/.
 """
 
-import os
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.test import Client
 
 from core.roles import Role
 from tests.browser.actions import keep_screenshot, submit
+from tests.demo_data import load_demo
 
 pytestmark = pytest.mark.browser
 
@@ -60,7 +59,7 @@ def demo(transactional_db, release_dir, demo_providers):
     # A transactional test before this one may have flushed the migration-made groups.
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+    load_demo(release_dir)
     return get_user_model().objects
 
 

@@ -16,7 +16,6 @@ A screenshot of each page is kept under the test output at 1280 × 800, 1920 × 
 
 import pytest
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 
 from adjudication.judging.models import JudgeRun
 from audit.memory_quality.models import AuditRun
@@ -24,6 +23,7 @@ from audit.reference_labels.models import LabelAudit
 from core.roles import Role
 from humanbaseline.models import BaselineStudy
 from tests.browser.actions import in_viewport, keep_screenshot
+from tests.demo_data import load_demo
 
 from .test_login import log_in
 
@@ -93,7 +93,7 @@ def demo(transactional_db, release_dir, demo_providers):
     # A transactional test before this one may have flushed the migration-made groups.
     for role in Role:
         Group.objects.get_or_create(name=role.value)
-    call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+    load_demo(release_dir)
 
 
 def _first(model):

@@ -17,13 +17,11 @@ serialized-rollback transactional test would. Screenshots of every participant p
 the three sizes are kept under test-output/screenshots/study-*.png.
 """
 
-import os
 import re
 import threading
 
 import pytest
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from django.db import connections
 from django.test import Client
 
@@ -32,6 +30,7 @@ from humanbaseline import services
 from humanbaseline.demo import DEMO_STUDY_NAME
 from humanbaseline.models import BaselineStudy, ItemResponse, StudyItem
 from tests.conftest import offline_demo_providers
+from tests.demo_data import load_demo
 
 from . import committed
 from .actions import keep_screenshot
@@ -110,7 +109,7 @@ def demo_server(django_db_setup, django_db_blocker, release_dir):
         for role in Role:
             Group.objects.get_or_create(name=role.value)
         with offline_demo_providers():
-            call_command("demo_setup", release=release_dir, stdout=open(os.devnull, "w"))
+            load_demo(release_dir)
 
     with django_db_blocker.unblock():
         try:

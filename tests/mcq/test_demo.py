@@ -3,11 +3,11 @@ labelled demo items await the demo arbitrator (two flagged, one technical failur
 needing completion), the 673 release items stay final, and a second call changes nothing."""
 
 import pytest
-from django.core.management import call_command
 
 from adjudication.mcq.demo import DEMO_PREFIX, seed_mcq_demo
 from adjudication.mcq.models import McqItem, McqScreening
 from adjudication.mcq.selectors import mcq_home_queues
+from tests.demo_data import load_demo
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def demo(release_dir, demo_providers, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("demo_setup", release=release_dir, stdout=open("/dev/null", "w"))
+        load_demo(release_dir)
 
 
 def test_the_demo_puts_items_at_every_review_stage(demo, django_capture_on_commit_callbacks):

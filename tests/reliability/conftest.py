@@ -3,12 +3,10 @@
 row-for-row fingerprint of every table to prove a request or a rejected import changed
 nothing."""
 
-import os
-
 import pytest
-from django.core.management import call_command
 from django.db import connection
 
+from tests import demo_data
 from tests.web.conftest import client_for, make_user, role_groups  # noqa: F401
 
 # Rows that legitimately change on any request: the session, the login throttle.
@@ -50,8 +48,7 @@ def changed_tables(before: dict, after: dict) -> list[str]:
 
 
 def load_demo(release_dir):
-    with open(os.devnull, "w") as devnull:
-        call_command("demo_setup", release=release_dir, stdout=devnull)
+    demo_data.load_demo(release_dir)
 
 
 @pytest.fixture
