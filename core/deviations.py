@@ -30,7 +30,8 @@ class ProtocolDeviation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        app_label = "heartbench_site"
+        app_label = "core"
+        db_table = "heartbench_site_protocoldeviation"  # first created by heartbench_site
         ordering = ["created_at", "pk"]
 
     def __str__(self):

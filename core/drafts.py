@@ -44,7 +44,8 @@ class FormDraft(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        app_label = "heartbench_site"
+        app_label = "core"
+        db_table = "heartbench_site_formdraft"  # first created by heartbench_site's migrations
         ordering = ["-updated_at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["user", "key"], name="form_draft_one_per_user_and_key")

@@ -3,11 +3,14 @@ decision-history page needs to know about the registered models.
 
 Every model that records a person's decision, or a state a decision moves, is listed in
 ``HISTORY_MODELS``; each save writes a historical row (who: the request's user, or none for
-a worker; when; the whole row after the change). ``CoreConfig.ready()`` registers them.
-The historical tables are migrated under ``heartbench_site/migrations`` (where they were
-first created), and nothing in the platform updates or deletes them: admins browse them at
-/history/, and on PostgreSQL a trigger (heartbench_site migration 0003_history_append_only)
-refuses any UPDATE or DELETE of a historical row.
+a worker; when; the whole row after the change). ``CoreConfig.ready()`` registers them,
+each historical model in its own model's app (``annotation.HistoricalProfileVersion``),
+so each app's migrations carry its historical tables (``history_<table>``; the tables were
+first created under ``heartbench_site/migrations``, whose state moved to the apps without
+touching a table). Nothing in the platform updates or deletes them: admins browse them at
+/history/, and on PostgreSQL a trigger (heartbench_site migration 0003_history_append_only;
+a migration adding a historical table installs it too, as 0006 does, and a test checks every
+historical table has it) refuses any UPDATE or DELETE of a historical row.
 
 Writes made with ``QuerySet.update()`` or bulk COPY (the importer) bypass model saves and
 so are not in this history; the workflows record those in their own event tables
@@ -50,9 +53,6 @@ HISTORY_MODELS = (
     "evaluation.EvaluationRun",
 )
 
-#: The app whose migrations hold the historical tables.
-HISTORY_APP_LABEL = "heartbench_site"
-
 HISTORY_TYPES = {"+": "created", "~": "changed", "-": "deleted"}
 
 
@@ -63,7 +63,11 @@ def register_history(app_registry) -> None:
     for label in HISTORY_MODELS:
         model = app_registry.get_model(label)
         if not hasattr(model, "history"):
-            register(model, app=HISTORY_APP_LABEL, table_name=f"history_{model._meta.db_table}")
+            register(
+                model,
+                app=model._meta.app_label,
+                table_name=f"history_{model._meta.db_table}",
+            )
 
 
 def history_models():

@@ -10,7 +10,7 @@ from annotation.generation import urls as generation_urls
 from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
-from audit.reference_labels import conflict_views
+from audit.reference_labels import views as label_audit_views
 from core.web import include_joined
 
 from . import health, history_views, pipeline_views, token_views, views
@@ -60,7 +60,7 @@ urlpatterns = [
     path("api/schema/", views.SchemaView.as_view(), name="api-schema"),
     path("api/docs/", views.SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("history/", history_views.decision_history, name="decision-history"),
-    path("conflicts/", conflict_views.conflicts, name="conflicts"),
+    path("conflicts/", label_audit_views.conflicts, name="conflicts"),
     path("pipeline/", pipeline_views.pipeline, name="pipeline"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on their own; the icon is an SVG under static/.

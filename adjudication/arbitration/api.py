@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adjudication.arbitration import selectors, services
+from adjudication.arbitration import selectors
 from adjudication.arbitration.models import AdjudicationSettings
 from annotation.comparison.models import ComparisonPair
 from core.api import (
@@ -24,6 +24,7 @@ from core.api import (
     paginated_schema,
     with_etag,
 )
+from core.conflicts import arbitration_conflict
 from core.roles import HasRole, Role, user_roles
 
 
@@ -237,7 +238,7 @@ def page_context(request, page) -> dict:
         "show_family": page.show_family,
         "can_decide": Role.ARBITRATOR in user_roles(request.user)
         and page.pair.status == ComparisonPair.Status.ESCALATED
-        and services.arbitration_conflict(page.pair, request.user) is None,
+        and arbitration_conflict(page.pair, request.user) is None,
     }
 
 

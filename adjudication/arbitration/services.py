@@ -24,7 +24,6 @@ from agreement.judge_calibration import consensus_routing
 from annotation.comparison.models import (
     ComparisonJudgment,
     ComparisonPair,
-    PairAssignment,
     Rating,
     Suitability,
 )
@@ -35,9 +34,8 @@ from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_start,
 )
-from core.conflicts import ConflictOfInterest
+from core.conflicts import ConflictOfInterest, arbitration_conflict
 from core.deviations import ProtocolDeviation, record_deviation
-from core.display import character_name, scenario_title
 from core.roles import Role, has_any_role
 from core.text_rules import NOTE, TEXT, check_text, check_texts
 
@@ -195,71 +193,6 @@ def _locked_escalated_pair(pair_id: int) -> ComparisonPair:
 class ArbitrationConflict(ArbitrationError, ConflictOfInterest):
     """The arbitrator judged the pair (some round of it): a conflict of interest, refused
     at the act (the API answers 403, the page shows why instead of the form)."""
-
-
-def _conflict_record(assignment: PairAssignment) -> str:
-    """One assignment (or its judgment) as a refusal names it."""
-    judgment = getattr(assignment, "judgment", None)
-    if judgment is not None and judgment.submitted_at:
-        return (
-            f"your comparison judgment (round {assignment.pair.round}, version "
-            f"{judgment.version}, submitted {judgment.submitted_at:%Y-%m-%d %H:%M} UTC)"
-        )
-    return (
-        f"your comparison assignment (round {assignment.pair.round}, batch "
-        f"{assignment.batch}, assigned {assignment.assigned_at:%Y-%m-%d %H:%M} UTC)"
-    )
-
-
-def arbitration_conflict_rows(pairs, arbitrators) -> dict[tuple[int, int, int], list[str]]:
-    """{(character id, scenario id, arbitrator id): the records that bar that arbitrator
-    from the pairs of that character × scenario}, for the admin's conflicts page. One
-    query."""
-    characters = {p.character_id for p in pairs}
-    scenarios = {p.scenario_id for p in pairs}
-    wanted = {(p.character_id, p.scenario_id) for p in pairs}
-    found: dict[tuple[int, int, int], list[str]] = {}
-    if not wanted or not arbitrators:
-        return found
-    rows = (
-        PairAssignment.objects.filter(
-            pair__character_id__in=characters,
-            pair__scenario_id__in=scenarios,
-            annotator__in=[u.pk for u in arbitrators],
-        )
-        .select_related("judgment", "pair")
-        .order_by("-pair__round", "pk")
-    )
-    for a in rows:
-        if (a.pair.character_id, a.pair.scenario_id) in wanted:
-            key = (a.pair.character_id, a.pair.scenario_id, a.annotator_id)
-            found.setdefault(key, []).append(_conflict_record(a))
-    return found
-
-
-def arbitration_conflict(pair: ComparisonPair, arbitrator) -> str | None:
-    """Why ``arbitrator`` may not decide ``pair``, or None. App. D.2: nobody arbitrates a
-    pair they judged or were assigned to judge, in any round of the same character ×
-    scenario (issue #22 rounds; issue #24). One query."""
-    own = list(
-        PairAssignment.objects.filter(
-            pair__character_id=pair.character_id,
-            pair__scenario_id=pair.scenario_id,
-            annotator=arbitrator,
-        )
-        .select_related("judgment", "pair__character", "pair__scenario")
-        .order_by("-pair__round")
-    )
-    if not own:
-        return None
-    records = "; ".join(_conflict_record(a) for a in own)
-    judged = own[0].pair
-    # App. D.2's rule, in the words of the page that shows it (no citation there).
-    return (
-        f"You judged {character_name(judged.character)} × {scenario_title(judged.scenario)} "
-        f"yourself: {records}. Nobody arbitrates a pair they judged or were assigned to "
-        "judge, in any round; another arbitrator decides it."
-    )
 
 
 def _refuse_own_pair(pair: ComparisonPair, arbitrator) -> None:

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.arbitration import selectors, services
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
-from core.conflicts import conflict_page
+from core.conflicts import arbitration_conflict, arbitration_conflict_rows, conflict_page
 from core.roles import Role, role_required, user_roles
 from core.web import add_error_messages
 
@@ -25,7 +25,7 @@ def _queue(request, *, decided: bool):
     pairs = selectors.arbitration_decided() if decided else selectors.arbitration_queue()
     if not decided and Role.ARBITRATOR in user_roles(request.user):
         # Issue #24: the pairs this arbitrator judged (any round) say so, one query.
-        barred = services.arbitration_conflict_rows(pairs, [request.user])
+        barred = arbitration_conflict_rows(pairs, [request.user])
         for p in pairs:
             p.conflict = "; ".join(barred.get((p.character_id, p.scenario_id, request.user.pk), []))
     # The assignment page is the admins': no link an arbitrator cannot follow.
@@ -95,7 +95,7 @@ def arbitration_pair(request, pair_id):
     is_arbitrator = Role.ARBITRATOR in user_roles(request.user)
     # App. D.2: nobody arbitrates a pair they judged, in any round (the service refuses
     # it too, at the act); the page says why instead of offering the form.
-    conflict = services.arbitration_conflict(page.pair, request.user) if is_arbitrator else None
+    conflict = arbitration_conflict(page.pair, request.user) if is_arbitrator else None
     judged_it = conflict is not None
     diff, preview_error, editing = None, "", None
     if request.method == "POST":

@@ -3,9 +3,10 @@ experts outside construction select, blind to the key, on a stratified sample of
 final MCQs; a fourth adjudicates every item without complete agreement.
 !!! BLINDING !!!  Experts see only ``expert_pages``' dataclasses.
 
-Modules: models, services, selectors (audits, home cards, the export's section),
-expert_pages (blind), adjudicator_pages, outcomes (Table 14, Fleiss' κ), involvement
-(conflict of interest), views, forms, urls, api, api_urls, admin, demo.
+Modules: models, services, selectors (audits, home cards, the export's section, the
+conflicts of interest the admin sees; the rules are ``core.conflicts``), expert_pages
+(blind), adjudicator_pages, outcomes (Table 14, Fleiss' κ), views, forms, urls, api,
+api_urls, admin, demo.
 Calls go views/api → services/selectors and the page modules → models; down into
 ``adjudication.mcq`` (item versions), ``annotation.corpus`` and ``agreement``.
 """

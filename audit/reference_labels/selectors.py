@@ -9,16 +9,20 @@ The other readers live beside this module and must not be mixed up:
   key, no option provenance, no item status, no other expert's selection (blinding);
 - ``adjudicator_pages`` and ``outcomes`` (Table 14): the adjudicator's and admin's reads,
   which see everything;
-- ``involvement``: the construction records behind the conflict-of-interest check.
+- ``core.conflicts``: the conflict-of-interest rules (App. D.2, D.4) this module's
+  conflict reads call.
 
 Every list is a fixed number of queries whatever the number of rows.
 """
 
 from collections import Counter
+from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, Q
 from django.urls import reverse
 
+from annotation.comparison.models import ComparisonPair
 from annotation.corpus.models import ProfileVersion
 from audit.reference_labels.models import (
     LabelAudit,
@@ -26,6 +30,7 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
+from core.conflicts import Involvement, arbitration_conflict_rows, construction_involvement
 from core.life_stages import BY_KEY as LIFE_STAGES
 from core.roles import Role, user_roles
 from core.wording import counted
@@ -204,3 +209,115 @@ def label_audit_chain_section(items: list) -> dict:
             }
         )
     return out
+
+
+# --- Conflicts of interest: the audit team's candidates and the admin's /conflicts/ page ---
+# The services refuse these acts at the moment of the act (core.conflicts); these reads
+# show them before anyone tries. A fixed number of queries each.
+
+
+@dataclass
+class Candidate:
+    user: object
+    roles: list[str]
+    involvement: list[Involvement]
+
+    @property
+    def eligible(self) -> bool:
+        return not self.involvement
+
+
+def audit_team_candidates() -> list[Candidate]:
+    """Every audit expert and audit adjudicator, with their construction records."""
+    users = list(
+        get_user_model()
+        .objects.filter(
+            groups__name__in=[Role.AUDIT_EXPERT.value, Role.AUDIT_ADJUDICATOR.value],
+            is_active=True,
+        )
+        .distinct()
+        .prefetch_related("groups")
+        .order_by("username")
+    )
+    involvement = construction_involvement(u.pk for u in users)
+    return [
+        Candidate(
+            user=u,
+            roles=sorted(g.name for g in u.groups.all()),
+            involvement=involvement.get(u.pk, []),
+        )
+        for u in users
+    ]
+
+
+@dataclass
+class MemberConflict:
+    user: object
+    role: str  # "expert" or "adjudicator"
+    involvement: list[Involvement]
+
+
+@dataclass
+class AuditConflicts:
+    audit: LabelAudit
+    members: list[MemberConflict] = field(default_factory=list)
+
+
+@dataclass
+class PairConflicts:
+    pair: ComparisonPair
+    arbitrators: list[tuple[object, list[str]]] = field(default_factory=list)
+
+
+def label_audit_conflicts() -> list[AuditConflicts]:
+    """Every open label audit with its team members who have a construction record now."""
+    audits = list(
+        LabelAudit.objects.exclude(status=LabelAudit.Status.COMPLETE)
+        .select_related("adjudicator")
+        .order_by("pk")
+    )
+    experts = list(
+        LabelAuditExpert.objects.filter(audit__in=audits)
+        .select_related("expert")
+        .order_by("audit", "position")
+    )
+    user_ids = {a.adjudicator_id for a in audits} | {e.expert_id for e in experts}
+    involvement = construction_involvement(user_ids)
+    by_audit = {a.pk: AuditConflicts(audit=a) for a in audits}
+    for e in experts:
+        if e.expert_id in involvement:
+            by_audit[e.audit_id].members.append(
+                MemberConflict(e.expert, "expert", involvement[e.expert_id])
+            )
+    for a in audits:
+        if a.adjudicator_id in involvement:
+            by_audit[a.pk].members.append(
+                MemberConflict(a.adjudicator, "adjudicator", involvement[a.adjudicator_id])
+            )
+    return list(by_audit.values())
+
+
+def escalated_pair_conflicts() -> list[PairConflicts]:
+    """Every pair awaiting arbitration with the arbitrators who judged (or were assigned)
+    any round of it."""
+    pairs = list(
+        ComparisonPair.objects.filter(status=ComparisonPair.Status.ESCALATED)
+        .select_related("character", "scenario")
+        .order_by("character__key", "scenario__scenario_id", "round")
+    )
+    arbitrators = list(
+        get_user_model()
+        .objects.filter(groups__name=Role.ARBITRATOR.value, is_active=True)
+        .distinct()
+        .order_by("username")
+    )
+    records = arbitration_conflict_rows(pairs, arbitrators)
+    result = []
+    for pair in pairs:
+        row = PairConflicts(pair=pair)
+        for user in arbitrators:
+            named = records.get((pair.character_id, pair.scenario_id, user.pk))
+            if named:
+                row.arbitrators.append((user, named))
+        result.append(row)
+    return result

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion
 from adjudication.mcq.versions import ItemEditRejected, record_version, remove_item, revise_item
-from audit.reference_labels.involvement import construction_involvement, describe_involvement
 from audit.reference_labels.models import (
     LabelAdjudication,
     LabelAudit,
@@ -26,7 +25,11 @@ from audit.reference_labels.models import (
     LabelAuditItem,
     LabelSelection,
 )
-from core.conflicts import ConflictOfInterest
+from core.conflicts import (
+    ConflictOfInterest,
+    conflict_of_interest_problems,
+    team_member_conflict,
+)
 from core.life_stages import LIFE_STAGE_KEYS
 from core.protocol import AUDIT_EXPERTS, AUDIT_ITEMS_PER_STRATUM
 from core.roles import Role, has_any_role
@@ -119,34 +122,8 @@ def _check_team(experts: list, adjudicator) -> None:
         raise LabelAuditError(problems)
 
 
-def conflict_of_interest_problems(users) -> list[str]:
-    """One message per person with a recorded part in construction, naming the records."""
-    users = [u for u in users if u is not None]
-    involvement = construction_involvement(u.pk for u in users)
-    return [
-        "Excluded (conflict of interest): " + describe_involvement(u.get_username(), found)
-        for u in users
-        if (found := involvement.get(u.pk))
-    ]
-
-
 class LabelAuditConflict(LabelAuditError, ConflictOfInterest):
     """A member of the audit team with a construction record, refused at the act."""
-
-
-def team_member_conflict(user) -> str | None:
-    """Why ``user`` may not act in a label audit now, or None: a record of their own part
-    in construction (App. D.4), named by ``describe_involvement``. A fixed number of
-    queries (one per construction source)."""
-    found = construction_involvement([user.pk]).get(user.pk)
-    if not found:
-        return None
-    return (
-        "Refused (conflict of interest): "
-        + describe_involvement(user.get_username(), found)
-        + " The audit team takes no part in benchmark construction (seed 000 App. D.4), "
-        "so this act is refused; ask the admin to replace you on the audit."
-    )
 
 
 def _refuse_conflicted(user) -> None:

@@ -14,7 +14,6 @@ from adjudication.mcq.models import OPTION_LABELS
 from audit.reference_labels import (
     adjudicator_pages,
     expert_pages,
-    involvement,
     selectors,
     services,
 )
@@ -27,7 +26,7 @@ from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
 from audit.reference_labels.statistics import TABLES
 from core import display, drafts
-from core.conflicts import conflict_page
+from core.conflicts import conflict_page, team_member_conflict
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
 from core.tidy import table_download, table_links
@@ -102,7 +101,7 @@ def create(request):
     return render(
         request,
         "audit/labels/create.html",
-        {"form": form, "candidates": involvement.audit_team_candidates()},
+        {"form": form, "candidates": selectors.audit_team_candidates()},
     )
 
 
@@ -234,7 +233,7 @@ def adjudicate(request, label_item_id):
     can_decide = is_adjudicator and page.audit_item.status == LabelAuditItem.Status.ADJUDICATING
     # Issue #24: a construction record refuses the act (the service checks it too); the
     # page says why instead of offering the form.
-    conflict = services.team_member_conflict(request.user) if can_decide else None
+    conflict = team_member_conflict(request.user) if can_decide else None
     if request.method == "POST":
         if not can_decide:
             raise PermissionDenied("This item is not awaiting your decision.")
@@ -372,3 +371,20 @@ def outcomes_table(request, label_audit_id, table):
     audit = _overseer_audit(request, label_audit_id)
     table = TABLES[table](audit)
     return table_download(table, request, filename=f"{table.name}_{audit.pk}")
+
+
+@role_required(Role.ADMIN)
+def conflicts(request):
+    """The admin's page of current conflicts of interest (issue #24), at /conflicts/."""
+    audits = selectors.label_audit_conflicts()
+    pairs = selectors.escalated_pair_conflicts()
+    return render(
+        request,
+        "audit/conflicts.html",
+        {
+            "audits": audits,
+            "pairs": pairs,
+            "audit_conflicts": sum(len(a.members) for a in audits),
+            "pair_conflicts": sum(len(p.arbitrators) for p in pairs),
+        },
+    )

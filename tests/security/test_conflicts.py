@@ -21,6 +21,7 @@ from annotation.comparison.models import ComparisonPair, PairAssignment
 from annotation.scenario_review import services as scenario_review_services
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAdjudication, LabelAuditItem, LabelSelection
+from core import conflicts
 from core.roles import Role
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, judge, make_pair, people
@@ -70,7 +71,7 @@ def two_rounds():
 
 def test_a_judge_of_an_earlier_round_may_not_arbitrate_the_later_round(two_rounds):
     later, both = two_rounds["later"], two_rounds["both"]
-    message = arbitration_services.arbitration_conflict(later, both)
+    message = conflicts.arbitration_conflict(later, both)
     assert message.startswith("You judged Character 91 × ")
     assert "your comparison judgment (round 1, version 1, submitted " in message
     assert "in any round" in message
@@ -92,7 +93,7 @@ def test_a_judge_of_an_earlier_round_may_not_arbitrate_the_later_round(two_round
             act()
     assert not ArbitrationDecision.objects.exists()
     # Another arbitrator is not conflicted.
-    assert arbitration_services.arbitration_conflict(later, two_rounds["arbitrator"]) is None
+    assert conflicts.arbitration_conflict(later, two_rounds["arbitrator"]) is None
 
 
 def test_an_assignment_alone_is_a_conflict_and_is_named(two_rounds):
@@ -106,7 +107,7 @@ def test_an_assignment_alone_is_a_conflict_and_is_named(two_rounds):
         permutation=list(later.candidates.values_list("pk", flat=True)),
         assigned_by=two_rounds["admin"],
     )
-    message = arbitration_services.arbitration_conflict(third, assigned)
+    message = conflicts.arbitration_conflict(third, assigned)
     assert "your comparison assignment (round 2, batch 1, assigned " in message
 
 

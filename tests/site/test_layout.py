@@ -6,6 +6,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = (
     "heartbench_site",
+    "core",
     "annotation",
     "adjudication",
     "audit",
