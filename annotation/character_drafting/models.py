@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion
+from core.llm_runs.models import AbstractCall, LlmRun, RunStatus, run_status_choices
 
 __all__ = [
     "CharacterDraft",
@@ -59,7 +60,7 @@ class DraftingPrompt(models.Model):
         return self.pk is not None and DraftingJob.objects.filter(prompt_id=self.pk).exists()
 
 
-class DraftingJob(models.Model):
+class DraftingJob(LlmRun):
     class Kind(models.TextChoices):
         DRAFT = "draft", "New characters"
         REDRAFT = "redraft", "Redraft of a reviewed profile"
@@ -68,11 +69,6 @@ class DraftingJob(models.Model):
         TABLE4 = "table4", "The paper's design: ten high/low anchors and the neutral reference"
         CUSTOM = "custom", "Custom requirements"
         REDRAFT = "redraft", "The reviewed profile's own design"
-
-    class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
 
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DRAFT)
     design = models.CharField(max_length=16, choices=Design.choices)
@@ -86,17 +82,19 @@ class DraftingJob(models.Model):
     max_attempts = models.PositiveIntegerField(
         help_text="Model calls per draft before it is reported as failed."
     )
-    note = models.TextField(blank=True)
-    status = models.CharField(max_length=32, choices=Status.choices, default=Status.RUNNING)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    # A job starts running when it is made: it is never pending or cancelled.
+    status = models.CharField(
+        max_length=32,
+        choices=run_status_choices(
+            RunStatus.RUNNING, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES
+        ),
+        default=RunStatus.RUNNING,
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    started_at = None
     is_demo = models.BooleanField(default=False)
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(LlmRun.Meta):
+        pass
 
     def __str__(self):
         return f"drafting job {self.pk} ({self.status})"
@@ -156,28 +154,18 @@ class CharacterDraft(models.Model):
         return self.status in self.TERMINAL
 
 
-class DraftingCall(models.Model):
+class DraftingCall(AbstractCall):
     """One model call of a draft (all its structured-output rounds): the prompt as sent,
     the model, the raw and parsed output, tokens, and what was wrong with it."""
 
     draft = models.ForeignKey(CharacterDraft, on_delete=models.CASCADE, related_name="calls")
     attempt = models.PositiveIntegerField()
-    provider = models.CharField(max_length=40)
-    model = models.CharField(max_length=200)
     system = models.TextField()
     user = models.TextField()
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(null=True, blank=True)
     ok = models.BooleanField(help_text="The output was usable (schema and checks).")
     problems = models.JSONField(default=list, blank=True)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(default=0.0)
     rounds = models.PositiveIntegerField(default=0)
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True, help_text="Per-try records.")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["draft", "attempt", "pk"]
