@@ -8,12 +8,17 @@ first of a new character, or the next one of a redrafted character) that profile
 takes up. ``DraftingPrompt`` versions are numbered and never change once a job used one.
 """
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion
-from core.llm_runs.models import AbstractCall, LlmRun, RunStatus, run_status_choices
+from core.llm_runs.models import (
+    AbstractCall,
+    AbstractPromptVersion,
+    LlmRun,
+    PromptInUseError,
+    RunStatus,
+    run_status_choices,
+)
 
 __all__ = [
     "CharacterDraft",
@@ -24,22 +29,17 @@ __all__ = [
 ]
 
 
-class DraftingPromptInUseError(ValidationError):
+class DraftingPromptInUseError(PromptInUseError):
     """A drafting prompt version a job used was about to change."""
 
 
-class DraftingPrompt(models.Model):
+class DraftingPrompt(AbstractPromptVersion):
     """One numbered version of the drafting prompt (templates: ``prompts``)."""
 
+    in_use_error = DraftingPromptInUseError
+
     number = models.PositiveIntegerField(unique=True)
-    system_template = models.TextField()
-    user_template = models.TextField()
     redraft_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["number"]
@@ -47,13 +47,9 @@ class DraftingPrompt(models.Model):
     def __str__(self):
         return f"drafting prompt v{self.number}"
 
-    def save(self, *args, **kwargs):
+    def in_use_message(self) -> str:
         # A job must keep naming exactly the text its drafts were written with.
-        if self.is_used:
-            raise DraftingPromptInUseError(
-                f"{self} was used by a drafting job and cannot change; create the next version."
-            )
-        super().save(*args, **kwargs)
+        return f"{self} was used by a drafting job and cannot change; create the next version."
 
     @property
     def is_used(self) -> bool:

@@ -12,12 +12,16 @@ annotator page, htmx fragment, API response, data attribute or export may serial
 it (the blinded three-candidate comparison of seed 000 §2.4 Stage 2 depends on it).
 """
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
-from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
+from core.llm_runs.models import (
+    AbstractCallRecord,
+    AbstractPromptVersion,
+    LlmRun,
+    LlmUnit,
+    PromptInUseError,
+)
 
 __all__ = [
     "Candidate",
@@ -30,7 +34,7 @@ __all__ = [
 ]
 
 
-class PromptVersionInUseError(ValidationError):
+class PromptVersionInUseError(PromptInUseError):
     """A prompt version a generation run used was about to change."""
 
 
@@ -51,7 +55,7 @@ class GenerationStage(models.TextChoices):
     RESPONSE = "response", "Response generation"
 
 
-class PromptVersion(models.Model):
+class PromptVersion(AbstractPromptVersion):
     """One numbered version of a stage's prompt; a run names the versions it used.
 
     Immutable once a run references it: editing a prompt means creating the next number.
@@ -59,20 +63,10 @@ class PromptVersion(models.Model):
     """
 
     Stage = GenerationStage
+    in_use_error = PromptVersionInUseError
+    used_by = "a generation run"
 
     stage = models.CharField(max_length=16, choices=GenerationStage.choices)
-    number = models.PositiveIntegerField()
-    system_template = models.TextField()
-    user_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["stage", "number"]
@@ -82,16 +76,6 @@ class PromptVersion(models.Model):
 
     def __str__(self):
         return f"{self.stage} prompt v{self.number}"
-
-    def save(self, *args, **kwargs):
-        # An integrity rule of the record, like ProfileVersion's freeze: a run must keep
-        # naming exactly the text it was generated with.
-        if self.is_used:
-            raise PromptVersionInUseError(
-                f"{self} was used by a generation run and cannot change; "
-                "create the next version instead."
-            )
-        super().save(*args, **kwargs)
 
     @property
     def is_used(self) -> bool:

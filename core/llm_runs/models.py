@@ -11,12 +11,15 @@ stored schema does not change.
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 __all__ = [
     "MILLION",
     "AbstractCall",
     "AbstractCallRecord",
+    "AbstractPromptVersion",
+    "PromptInUseError",
     "LlmRun",
     "LlmUnit",
     "RunStatus",
@@ -145,3 +148,46 @@ class AbstractCallRecord(AbstractCall):
 
     class Meta:
         abstract = True
+
+
+class PromptInUseError(ValidationError):
+    """A prompt version a run used was about to change."""
+
+
+class AbstractPromptVersion(models.Model):
+    """One numbered version of a stage's prompt templates (``str.format`` placeholders).
+
+    Immutable once a run used it, so a run keeps naming exactly the text it ran with:
+    editing a prompt means saving the next number. A workflow names what uses a version
+    (``is_used``, ``used_by``) and its refusal (``in_use_error``)."""
+
+    in_use_error: type[ValidationError] = PromptInUseError
+    #: How the refusal names what used the version: "a generation run".
+    used_by = "a run"
+
+    number = models.PositiveIntegerField()
+    system_template = models.TextField()
+    user_template = models.TextField()
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        # An integrity rule of the record, like ProfileVersion's freeze.
+        if self.is_used:
+            raise self.in_use_error(self.in_use_message())
+        super().save(*args, **kwargs)
+
+    @property
+    def is_used(self) -> bool:
+        raise NotImplementedError
+
+    def in_use_message(self) -> str:
+        return (
+            f"{self} was used by {self.used_by} and cannot change; create the next version instead."
+        )

@@ -8,20 +8,29 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-from annotation.character_drafting.models import DraftingCall, DraftingJob
+from adjudication.judging.models import JudgeRun
+from annotation.character_drafting.models import DraftingCall, DraftingJob, DraftingPrompt
 from annotation.generation.models import (
     GenerationRun,
     GenerationStage,
     GenerationUnit,
     LlmCallRecord,
+    PromptVersion,
 )
-from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord, MemoryRun
+from annotation.memory_generation.models import (
+    MemoryBatch,
+    MemoryCallRecord,
+    MemoryPromptVersion,
+    MemoryRun,
+)
 from core.llm_runs.models import (
     MILLION,
     AbstractCall,
     AbstractCallRecord,
+    AbstractPromptVersion,
     LlmRun,
     LlmUnit,
+    PromptInUseError,
     RunStatus,
 )
 from core.llm_runs.services import call_cost, record_call
@@ -30,9 +39,10 @@ from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob]
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
 UNITS = [GenerationUnit, MemoryBatch]
 CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall]
+PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
 # yet, each with the reason; the list may only shrink.
@@ -66,11 +76,16 @@ def test_no_other_model_copies_the_call_record_fields():
 def test_every_run_uses_the_one_run_status():
     for model in RUNS:
         assert issubclass(model, LlmRun), model
-        assert model.Status is RunStatus
-        choices = set(model._meta.get_field("status").choices)
-        assert choices <= set(RunStatus.choices), model
     for model in UNITS:
         assert issubclass(model, LlmUnit), model
+    runs = [m for m in apps.get_models() if issubclass(m, LlmRun)]
+    assert set(RUNS) <= set(runs)
+    for model in runs:
+        if model._meta.label in NOT_YET_RUNS:
+            continue
+        assert model.Status is RunStatus, model
+        choices = set(model._meta.get_field("status").choices)
+        assert choices <= set(RunStatus.choices), model
 
 
 def test_no_other_run_repeats_the_run_states():
@@ -79,7 +94,9 @@ def test_no_other_run_repeats_the_run_states():
     states = {RunStatus.CANCELLED.value, RunStatus.FINISHED_WITH_FAILURES.value}
     shaped = set()
     for model in apps.get_models():
-        if issubclass(model, LlmRun) or model.__name__.startswith("Historical"):
+        if model.__name__.startswith("Historical"):
+            continue
+        if issubclass(model, LlmRun) and model._meta.label not in NOT_YET_RUNS:
             continue
         fields = {f.name: f for f in model._meta.fields}
         if "status" in fields and "started_at" in fields:
@@ -87,6 +104,20 @@ def test_no_other_run_repeats_the_run_states():
             if states <= values or (states & values and model.__name__.endswith("Run")):
                 shaped.add(model._meta.label)
     assert shaped <= set(NOT_YET_RUNS), sorted(shaped - set(NOT_YET_RUNS))
+
+
+def test_every_prompt_version_derives_from_the_abstract_version():
+    for model in PROMPT_VERSIONS:
+        assert issubclass(model, AbstractPromptVersion), model
+        assert issubclass(model.in_use_error, PromptInUseError), model
+    shaped = {
+        model._meta.label
+        for model in apps.get_models()
+        if {"system_template", "user_template"} <= {f.name for f in model._meta.fields}
+        and not issubclass(model, AbstractPromptVersion)
+        and not model.__name__.startswith("Historical")
+    }
+    assert not shaped, sorted(shaped)
 
 
 def test_the_price_of_a_million_tokens_is_defined_once():
@@ -150,3 +181,16 @@ def test_record_call_stores_the_call_and_adds_its_cost_to_the_unit():
     unit.refresh_from_db()
     assert (unit.tokens_in, unit.tokens_out) == (4_000, 2_000)
     assert unit.cost_usd == Decimal("0.008")
+
+
+def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
+    from annotation.character_drafting.services import common as drafting
+    from annotation.generation.services import transitions as generation
+    from annotation.memory_generation.services import batches as memory
+    from core.llm_runs.services import RunFlow
+
+    flows = [generation.FLOW, memory.FLOW, drafting.FLOW]
+    assert all(isinstance(flow, RunFlow) for flow in flows)
+    assert {flow.run_model for flow in flows} == {GenerationRun, MemoryRun, DraftingJob}
+    assert generation.run_finish_locked == generation.FLOW.finish_locked
+    assert memory.run_finish_locked == memory.FLOW.finish_locked

@@ -8,13 +8,17 @@ call is recorded; every valid memory is stored at once as a ``corpus.Memory`` wi
 ``GeneratedMemory`` row naming where it came from.
 """
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, Memory
 from annotation.memory_generation.models.plans import MemoryPlan
-from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
+from core.llm_runs.models import (
+    AbstractCallRecord,
+    AbstractPromptVersion,
+    LlmRun,
+    LlmUnit,
+    PromptInUseError,
+)
 
 __all__ = [
     "MemoryPromptVersion",
@@ -26,22 +30,18 @@ __all__ = [
 ]
 
 
-class MemoryPromptInUseError(ValidationError):
+class MemoryPromptInUseError(PromptInUseError):
     """A memory prompt version a run used was about to change."""
 
 
-class MemoryPromptVersion(models.Model):
+class MemoryPromptVersion(AbstractPromptVersion):
     """One numbered version of the memory generation prompt (L.3); immutable once a run
     used it. Templates use ``str.format``-style placeholders."""
 
+    in_use_error = MemoryPromptInUseError
+    used_by = "a memory generation run"
+
     number = models.PositiveIntegerField(unique=True)
-    system_template = models.TextField()
-    user_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-number"]
@@ -49,13 +49,9 @@ class MemoryPromptVersion(models.Model):
     def __str__(self):
         return f"memory prompt v{self.number}"
 
-    def save(self, *args, **kwargs):
-        if self.pk is not None and MemoryRun.objects.filter(prompt_id=self.pk).exists():
-            raise MemoryPromptInUseError(
-                f"{self} was used by a memory generation run and cannot change; "
-                "create the next version instead."
-            )
-        super().save(*args, **kwargs)
+    @property
+    def is_used(self) -> bool:
+        return self.pk is not None and MemoryRun.objects.filter(prompt_id=self.pk).exists()
 
 
 class MemoryRun(LlmRun):
