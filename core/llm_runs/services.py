@@ -121,6 +121,20 @@ class RunFlow:
     reopen_fields: dict = field(default_factory=dict)
     #: Columns a waiting unit clears when its run is cancelled.
     cancel_fields: dict = field(default_factory=dict)
+    #: The run's states where a workflow stores its own names (a judge run is a draft
+    #: before it starts, queued once started, failed when it finished with failures).
+    waiting: str = RunStatus.PENDING
+    started: str = RunStatus.RUNNING
+    active: tuple = ACTIVE
+    with_failures: str = RunStatus.FINISHED_WITH_FAILURES
+    #: A run resumed before it ever started is stamped started then.
+    stamp_start_on_reopen: bool = True
+    #: The unit's error column, and its last-change column ("" when it has none).
+    unit_error_field: str = "error_message"
+    unit_touched_field: str = "updated_at"
+
+    def _touched(self) -> dict:
+        return {self.unit_touched_field: timezone.now()} if self.unit_touched_field else {}
 
     # --- reading ---
 
@@ -153,11 +167,11 @@ class RunFlow:
 
     # --- transitions ---
 
-    def start_locked(self, run) -> list[int]:
+    def start_locked(self, run, *, only: str = "a run that has not started") -> list[int]:
         """pending → running; the ids of the units waiting, for the caller to queue."""
-        if run.status != RunStatus.PENDING:
-            raise self.refusal(run, "a run that has not started can be started")
-        run.status = RunStatus.RUNNING
+        if run.status != self.waiting:
+            raise self.refusal(run, f"{only} can be started")
+        run.status = self.started
         run.started_at = timezone.now()
         run.save(update_fields=["status", "started_at"])
         return list(
@@ -175,7 +189,7 @@ class RunFlow:
             raise self.refusal(run, "a pending or running run can be cancelled")
         Status = self.unit_model.Status
         self.units(run.pk).filter(status=Status.PENDING).update(
-            status=Status.CANCELLED, updated_at=timezone.now(), **self.cancel_fields
+            status=Status.CANCELLED, **self._touched(), **self.cancel_fields
         )
         run.status = RunStatus.CANCELLING
         run.save(update_fields=["status"])
@@ -198,14 +212,15 @@ class RunFlow:
         units.update(
             status=self.unit_model.Status.PENDING,
             error_kind="",
-            error_message="",
-            updated_at=timezone.now(),
+            **{self.unit_error_field: ""},
+            **self._touched(),
             **self.reopen_fields,
         )
-        run.status = RunStatus.RUNNING
+        run.status = self.started
         run.finished_at = None
         fields = ["status", "finished_at"]
-        if "started_at" in {f.name for f in run._meta.fields} and run.started_at is None:
+        stamps = self.stamp_start_on_reopen and "started_at" in {f.name for f in run._meta.fields}
+        if stamps and run.started_at is None:
             run.started_at = timezone.now()
             fields.append("started_at")
         run.save(update_fields=fields)
@@ -213,7 +228,7 @@ class RunFlow:
     def finish_locked(self, run) -> None:
         """Give an active run whose units are all final its final status: cancelled
         when it was cancelling, else finished, with failures when a unit failed."""
-        if run.status not in ACTIVE:
+        if run.status not in self.active:
             return
         units = self.units(run.pk)
         if units.exclude(status__in=self.unit_model.TERMINAL).exists():
@@ -221,7 +236,7 @@ class RunFlow:
         if run.status == RunStatus.CANCELLING:
             run.status = RunStatus.CANCELLED
         elif units.filter(status=self.unit_model.Status.FAILED).exists():
-            run.status = RunStatus.FINISHED_WITH_FAILURES
+            run.status = self.with_failures
         else:
             run.status = RunStatus.FINISHED
         run.finished_at = timezone.now()

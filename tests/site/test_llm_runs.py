@@ -184,13 +184,15 @@ def test_record_call_stores_the_call_and_adds_its_cost_to_the_unit():
 
 
 def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
+    from adjudication.judging.services import runs as judging
     from annotation.character_drafting.services import common as drafting
     from annotation.generation.services import transitions as generation
     from annotation.memory_generation.services import batches as memory
     from core.llm_runs.services import RunFlow
 
-    flows = [generation.FLOW, memory.FLOW, drafting.FLOW]
+    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW]
     assert all(isinstance(flow, RunFlow) for flow in flows)
-    assert {flow.run_model for flow in flows} == {GenerationRun, MemoryRun, DraftingJob}
+    assert {flow.run_model for flow in flows} == set(RUNS)
     assert generation.run_finish_locked == generation.FLOW.finish_locked
     assert memory.run_finish_locked == memory.FLOW.finish_locked
+    assert judging.run_finish_if_done == judging.FLOW.finish_if_done
