@@ -78,14 +78,12 @@ class DraftingJob(LlmRun):
     max_attempts = models.PositiveIntegerField(
         help_text="Model calls per draft before it is reported as failed."
     )
-    # A job starts running when it is made: it is never pending or cancelled.
-    status = models.CharField(
-        max_length=32,
-        choices=run_status_choices(
-            RunStatus.RUNNING, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES
-        ),
-        default=RunStatus.RUNNING,
+    # A job starts running when it is made: it is never pending or cancelled. The API
+    # schema names these choices (settings: SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
+    STATUS_CHOICES = run_status_choices(
+        RunStatus.RUNNING, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES
     )
+    status = models.CharField(max_length=32, choices=STATUS_CHOICES, default=RunStatus.RUNNING)
     started_at = None
     is_demo = models.BooleanField(default=False)
 
