@@ -103,7 +103,7 @@ def record_call(
 # --- the run state machine ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunFlow:
     """The transitions of one workflow's runs. Every method whose name ends in
     ``_locked`` expects the caller to hold the run's row lock (``lock``) inside a
