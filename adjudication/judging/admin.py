@@ -2,10 +2,11 @@ from django.contrib import admin
 
 from adjudication.judging.models import JudgeCall, JudgeRun, JudgeVerdict
 from core.admin import ReadOnlyAdmin
+from core.llm_runs.admin import LlmRunAdmin, LlmUnitAdmin
 
 
 @admin.register(JudgeRun)
-class JudgeRunAdmin(ReadOnlyAdmin):
+class JudgeRunAdmin(LlmRunAdmin):
     """Runs change only through the judge-run pages (launch, cancel, resume)."""
 
     list_display = ["name", "judge_family", "model", "orders_per_pair", "status", "created_at"]
@@ -13,7 +14,7 @@ class JudgeRunAdmin(ReadOnlyAdmin):
 
 
 @admin.register(JudgeCall)
-class JudgeCallAdmin(ReadOnlyAdmin):
+class JudgeCallAdmin(LlmUnitAdmin):
     list_display = ["run", "pair", "order_index", "status", "attempts"]
     list_filter = ["status"]
 

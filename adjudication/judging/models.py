@@ -12,11 +12,11 @@ admins and the calibration report only: it must never reach an annotator- or
 participant-facing page, fragment, API or export.
 """
 
-from django.conf import settings
 from django.db import models
 
 from annotation.comparison.models import ComparisonPair, JudgmentContent
 from annotation.generation.models import ModelFamily
+from core.llm_runs.models import LlmRun
 from core.protocol import PROTOCOL_SEED
 
 __all__ = ["JudgeCall", "JudgeRun", "JudgeVerdict", "MAX_ORDERS_PER_PAIR"]
@@ -25,7 +25,9 @@ __all__ = ["JudgeCall", "JudgeRun", "JudgeVerdict", "MAX_ORDERS_PER_PAIR"]
 MAX_ORDERS_PER_PAIR = 6
 
 
-class JudgeRun(models.Model):
+class JudgeRun(LlmRun):
+    # Not yet the framework's RunStatus: a judge run is a draft until it is started,
+    # queued until a worker takes up a call, and its stored states keep their names.
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         QUEUED = "queued", "Queued"
@@ -51,16 +53,8 @@ class JudgeRun(models.Model):
     )
     pairs = models.ManyToManyField(ComparisonPair, related_name="+")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(LlmRun.Meta):
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(

@@ -11,6 +11,7 @@ from annotation.character_drafting.models import (
     DraftingPrompt,
 )
 from core.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.llm_runs.admin import CallRecordAdmin, CallRecordInline, LlmRunAdmin
 
 
 @admin.register(DraftingPrompt)
@@ -31,11 +32,10 @@ class CharacterDraftInline(ReadOnlyInline):
 
 
 @admin.register(DraftingJob)
-class DraftingJobAdmin(ReadOnlyAdmin):
+class DraftingJobAdmin(LlmRunAdmin):
     list_display = ["id", "kind", "design", "status", "model", "created_by", "created_at"]
     list_filter = ["kind", "status", "design"]
     search_fields = ["note", "model", "created_by__username"]
-    list_select_related = ["created_by"]
     readonly_fields = [
         "kind",
         "design",
@@ -56,12 +56,10 @@ class DraftingJobAdmin(ReadOnlyAdmin):
     inlines = [CharacterDraftInline]
 
 
-class DraftingCallInline(ReadOnlyInline):
+class DraftingCallInline(CallRecordInline):
     model = DraftingCall
     fields = ["attempt", "model", "ok", "error_kind", "tokens_in", "tokens_out"]
     readonly_fields = fields
-    extra = 0
-    show_change_link = True
 
 
 @admin.register(CharacterDraft)
@@ -92,7 +90,7 @@ class CharacterDraftAdmin(ReadOnlyAdmin):
 
 
 @admin.register(DraftingCall)
-class DraftingCallAdmin(ReadOnlyAdmin):
+class DraftingCallAdmin(CallRecordAdmin):
     list_display = ["id", "draft", "attempt", "model", "ok", "error_kind", "created_at"]
     list_filter = ["ok", "error_kind"]
     search_fields = ["draft__char_key", "model", "error_message"]

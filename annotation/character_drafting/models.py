@@ -8,11 +8,17 @@ first of a new character, or the next one of a redrafted character) that profile
 takes up. ``DraftingPrompt`` versions are numbered and never change once a job used one.
 """
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion
+from core.llm_runs.models import (
+    AbstractCall,
+    AbstractPromptVersion,
+    LlmRun,
+    PromptInUseError,
+    RunStatus,
+    run_status_choices,
+)
 
 __all__ = [
     "CharacterDraft",
@@ -23,22 +29,17 @@ __all__ = [
 ]
 
 
-class DraftingPromptInUseError(ValidationError):
+class DraftingPromptInUseError(PromptInUseError):
     """A drafting prompt version a job used was about to change."""
 
 
-class DraftingPrompt(models.Model):
+class DraftingPrompt(AbstractPromptVersion):
     """One numbered version of the drafting prompt (templates: ``prompts``)."""
 
+    in_use_error = DraftingPromptInUseError
+
     number = models.PositiveIntegerField(unique=True)
-    system_template = models.TextField()
-    user_template = models.TextField()
     redraft_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["number"]
@@ -46,20 +47,16 @@ class DraftingPrompt(models.Model):
     def __str__(self):
         return f"drafting prompt v{self.number}"
 
-    def save(self, *args, **kwargs):
+    def in_use_message(self) -> str:
         # A job must keep naming exactly the text its drafts were written with.
-        if self.is_used:
-            raise DraftingPromptInUseError(
-                f"{self} was used by a drafting job and cannot change; create the next version."
-            )
-        super().save(*args, **kwargs)
+        return f"{self} was used by a drafting job and cannot change; create the next version."
 
     @property
     def is_used(self) -> bool:
         return self.pk is not None and DraftingJob.objects.filter(prompt_id=self.pk).exists()
 
 
-class DraftingJob(models.Model):
+class DraftingJob(LlmRun):
     class Kind(models.TextChoices):
         DRAFT = "draft", "New characters"
         REDRAFT = "redraft", "Redraft of a reviewed profile"
@@ -68,11 +65,6 @@ class DraftingJob(models.Model):
         TABLE4 = "table4", "The paper's design: ten high/low anchors and the neutral reference"
         CUSTOM = "custom", "Custom requirements"
         REDRAFT = "redraft", "The reviewed profile's own design"
-
-    class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
 
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DRAFT)
     design = models.CharField(max_length=16, choices=Design.choices)
@@ -86,17 +78,17 @@ class DraftingJob(models.Model):
     max_attempts = models.PositiveIntegerField(
         help_text="Model calls per draft before it is reported as failed."
     )
-    note = models.TextField(blank=True)
-    status = models.CharField(max_length=32, choices=Status.choices, default=Status.RUNNING)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    # A job starts running when it is made: it is never pending or cancelled. The API
+    # schema names these choices (settings: SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
+    STATUS_CHOICES = run_status_choices(
+        RunStatus.RUNNING, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=32, choices=STATUS_CHOICES, default=RunStatus.RUNNING)
+    started_at = None
     is_demo = models.BooleanField(default=False)
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(LlmRun.Meta):
+        pass
 
     def __str__(self):
         return f"drafting job {self.pk} ({self.status})"
@@ -156,28 +148,18 @@ class CharacterDraft(models.Model):
         return self.status in self.TERMINAL
 
 
-class DraftingCall(models.Model):
+class DraftingCall(AbstractCall):
     """One model call of a draft (all its structured-output rounds): the prompt as sent,
     the model, the raw and parsed output, tokens, and what was wrong with it."""
 
     draft = models.ForeignKey(CharacterDraft, on_delete=models.CASCADE, related_name="calls")
     attempt = models.PositiveIntegerField()
-    provider = models.CharField(max_length=40)
-    model = models.CharField(max_length=200)
     system = models.TextField()
     user = models.TextField()
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(null=True, blank=True)
     ok = models.BooleanField(help_text="The output was usable (schema and checks).")
     problems = models.JSONField(default=list, blank=True)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(default=0.0)
     rounds = models.PositiveIntegerField(default=0)
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True, help_text="Per-try records.")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["draft", "attempt", "pk"]

@@ -127,6 +127,7 @@ def _render_job(request, job_id, *, action_error: str = ""):
         template,
         {
             "job": job,
+            "run": job,  # the name core/llm_run_detail.html reads
             "progress": progress,
             "polling": job.status == DraftingJob.Status.RUNNING,
             "can_retry": progress["counts"]["failed"] > 0,

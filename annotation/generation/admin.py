@@ -14,6 +14,14 @@ from annotation.generation.models import (
     PromptVersion,
 )
 from core.admin import ReadOnlyAdmin
+from core.llm_runs.admin import (
+    CallRecordAdmin,
+    CallRecordInline,
+    LlmRunAdmin,
+    LlmUnitAdmin,
+    call_fields,
+    run_fields,
+)
 
 
 @admin.register(PromptVersion)
@@ -27,46 +35,27 @@ class PromptVersionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(GenerationRun)
-class GenerationRunAdmin(ReadOnlyAdmin):
+class GenerationRunAdmin(LlmRunAdmin):
     list_display = ["id", "status", "families", "created_by", "created_at", "finished_at"]
-    list_filter = ["status"]
-    search_fields = ["note", "created_by__username"]
-    list_select_related = ["created_by"]
-    readonly_fields = [
-        "status",
+    readonly_fields = run_fields(
         "families",
         "pair_filter",
         "models",
         "screening_prompt",
         "reranking_prompt",
         "response_prompt",
-        "note",
-        "created_by",
-        "created_at",
-        "started_at",
-        "finished_at",
-    ]
+    )
     fields = readonly_fields
 
 
-class LlmCallRecordInline(admin.TabularInline):
+class LlmCallRecordInline(CallRecordInline):
     model = LlmCallRecord
     fields = ["stage", "provider", "model", "ok", "error_kind", "tokens_in", "tokens_out"]
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-    def get_queryset(self, request):
-        # Requests and raw responses can be large; the inline never shows them.
-        return super().get_queryset(request).defer("request", "raw_response", "parsed", "details")
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(GenerationUnit)
-class GenerationUnitAdmin(ReadOnlyAdmin):
+class GenerationUnitAdmin(LlmUnitAdmin):
     list_display = [
         "id",
         "run",
@@ -104,12 +93,10 @@ class GenerationUnitAdmin(ReadOnlyAdmin):
     ]
     fields = readonly_fields
     inlines = [LlmCallRecordInline]
-    show_full_result_count = False
-    list_per_page = 50
 
 
 @admin.register(LlmCallRecord)
-class LlmCallRecordAdmin(ReadOnlyAdmin):
+class LlmCallRecordAdmin(CallRecordAdmin):
     list_display = [
         "id",
         "unit",
@@ -124,31 +111,10 @@ class LlmCallRecordAdmin(ReadOnlyAdmin):
         "attempt_count",
         "created_at",
     ]
-    list_filter = ["stage", "ok", "provider", "error_kind"]
-    search_fields = ["prompt_hash", "model", "error_message"]
+    list_filter = ["stage", *CallRecordAdmin.list_filter]
     list_select_related = ["unit__character", "unit__scenario"]
-    readonly_fields = [
-        "unit",
-        "stage",
-        "provider",
-        "model",
-        "prompt_hash",
-        "ok",
-        "error_kind",
-        "error_message",
-        "tokens_in",
-        "tokens_out",
-        "latency_s",
-        "attempt_count",
-        "request",
-        "raw_response",
-        "parsed",
-        "details",
-        "created_at",
-    ]
+    readonly_fields = call_fields("unit", "stage")
     fields = readonly_fields
-    show_full_result_count = False
-    list_per_page = 50
 
 
 @admin.register(Candidate)

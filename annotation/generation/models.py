@@ -12,13 +12,16 @@ annotator page, htmx fragment, API response, data attribute or export may serial
 it (the blinded three-candidate comparison of seed 000 §2.4 Stage 2 depends on it).
 """
 
-from decimal import Decimal
-
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, ProfileVersion, Scenario
+from core.llm_runs.models import (
+    AbstractCallRecord,
+    AbstractPromptVersion,
+    LlmRun,
+    LlmUnit,
+    PromptInUseError,
+)
 
 __all__ = [
     "Candidate",
@@ -31,7 +34,7 @@ __all__ = [
 ]
 
 
-class PromptVersionInUseError(ValidationError):
+class PromptVersionInUseError(PromptInUseError):
     """A prompt version a generation run used was about to change."""
 
 
@@ -52,7 +55,7 @@ class GenerationStage(models.TextChoices):
     RESPONSE = "response", "Response generation"
 
 
-class PromptVersion(models.Model):
+class PromptVersion(AbstractPromptVersion):
     """One numbered version of a stage's prompt; a run names the versions it used.
 
     Immutable once a run references it: editing a prompt means creating the next number.
@@ -60,20 +63,10 @@ class PromptVersion(models.Model):
     """
 
     Stage = GenerationStage
+    in_use_error = PromptVersionInUseError
+    used_by = "a generation run"
 
     stage = models.CharField(max_length=16, choices=GenerationStage.choices)
-    number = models.PositiveIntegerField()
-    system_template = models.TextField()
-    user_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["stage", "number"]
@@ -83,16 +76,6 @@ class PromptVersion(models.Model):
 
     def __str__(self):
         return f"{self.stage} prompt v{self.number}"
-
-    def save(self, *args, **kwargs):
-        # An integrity rule of the record, like ProfileVersion's freeze: a run must keep
-        # naming exactly the text it was generated with.
-        if self.is_used:
-            raise PromptVersionInUseError(
-                f"{self} was used by a generation run and cannot change; "
-                "create the next version instead."
-            )
-        super().save(*args, **kwargs)
 
     @property
     def is_used(self) -> bool:
@@ -105,26 +88,7 @@ class PromptVersion(models.Model):
         ).exists()
 
 
-class GenerationRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "Not started"
-        RUNNING = "running", "Running"
-        CANCELLING = "cancelling", "Cancelling"
-        CANCELLED = "cancelled", "Cancelled"
-        FINISHED = "finished", "Finished"
-        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
-
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
+class GenerationRun(LlmRun):
     families = models.JSONField(help_text='Model family values, e.g. ["claude", "gpt"].')
     pair_filter = models.JSONField(
         default=dict,
@@ -134,7 +98,6 @@ class GenerationRun(models.Model):
     screening_prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="+")
     reranking_prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="+")
     response_prompt = models.ForeignKey(PromptVersion, on_delete=models.PROTECT, related_name="+")
-    note = models.TextField(blank=True)
     # Issue #22: an arbitrator's regeneration guidance, added to the response prompt of
     # every unit as a separate block (``prompts.guidance_block``); blank for other runs.
     guidance = models.TextField(blank=True)
@@ -144,15 +107,11 @@ class GenerationRun(models.Model):
     # Declared last: the field's name shadows the ``models`` module in the class body.
     models = models.JSONField(default=dict, blank=True, help_text="{family: model name}")
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(LlmRun.Meta):
+        pass
 
     def __str__(self):
         return f"generation run {self.pk} ({self.status})"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (self.Status.RUNNING, self.Status.CANCELLING)
 
     @property
     def progress(self) -> dict:
@@ -161,7 +120,7 @@ class GenerationRun(models.Model):
         return generation_run_progress(run_id=self.pk)
 
 
-class GenerationUnit(models.Model):
+class GenerationUnit(LlmUnit):
     """One (character, scenario, family) pipeline of a run."""
 
     class Status(models.TextChoices):
@@ -189,17 +148,10 @@ class GenerationUnit(models.Model):
         blank=True,
         help_text="The last stage whose result is stored.",
     )
-    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
     eligible_memory_ids = models.JSONField(null=True, blank=True)
     screened_memory_ids = models.JSONField(null=True, blank=True)
     activated_memory_ids = models.JSONField(null=True, blank=True)
     reranking_skipped = models.BooleanField(default=False)
-    tokens_in = models.PositiveBigIntegerField(default=0)
-    tokens_out = models.PositiveBigIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["run", "character__key", "scenario__scenario_id", "family"]
@@ -214,33 +166,15 @@ class GenerationUnit(models.Model):
     def __str__(self):
         return f"unit {self.pk}: {self.character} × {self.scenario} ({self.status})"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in self.TERMINAL
 
-
-class LlmCallRecord(models.Model):
+class LlmCallRecord(AbstractCallRecord):
     """One ``llm`` call (all its rounds and HTTP tries) as ``CallResult.as_dict`` gave it."""
 
     unit = models.ForeignKey(GenerationUnit, on_delete=models.CASCADE, related_name="calls")
     stage = models.CharField(max_length=16, choices=GenerationStage.choices)
-    provider = models.CharField(max_length=40)
-    model = models.CharField(max_length=200)
-    prompt_hash = models.CharField(max_length=64)
-    request = models.JSONField(default=dict)
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(null=True, blank=True)
-    ok = models.BooleanField()
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(default=0.0)
-    attempt_count = models.PositiveIntegerField(default=0)
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
     details = models.JSONField(
         default=dict, blank=True, help_text="Rounds, finish reason and per-try records."
     )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["unit", "created_at", "pk"]

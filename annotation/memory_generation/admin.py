@@ -17,7 +17,15 @@ from annotation.memory_generation.models import (
     MemoryRun,
     QuotaWeights,
 )
-from core.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.admin import ReadOnlyAdmin
+from core.llm_runs.admin import (
+    CallRecordAdmin,
+    CallRecordInline,
+    LlmRunAdmin,
+    LlmUnitAdmin,
+    call_fields,
+    run_fields,
+)
 
 
 @admin.register(QuotaWeights)
@@ -63,43 +71,24 @@ class MemoryPromptVersionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(MemoryRun)
-class MemoryRunAdmin(ReadOnlyAdmin):
+class MemoryRunAdmin(LlmRunAdmin):
     list_display = ["id", "status", "provider", "model_name", "created_by", "created_at"]
     list_filter = ["status", "provider"]
     search_fields = ["note", "model_name", "created_by__username"]
-    list_select_related = ["created_by"]
-    fields = [
-        "status",
-        "plans",
-        "prompt",
-        "provider",
-        "model_name",
-        "concurrency",
-        "seed",
-        "tier_shares",
-        "note",
-        "created_by",
-        "created_at",
-        "started_at",
-        "finished_at",
-    ]
+    fields = run_fields(
+        "plans", "prompt", "provider", "model_name", "concurrency", "seed", "tier_shares"
+    )
     readonly_fields = fields
 
 
-class MemoryCallRecordInline(ReadOnlyInline):
+class MemoryCallRecordInline(CallRecordInline):
     model = MemoryCallRecord
     fields = ["slot", "provider", "model", "ok", "error_kind", "tokens_in", "tokens_out"]
     readonly_fields = fields
-    extra = 0
-    show_change_link = True
-
-    def get_queryset(self, request):
-        # Requests and raw output can be large; the inline never shows them.
-        return super().get_queryset(request).defer("request", "raw_response", "parsed", "details")
 
 
 @admin.register(MemoryBatch)
-class MemoryBatchAdmin(ReadOnlyAdmin):
+class MemoryBatchAdmin(LlmUnitAdmin):
     list_display = [
         "id",
         "run",
@@ -136,12 +125,10 @@ class MemoryBatchAdmin(ReadOnlyAdmin):
     ]
     readonly_fields = fields
     inlines = [MemoryCallRecordInline]
-    show_full_result_count = False
-    list_per_page = 50
 
 
 @admin.register(MemoryCallRecord)
-class MemoryCallRecordAdmin(ReadOnlyAdmin):
+class MemoryCallRecordAdmin(CallRecordAdmin):
     list_display = [
         "id",
         "batch",
@@ -155,32 +142,9 @@ class MemoryCallRecordAdmin(ReadOnlyAdmin):
         "latency_s",
         "created_at",
     ]
-    list_filter = ["ok", "provider", "error_kind"]
-    search_fields = ["prompt_hash", "model", "error_message"]
     list_select_related = ["batch__character"]
-    fields = [
-        "batch",
-        "slot",
-        "provider",
-        "model",
-        "prompt_hash",
-        "ok",
-        "problems",
-        "error_kind",
-        "error_message",
-        "tokens_in",
-        "tokens_out",
-        "latency_s",
-        "attempt_count",
-        "request",
-        "raw_response",
-        "parsed",
-        "details",
-        "created_at",
-    ]
+    fields = call_fields("batch", "slot", after_ok=("problems",))
     readonly_fields = fields
-    show_full_result_count = False
-    list_per_page = 50
 
 
 @admin.register(GeneratedMemory)

@@ -191,7 +191,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Several workflows have a "status" field with choices of their own: name each enum.
     "ENUM_NAME_OVERRIDES": {
-        "DraftingJobStatusEnum": "annotation.character_drafting.models.DraftingJob.Status",
+        "DraftingJobStatusEnum": "annotation.character_drafting.models.DraftingJob.STATUS_CHOICES",
         "CharacterDraftStatusEnum": "annotation.character_drafting.models.CharacterDraft.Status",
         "ImportJobStatusEnum": "annotation.corpus_import.models.ImportJob.Status",
         "BaselineStudyStatusEnum": "humanbaseline.models.BaselineStudy.Status",

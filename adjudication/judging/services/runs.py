@@ -18,6 +18,7 @@ from adjudication.judging.models import MAX_ORDERS_PER_PAIR, JudgeCall, JudgeRun
 from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
 from adjudication.judging.selectors import judge_eligible_pairs
 from annotation.generation.models import ModelFamily
+from core.llm_runs.services import RunFlow
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
 
@@ -27,6 +28,23 @@ CallStatus = JudgeCall.Status
 
 class JudgeRunError(Exception):
     """A judge-run request that cannot be carried out as asked; the message says why."""
+
+
+# A judge run's transitions (core.llm_runs), under its own state names: a draft until it
+# is started, queued until a worker takes up a call, failed when it ended with failures.
+FLOW = RunFlow(
+    run_model=JudgeRun,
+    unit_model=JudgeCall,
+    error=JudgeRunError,
+    label="Judge run",
+    waiting=RunStatus.DRAFT,
+    started=RunStatus.QUEUED,
+    active=JudgeRun.ACTIVE,
+    with_failures=RunStatus.FAILED,
+    stamp_start_on_reopen=False,
+    unit_error_field="error",
+    unit_touched_field="",
+)
 
 
 def judge_provider_configs() -> dict:
@@ -140,18 +158,8 @@ def _enqueue_calls(run: JudgeRun, call_ids: list[int], on_unavailable) -> None:
 @transaction.atomic
 def judge_run_start(*, run_id: int, on_unavailable=None) -> JudgeRun:
     """Queue a draft run's calls once this transaction commits."""
-    run = JudgeRun.objects.select_for_update().get(pk=run_id)
-    if run.status != RunStatus.DRAFT:
-        raise JudgeRunError(
-            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a draft run "
-            "can be started."
-        )
-    run.status = RunStatus.QUEUED
-    run.started_at = timezone.now()
-    run.save(update_fields=["status", "started_at"])
-    call_ids = list(
-        run.calls.filter(status=CallStatus.PENDING).order_by("pk").values_list("pk", flat=True)
-    )
+    run = FLOW.lock(run_id)
+    call_ids = FLOW.start_locked(run, only="a draft run")
     if call_ids:
         _enqueue_calls(run, call_ids, on_unavailable)
     else:
@@ -163,12 +171,10 @@ def judge_run_start(*, run_id: int, on_unavailable=None) -> JudgeRun:
 def judge_run_cancel(*, run_id: int) -> JudgeRun:
     """Stop a run: calls still waiting are cancelled now; a call already sent to the
     model finishes and is recorded (its answer is not thrown away)."""
-    run = JudgeRun.objects.select_for_update().get(pk=run_id)
+    run = FLOW.lock(run_id)
     if run.status not in (RunStatus.DRAFT, *JudgeRun.ACTIVE):
-        raise JudgeRunError(
-            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a draft, "
-            "queued or running run can be cancelled."
-        )
+        raise FLOW.refusal(run, "a draft, queued or running run can be cancelled")
+    # Cancelled at once (no cancelling state): a call already sent is still recorded.
     run.calls.filter(status=CallStatus.PENDING).update(status=CallStatus.CANCELLED)
     run.status = RunStatus.CANCELLED
     run.finished_at = timezone.now()
@@ -181,22 +187,19 @@ def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
     """Queue again every call of a cancelled or failed run that has no verdict: cancelled
     and failed calls become pending; a call left running by a stopped worker is queued
     too. Succeeded calls are kept as they are."""
-    run = JudgeRun.objects.select_for_update().get(pk=run_id)
+    run = FLOW.lock(run_id)
     if run.status not in (RunStatus.CANCELLED, RunStatus.FAILED):
-        raise JudgeRunError(
-            f"Judge run {run.pk} is {run.get_status_display().lower()}; only a cancelled "
-            "run or one that finished with failures can be resumed."
-        )
+        raise FLOW.refusal(run, "a cancelled run or one that finished with failures can be resumed")
     calls = run.calls.select_for_update().exclude(status=CallStatus.SUCCEEDED)
     call_ids = list(calls.order_by("pk").values_list("pk", flat=True))
     if not call_ids:
         raise JudgeRunError(f"Judge run {run.pk} has no call left to run.")
-    JudgeCall.objects.filter(
-        pk__in=call_ids, status__in=(CallStatus.CANCELLED, CallStatus.FAILED)
-    ).update(status=CallStatus.PENDING, error="", error_kind="")
-    run.status = RunStatus.QUEUED
-    run.finished_at = None
-    run.save(update_fields=["status", "finished_at"])
+    FLOW.reopen_locked(
+        run,
+        ids=JudgeCall.objects.filter(
+            pk__in=call_ids, status__in=(CallStatus.CANCELLED, CallStatus.FAILED)
+        ).values_list("pk", flat=True),
+    )
     _enqueue_calls(run, call_ids, on_unavailable)
     return run
 
@@ -204,25 +207,9 @@ def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
 # --- finishing -------------------------------------------------------------------------
 
 
-def run_finish_if_done(*, run_id: int) -> None:
-    # Unlocked first look: each call commits its terminal state before it calls this, so
-    # of two calls finishing together the later one sees both done.
-    if run_has_open_calls(run_id):
-        return
-    with transaction.atomic():
-        run_finish_locked(JudgeRun.objects.select_for_update().get(pk=run_id))
-
-
 def run_has_open_calls(run_id: int) -> bool:
     return JudgeCall.objects.filter(run_id=run_id).exclude(status__in=JudgeCall.TERMINAL).exists()
 
 
-def run_finish_locked(run: JudgeRun) -> None:
-    """Give an active run whose calls are all final its final status; the caller holds
-    the run's row lock. A cancelled run stays cancelled."""
-    if run.status not in JudgeRun.ACTIVE or run_has_open_calls(run.pk):
-        return
-    failed = run.calls.filter(status=CallStatus.FAILED).exists()
-    run.status = RunStatus.FAILED if failed else RunStatus.FINISHED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
+run_finish_if_done = FLOW.finish_if_done
+run_finish_locked = FLOW.finish_locked

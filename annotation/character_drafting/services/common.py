@@ -3,11 +3,10 @@ configuration and a job's final status."""
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.utils import timezone
 
 import llm
 from annotation.character_drafting.models import CharacterDraft, DraftingJob
+from core.llm_runs.services import RunFlow
 from core.providers import configured_provider
 from core.roles import CORPUS_ADMINS, has_any_role
 
@@ -48,22 +47,17 @@ def drafting_provider() -> llm.ProviderConfig | None:
         raise DraftingError(f"The drafting model's configuration is invalid: {error}.") from None
 
 
+# A job's transitions (core.llm_runs): a draft queued again starts with no findings.
+FLOW = RunFlow(
+    run_model=DraftingJob,
+    unit_model=CharacterDraft,
+    error=DraftingError,
+    label="Drafting job",
+    run_field="job",
+    reopen_fields={"problems": [], "warnings": []},
+)
+
+
 def job_finish_if_done(*, job_id: int) -> None:
     """Give a job whose drafts are all final its final status (under the job's lock)."""
-    if (
-        CharacterDraft.objects.filter(job_id=job_id)
-        .exclude(status__in=CharacterDraft.TERMINAL)
-        .exists()
-    ):
-        return
-    with transaction.atomic():
-        job = DraftingJob.objects.select_for_update().get(pk=job_id)
-        if job.status != JobStatus.RUNNING:
-            return
-        drafts = job.drafts.all()
-        if drafts.exclude(status__in=CharacterDraft.TERMINAL).exists():
-            return
-        failed = drafts.filter(status=DraftStatus.FAILED).exists()
-        job.status = JobStatus.FINISHED_WITH_FAILURES if failed else JobStatus.FINISHED
-        job.finished_at = timezone.now()
-        job.save(update_fields=["status", "finished_at"])
+    FLOW.finish_if_done(run_id=job_id)

@@ -39,6 +39,7 @@ from annotation.character_drafting.services.redraft_rules import (
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import record_event
+from core.llm_runs.services import record_call
 from core.providers import storable
 from core.wording import counted
 from llm.records import OUTPUT_RETRYABLE
@@ -230,23 +231,18 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
 
 
 def _record(draft, attempt, result, system, user, problems, *, ok=False) -> None:
-    DraftingCall.objects.create(
+    record_call(
+        DraftingCall,
+        result=result,
         draft=draft,
         attempt=attempt,
-        provider=result.provider,
-        model=result.model,
         system=storable(system),
         user=storable(user),
         raw_response=storable(result.text or result.raw_response or ""),
         parsed=storable(result.parsed),
         ok=ok,
         problems=storable(problems),
-        tokens_in=result.tokens_in,
-        tokens_out=result.tokens_out,
-        latency_s=result.latency_s,
         rounds=result.rounds,
-        error_kind=result.error_kind or "",
-        error_message=storable(result.error_message or ""),
         details={"attempts": [a.as_dict() for a in result.attempts], "demo": result.demo},
     )
 

@@ -3,17 +3,16 @@ drafting model's configuration (seed 000 §2.2 Stage 1, App. L.2)."""
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 import llm
 from annotation.character_drafting import celery_tasks, prompts
 from annotation.character_drafting.design import PlannedCharacter
 from annotation.character_drafting.models import CharacterDraft, DraftingJob, DraftingPrompt
 from annotation.character_drafting.services.common import (
+    FLOW,
     NOT_CONFIGURED_MESSAGE,
     DraftingError,
     DraftStatus,
-    JobStatus,
     drafting_provider,
     max_attempts_setting,
     require_admin,
@@ -164,25 +163,10 @@ def drafting_job_create(
 def drafting_job_retry_failed(*, job_id: int, user, on_unavailable=None) -> DraftingJob:
     """Queue the job's failed drafts again, with the job's model and prompt version."""
     require_admin(user, "retry drafts")
-    job = DraftingJob.objects.select_for_update().get(pk=job_id)
-    failed = list(
-        job.drafts.select_for_update()
-        .filter(status=DraftStatus.FAILED)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
+    job = FLOW.lock(job_id)
+    failed = FLOW.failed_unit_ids_locked(job)
     if not failed:
         raise DraftingError(f"Drafting job {job.pk} has no failed drafts to retry.")
-    CharacterDraft.objects.filter(pk__in=failed).update(
-        status=DraftStatus.PENDING,
-        problems=[],
-        warnings=[],
-        error_kind="",
-        error_message="",
-        updated_at=timezone.now(),
-    )
-    job.status = JobStatus.RUNNING
-    job.finished_at = None
-    job.save(update_fields=["status", "finished_at"])
+    FLOW.reopen_locked(job, ids=failed)
     enqueue_drafts(job, failed, on_unavailable)
     return job

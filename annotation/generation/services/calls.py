@@ -7,22 +7,14 @@ unit, and one structured call recorded as an ``LlmCallRecord`` (seed 000 App. L.
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
 
 import llm
 from annotation.generation import prompts
 from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
-from core.providers import (
-    at_temperature,
-    cached_client,
-    storable,
-    temperature_refused,
-)
+from core.llm_runs.services import record_call
+from core.providers import at_temperature, cached_client, temperature_refused
 from core.wording import counted
 
-MILLION = Decimal(1_000_000)
 NOT_CONFIGURED = "not_configured"
 
 
@@ -112,47 +104,18 @@ def recorded_call(
 
 
 def _record(unit, stage, config, prices, system, user, schema, details) -> llm.CallResult:
-    price_in, price_out = prices
     result = cached_client(config).complete_json(
         system=system, user=user, schema=schema, max_attempts=prompts.STRUCTURED_OUTPUT_ROUNDS
     )
-    data = result.as_dict()
-    cost = (Decimal(result.tokens_in) * price_in + Decimal(result.tokens_out) * price_out) / MILLION
-    with transaction.atomic():
-        LlmCallRecord.objects.create(
-            unit_id=unit.pk,
-            stage=stage,
-            provider=result.provider,
-            model=result.model,
-            prompt_hash=result.prompt_hash,
-            request=storable(result.request or {}),
-            raw_response=storable(result.raw_response or ""),
-            parsed=storable(result.parsed) if result.ok else None,
-            ok=result.ok,
-            tokens_in=result.tokens_in,
-            tokens_out=result.tokens_out,
-            latency_s=result.latency_s,
-            attempt_count=result.attempt_count,
-            error_kind=result.error_kind or "",
-            error_message=storable(result.error_message or ""),
-            details=storable(
-                {
-                    **(details or {}),
-                    "endpoint": data.get("endpoint"),
-                    "rounds": data.get("rounds"),
-                    "finish_reason": data.get("finish_reason"),
-                    "started_at": data.get("started_at"),
-                    "demo": data.get("demo"),
-                    "attempts": data.get("attempts"),
-                }
-            ),
-        )
-        GenerationUnit.objects.filter(pk=unit.pk).update(
-            tokens_in=F("tokens_in") + result.tokens_in,
-            tokens_out=F("tokens_out") + result.tokens_out,
-            cost_usd=F("cost_usd") + cost,
-            updated_at=timezone.now(),
-        )
+    record_call(
+        LlmCallRecord,
+        result=result,
+        totals=(GenerationUnit, unit.pk),
+        prices=prices,
+        extra_details=details,
+        unit_id=unit.pk,
+        stage=stage,
+    )
     return result
 
 

@@ -10,7 +10,6 @@ the run row first and then touch units (the lock order of ``transitions``).
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 from annotation.corpus.models import Character, Scenario
 from annotation.generation import prompts
@@ -25,7 +24,7 @@ from annotation.generation.models import (
     PromptVersion,
 )
 from annotation.generation.services.calls import generation_family_configs
-from annotation.generation.services.transitions import run_finish_locked
+from annotation.generation.services.transitions import FLOW, GenerationError
 from core.deviations import ProtocolDeviation, record_deviation
 from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, TEXT, check_text
@@ -33,10 +32,6 @@ from core.text_rules import NOTE, TEXT, check_text
 Stage = GenerationStage
 UnitStatus = GenerationUnit.Status
 RunStatus = GenerationRun.Status
-
-
-class GenerationError(Exception):
-    """A generation request that cannot be carried out as asked."""
 
 
 class GenerationBlocked(GenerationError):
@@ -220,22 +215,12 @@ def _enqueue_units(run: GenerationRun, unit_ids: list[int], on_unavailable) -> N
 def generation_run_start(*, run_id: int, on_unavailable=None) -> GenerationRun:
     """Mark a pending run running and queue its units once this transaction commits.
     ``on_unavailable(message)`` is told when the broker cannot take them."""
-    run = GenerationRun.objects.select_for_update().get(pk=run_id)
-    if run.status != RunStatus.PENDING:
-        raise GenerationError(
-            f"Run {run.pk} is {run.get_status_display().lower()}; only a run that has not "
-            "started can be started."
-        )
-    run.status = RunStatus.RUNNING
-    run.started_at = timezone.now()
-    run.save(update_fields=["status", "started_at"])
-    unit_ids = list(
-        run.units.filter(status=UnitStatus.PENDING).order_by("pk").values_list("pk", flat=True)
-    )
+    run = FLOW.lock(run_id)
+    unit_ids = FLOW.start_locked(run)
     if unit_ids:
         _enqueue_units(run, unit_ids, on_unavailable)
     else:
-        run_finish_locked(run)
+        FLOW.finish_locked(run)
     return run
 
 
@@ -243,18 +228,8 @@ def generation_run_start(*, run_id: int, on_unavailable=None) -> GenerationRun:
 def generation_run_cancel(*, run_id: int) -> GenerationRun:
     """Stop a run: units still waiting are cancelled now; units a worker holds stop at
     their next stage boundary (a call already sent is not abandoned)."""
-    run = GenerationRun.objects.select_for_update().get(pk=run_id)
-    if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
-        raise GenerationError(
-            f"Run {run.pk} is {run.get_status_display().lower()}; only a pending or running "
-            "run can be cancelled."
-        )
-    run.units.filter(status=UnitStatus.PENDING).update(
-        status=UnitStatus.CANCELLED, updated_at=timezone.now()
-    )
-    run.status = RunStatus.CANCELLING
-    run.save(update_fields=["status"])
-    run_finish_locked(run)
+    run = FLOW.lock(run_id)
+    FLOW.cancel_locked(run)
     return run
 
 
@@ -262,27 +237,17 @@ def generation_run_cancel(*, run_id: int) -> GenerationRun:
 def generation_run_retry_failed(*, run_id: int, on_unavailable=None) -> GenerationRun:
     """Queue the failed units again; each resumes at the stage it reached. Units that
     succeeded or were cancelled are left alone. ``on_unavailable`` as for a start."""
-    run = GenerationRun.objects.select_for_update().get(pk=run_id)
+    run = FLOW.lock(run_id)
     if run.status in (RunStatus.CANCELLING, RunStatus.CANCELLED):
         raise GenerationError(
             f"Run {run.pk} was cancelled; start a new run for the pairs it did not finish."
         )
     if run.status == RunStatus.PENDING:
         raise GenerationError(f"Run {run.pk} has not started; start it instead.")
-    failed = list(
-        run.units.select_for_update()
-        .filter(status=UnitStatus.FAILED)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
+    failed = FLOW.failed_unit_ids_locked(run)
     if not failed:
         raise GenerationError(f"Run {run.pk} has no failed units to retry.")
-    GenerationUnit.objects.filter(pk__in=failed).update(
-        status=UnitStatus.PENDING, error_kind="", error_message="", updated_at=timezone.now()
-    )
-    run.status = RunStatus.RUNNING
-    run.finished_at = None
-    run.save(update_fields=["status", "finished_at"])
+    FLOW.reopen_locked(run, ids=failed)
     _enqueue_units(run, failed, on_unavailable)
     return run
 

@@ -4,15 +4,16 @@ A unit's stages each persist their result before the next begins (``stage_reache
 so a redelivered task, a retried unit or a task whose worker was killed resumes at the
 first stage without a stored result.
 
-Lock order: a unit's transitions lock the unit row only; run-level changes
+A run's own transitions are the framework's (``FLOW``, ``core.llm_runs``). Lock order:
+a unit's transitions lock the unit row only; run-level changes
 (``runs.generation_run_cancel``, ``run_finish_if_done``) lock the run row first and then
 touch units. Nothing takes a unit lock and then the run lock in one transaction.
 """
 
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.generation.models import GenerationRun, GenerationStage, GenerationUnit
+from core.llm_runs.services import RunFlow
 
 Stage = GenerationStage
 UnitStatus = GenerationUnit.Status
@@ -29,6 +30,13 @@ RUNNING_STATUS = {
     Stage.RERANKING: UnitStatus.RERANKING,
     Stage.RESPONSE: UnitStatus.RESPONDING,
 }
+
+
+class GenerationError(Exception):
+    """A generation request that cannot be carried out as asked."""
+
+
+FLOW = RunFlow(run_model=GenerationRun, unit_model=GenerationUnit, error=GenerationError)
 
 
 class Stopped(Exception):
@@ -67,9 +75,7 @@ def unit_claim(*, unit_id: int) -> GenerationUnit | None:
     return None
 
 
-def cancel_requested(*, run_id: int) -> bool:
-    status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
-    return status in (RunStatus.CANCELLING, RunStatus.CANCELLED)
+cancel_requested = FLOW.cancel_requested
 
 
 def locked_live_unit(unit_id: int) -> GenerationUnit:
@@ -116,34 +122,5 @@ def unit_cancel(*, unit_id: int) -> None:
 
 # --- runs -----------------------------------------------------------------------------
 
-
-def run_finish_if_done(*, run_id: int) -> None:
-    # Unlocked first look: every unit commits its own terminal state before it calls
-    # this, so of two units finishing together the later one sees both done.
-    if (
-        GenerationUnit.objects.filter(run_id=run_id)
-        .exclude(status__in=GenerationUnit.TERMINAL)
-        .exists()
-    ):
-        return
-    with transaction.atomic():
-        run = GenerationRun.objects.select_for_update().get(pk=run_id)
-        run_finish_locked(run)
-
-
-def run_finish_locked(run: GenerationRun) -> None:
-    """Give a run whose units are all final its final status. Caller holds the run's
-    row lock."""
-    if run.status not in (RunStatus.RUNNING, RunStatus.CANCELLING):
-        return
-    units = run.units.all()
-    if units.exclude(status__in=GenerationUnit.TERMINAL).exists():
-        return
-    if run.status == RunStatus.CANCELLING:
-        run.status = RunStatus.CANCELLED
-    elif units.filter(status=UnitStatus.FAILED).exists():
-        run.status = RunStatus.FINISHED_WITH_FAILURES
-    else:
-        run.status = RunStatus.FINISHED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
+run_finish_if_done = FLOW.finish_if_done
+run_finish_locked = FLOW.finish_locked

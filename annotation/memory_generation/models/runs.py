@@ -8,14 +8,17 @@ call is recorded; every valid memory is stored at once as a ``corpus.Memory`` wi
 ``GeneratedMemory`` row naming where it came from.
 """
 
-from decimal import Decimal
-
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import Character, Memory
 from annotation.memory_generation.models.plans import MemoryPlan
+from core.llm_runs.models import (
+    AbstractCallRecord,
+    AbstractPromptVersion,
+    LlmRun,
+    LlmUnit,
+    PromptInUseError,
+)
 
 __all__ = [
     "MemoryPromptVersion",
@@ -27,22 +30,18 @@ __all__ = [
 ]
 
 
-class MemoryPromptInUseError(ValidationError):
+class MemoryPromptInUseError(PromptInUseError):
     """A memory prompt version a run used was about to change."""
 
 
-class MemoryPromptVersion(models.Model):
+class MemoryPromptVersion(AbstractPromptVersion):
     """One numbered version of the memory generation prompt (L.3); immutable once a run
     used it. Templates use ``str.format``-style placeholders."""
 
+    in_use_error = MemoryPromptInUseError
+    used_by = "a memory generation run"
+
     number = models.PositiveIntegerField(unique=True)
-    system_template = models.TextField()
-    user_template = models.TextField()
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-number"]
@@ -50,24 +49,12 @@ class MemoryPromptVersion(models.Model):
     def __str__(self):
         return f"memory prompt v{self.number}"
 
-    def save(self, *args, **kwargs):
-        if self.pk is not None and MemoryRun.objects.filter(prompt_id=self.pk).exists():
-            raise MemoryPromptInUseError(
-                f"{self} was used by a memory generation run and cannot change; "
-                "create the next version instead."
-            )
-        super().save(*args, **kwargs)
+    @property
+    def is_used(self) -> bool:
+        return self.pk is not None and MemoryRun.objects.filter(prompt_id=self.pk).exists()
 
 
-class MemoryRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "Not started"
-        RUNNING = "running", "Running"
-        CANCELLING = "cancelling", "Cancelling"
-        CANCELLED = "cancelled", "Cancelled"
-        FINISHED = "finished", "Finished"
-        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
-
+class MemoryRun(LlmRun):
     plans = models.ManyToManyField(MemoryPlan, related_name="runs")
     prompt = models.ForeignKey(MemoryPromptVersion, on_delete=models.PROTECT, related_name="+")
     provider = models.CharField(max_length=40, blank=True, help_text="Provider kind.")
@@ -79,27 +66,15 @@ class MemoryRun(models.Model):
     tier_shares = models.JSONField(
         default=dict, help_text='ABCD tier proportions, e.g. {"A": 0.25, "B": 0.35, ...}.'
     )
-    status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
-    note = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(LlmRun.Meta):
+        pass
 
     def __str__(self):
         return f"memory run {self.pk} ({self.status})"
 
-    @property
-    def is_active(self) -> bool:
-        return self.status in (self.Status.RUNNING, self.Status.CANCELLING)
 
-
-class MemoryBatch(models.Model):
+class MemoryBatch(LlmUnit):
     """One batch: an age window of one character's plan, one slot per memory asked for.
 
     ``slots`` is fixed when the batch is made:
@@ -133,13 +108,6 @@ class MemoryBatch(models.Model):
         blank=True,
         help_text="When its task was sent; a pending batch with a time set is in flight.",
     )
-    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
-    tokens_in = models.PositiveBigIntegerField(default=0)
-    tokens_out = models.PositiveBigIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["run", "index"]
@@ -156,35 +124,16 @@ class MemoryBatch(models.Model):
         )
 
     @property
-    def is_terminal(self) -> bool:
-        return self.status in self.TERMINAL
-
-    @property
     def target(self) -> int:
         return len(self.slots or [])
 
 
-class MemoryCallRecord(models.Model):
+class MemoryCallRecord(AbstractCallRecord):
     """One ``llm`` call for one slot of a batch, as ``CallResult.as_dict`` gave it."""
 
     batch = models.ForeignKey(MemoryBatch, on_delete=models.CASCADE, related_name="calls")
     slot = models.PositiveIntegerField()
-    provider = models.CharField(max_length=40)
-    model = models.CharField(max_length=200)
-    prompt_hash = models.CharField(max_length=64)
-    request = models.JSONField(default=dict)
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(null=True, blank=True)
-    ok = models.BooleanField()
     problems = models.JSONField(default=list, blank=True, help_text="Why the output was refused.")
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(default=0.0)
-    attempt_count = models.PositiveIntegerField(default=0)
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
-    details = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["batch", "created_at", "pk"]

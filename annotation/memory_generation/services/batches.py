@@ -37,6 +37,7 @@ from annotation.memory_generation.models import (
 )
 from annotation.memory_generation.services.calls import SlotFailed, generate_memory, run_config
 from core.life_stages import life_stage_for_age
+from core.llm_runs.services import RunFlow
 from core.tasks import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,23 @@ logger = logging.getLogger(__name__)
 BatchStatus = MemoryBatch.Status
 RunStatus = MemoryRun.Status
 SOURCE_MAX = 300  # corpus.Memory.source
+
+
+class MemoryGenerationError(Exception):
+    """A request about a memory generation run that cannot be carried out as asked; the
+    message is shown to the admin as is."""
+
+
+# The run's transitions (core.llm_runs): a batch waiting again, or cancelled while
+# waiting, has no task in flight.
+FLOW = RunFlow(
+    run_model=MemoryRun,
+    unit_model=MemoryBatch,
+    error=MemoryGenerationError,
+    label="Memory run",
+    reopen_fields={"queued_at": None},
+    cancel_fields={"queued_at": None},
+)
 
 
 class Stopped(Exception):
@@ -117,22 +135,7 @@ def run_dispatch(*, run_id: int, task) -> list[int]:
 # --- run completion ----------------------------------------------------------------------
 
 
-def run_finish_locked(run: MemoryRun) -> None:
-    """Give a run whose batches are all final its final status. Caller holds the run's
-    row lock."""
-    if run.status not in (RunStatus.RUNNING, RunStatus.CANCELLING):
-        return
-    batches = MemoryBatch.objects.filter(run_id=run.pk)
-    if batches.exclude(status__in=MemoryBatch.TERMINAL).exists():
-        return
-    if run.status == RunStatus.CANCELLING:
-        run.status = RunStatus.CANCELLED
-    elif batches.filter(status=BatchStatus.FAILED).exists():
-        run.status = RunStatus.FINISHED_WITH_FAILURES
-    else:
-        run.status = RunStatus.FINISHED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
+run_finish_locked = FLOW.finish_locked
 
 
 def run_after_batch(*, run_id: int, task) -> None:
@@ -193,8 +196,7 @@ def _set_final(batch_id: int, status: str, *, kind: str = "", message: str = "")
 
 
 def _cancel_requested(run_id: int) -> bool:
-    status = MemoryRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
-    return status in (RunStatus.CANCELLING, RunStatus.CANCELLED)
+    return FLOW.cancel_requested(run_id=run_id)
 
 
 # --- execution ---------------------------------------------------------------------------

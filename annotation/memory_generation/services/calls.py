@@ -17,18 +17,14 @@ import json
 import os
 from decimal import Decimal, InvalidOperation
 
-from django.db import transaction
-from django.db.models import F
-from django.utils import timezone
-
 import llm
 from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord
 from annotation.memory_generation.schema import MEMORY_SCHEMA, memory_problems
+from core.llm_runs.services import record_call
 from core.providers import cached_client, storable
 from core.wording import counted
 
 ENV_PREFIX = "HEARTBENCH_MEMORY"
-MILLION = Decimal(1_000_000)
 # Structured-output rounds of one call (invalid JSON, schema problems, cut output).
 STRUCTURED_OUTPUT_ROUNDS = 3
 # Answers refused by the semantic checks before the slot fails.
@@ -92,46 +88,21 @@ def run_config(model_name: str) -> llm.ProviderConfig:
     return config
 
 
-def _record(batch_id, slot, result, *, problems, cost, details) -> MemoryCallRecord:
-    data = result.as_dict()
+def _record(batch_id, slot, result, *, problems, prices, details) -> MemoryCallRecord:
     semantic = bool(problems)
-    with transaction.atomic():
-        record = MemoryCallRecord.objects.create(
-            batch_id=batch_id,
-            slot=slot,
-            provider=result.provider,
-            model=result.model,
-            prompt_hash=result.prompt_hash,
-            request=storable(result.request or {}),
-            raw_response=storable(result.raw_response or ""),
-            parsed=storable(result.parsed) if result.ok else None,
-            ok=result.ok and not semantic,
-            problems=list(problems),
-            tokens_in=result.tokens_in,
-            tokens_out=result.tokens_out,
-            latency_s=result.latency_s,
-            attempt_count=result.attempt_count,
-            error_kind=SEMANTIC_INVALID if semantic else (result.error_kind or ""),
-            error_message=storable("; ".join(problems) if semantic else result.error_message or ""),
-            details=storable(
-                {
-                    **details,
-                    "endpoint": data.get("endpoint"),
-                    "rounds": data.get("rounds"),
-                    "finish_reason": data.get("finish_reason"),
-                    "started_at": data.get("started_at"),
-                    "demo": data.get("demo"),
-                    "attempts": data.get("attempts"),
-                }
-            ),
-        )
-        MemoryBatch.objects.filter(pk=batch_id).update(
-            tokens_in=F("tokens_in") + result.tokens_in,
-            tokens_out=F("tokens_out") + result.tokens_out,
-            cost_usd=F("cost_usd") + cost,
-            updated_at=timezone.now(),
-        )
-    return record
+    return record_call(
+        MemoryCallRecord,
+        result=result,
+        totals=(MemoryBatch, batch_id),
+        prices=prices,
+        extra_details=details,
+        batch_id=batch_id,
+        slot=slot,
+        ok=result.ok and not semantic,
+        problems=list(problems),
+        error_kind=SEMANTIC_INVALID if semantic else (result.error_kind or ""),
+        error_message=storable("; ".join(problems) if semantic else result.error_message or ""),
+    )
 
 
 def _semantic_feedback(parsed, problems: list[str]) -> str:
@@ -147,7 +118,7 @@ def _semantic_feedback(parsed, problems: list[str]) -> str:
 def generate_memory(*, batch_id: int, slot: int, target_age: int, config, system, user):
     """One slot's memory: (parsed memory, its call record). Raises SlotFailed."""
     client = cached_client(config)
-    price_in, price_out = prices()
+    costs = prices()
     asked = user
     problems: list[str] = []
     for round_no in range(1, SEMANTIC_ROUNDS + 1):
@@ -155,15 +126,12 @@ def generate_memory(*, batch_id: int, slot: int, target_age: int, config, system
             system=system, user=asked, schema=MEMORY_SCHEMA, max_attempts=STRUCTURED_OUTPUT_ROUNDS
         )
         problems = memory_problems(result.parsed, target_age=target_age) if result.ok else []
-        cost = (Decimal(result.tokens_in) * price_in + Decimal(result.tokens_out) * price_out) / (
-            MILLION
-        )
         record = _record(
             batch_id,
             slot,
             result,
             problems=problems,
-            cost=cost,
+            prices=costs,
             details={"semantic_round": round_no, "target_age": target_age},
         )
         if not result.ok:

@@ -8,7 +8,6 @@ provider's limit. Run-level changes lock the run row first and then touch batche
 """
 
 from django.db import transaction
-from django.utils import timezone
 
 import llm
 from annotation.memory_generation import batching
@@ -17,20 +16,16 @@ from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryR
 from annotation.memory_generation.prompts import latest_prompt
 from annotation.memory_generation.services import calls
 from annotation.memory_generation.services.batches import (
+    FLOW,
+    MemoryGenerationError,
     dispatch_locked,
     memory_label,
-    run_finish_locked,
 )
 from core.text_rules import NAME, NOTE, check_text
 
 BatchStatus = MemoryBatch.Status
 RunStatus = MemoryRun.Status
 MAX_CONCURRENCY = 256
-
-
-class MemoryGenerationError(Exception):
-    """A request about a memory generation run that cannot be carried out as asked; the
-    message is shown to the admin as is."""
 
 
 def memory_provider_config() -> llm.ProviderConfig | None:
@@ -177,14 +172,7 @@ def run_create(
 
 
 def _locked_run(run_id) -> MemoryRun:
-    try:
-        return MemoryRun.objects.select_for_update().get(pk=run_id)
-    except MemoryRun.DoesNotExist:
-        raise MemoryGenerationError(f"There is no memory run {run_id}.") from None
-
-
-def _state(run: MemoryRun) -> str:
-    return run.get_status_display().lower()
+    return FLOW.lock(run_id, missing=f"There is no memory run {run_id}.")
 
 
 @transaction.atomic
@@ -192,15 +180,9 @@ def run_start(*, run_id, user, on_unavailable=None) -> MemoryRun:
     """pending → running; sends up to ``concurrency`` batches once this commits.
     ``on_unavailable(message)`` is told when the broker cannot take them."""
     run = _locked_run(run_id)
-    if run.status != RunStatus.PENDING:
-        raise MemoryGenerationError(
-            f"Memory run {run.pk} is {_state(run)}; only a run that has not started can be started."
-        )
-    run.status = RunStatus.RUNNING
-    run.started_at = timezone.now()
-    run.save(update_fields=["status", "started_at"])
+    FLOW.start_locked(run)
     dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
-    run_finish_locked(run)
+    FLOW.finish_locked(run)
     return run
 
 
@@ -209,34 +191,14 @@ def run_cancel(*, run_id, user) -> MemoryRun:
     """Stop a run: waiting batches are cancelled now, running ones after the slot they
     are generating (a call already sent is not abandoned). Stored memories stay."""
     run = _locked_run(run_id)
-    if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
-        raise MemoryGenerationError(
-            f"Memory run {run.pk} is {_state(run)}; only a pending or running run can be cancelled."
-        )
-    run.batches.filter(status=BatchStatus.PENDING).update(
-        status=BatchStatus.CANCELLED, queued_at=None, updated_at=timezone.now()
-    )
-    run.status = RunStatus.CANCELLING
-    run.save(update_fields=["status"])
-    run_finish_locked(run)
+    FLOW.cancel_locked(run)
     return run
 
 
 def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
-    run.batches.filter(status__in=statuses).update(
-        status=BatchStatus.PENDING,
-        error_kind="",
-        error_message="",
-        queued_at=None,
-        updated_at=timezone.now(),
-    )
-    run.status = RunStatus.RUNNING
-    run.finished_at = None
-    if run.started_at is None:
-        run.started_at = timezone.now()
-    run.save(update_fields=["status", "finished_at", "started_at"])
+    FLOW.reopen_locked(run, statuses=statuses)
     dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
-    run_finish_locked(run)
+    FLOW.finish_locked(run)
     return run
 
 
@@ -246,9 +208,10 @@ def run_resume(*, run_id, user, on_unavailable=None) -> MemoryRun:
     empty slots; failed ones stay failed (retry them)."""
     run = _locked_run(run_id)
     if run.status != RunStatus.CANCELLED:
-        raise MemoryGenerationError(
-            f"Memory run {run.pk} is {_state(run)}; only a cancelled run can be resumed"
-            + (" (wait until it has stopped)." if run.status == RunStatus.CANCELLING else ".")
+        raise FLOW.refusal(
+            run,
+            "a cancelled run can be resumed",
+            hint=" (wait until it has stopped)." if run.status == RunStatus.CANCELLING else ".",
         )
     # A pending batch whose message never reached the broker is sent again too.
     return _reopen(run, [BatchStatus.CANCELLED, BatchStatus.PENDING], on_unavailable)
@@ -260,9 +223,7 @@ def run_retry_failed(*, run_id, user, on_unavailable=None) -> MemoryRun:
     again and ask only for their empty slots."""
     run = _locked_run(run_id)
     if run.status not in (RunStatus.FINISHED_WITH_FAILURES, RunStatus.RUNNING):
-        raise MemoryGenerationError(
-            f"Memory run {run.pk} is {_state(run)}; only a run with failed batches can retry them."
-        )
+        raise FLOW.refusal(run, "a run with failed batches can retry them")
     if not run.batches.filter(status=BatchStatus.FAILED).exists():
         raise MemoryGenerationError(f"Memory run {run.pk} has no failed batches to retry.")
     return _reopen(run, [BatchStatus.FAILED], on_unavailable)

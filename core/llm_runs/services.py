@@ -1,0 +1,252 @@
+"""The services every LLM-backed run shares (issue #33).
+
+``record_call`` stores one ``llm.CallResult`` in a workflow's call-record model and adds
+its tokens and cost to the unit that made it, in one transaction, before the caller
+looks at the result: a worker killed after the call loses nothing it paid for.
+
+``RunFlow`` is the one state machine of a run (``RunStatus``): start (pending →
+running), cancel (waiting units cancelled at once, the run cancelling until the units a
+worker holds stop, then cancelled), resume and retry (units back to waiting, the run
+running again), and finish (finished, or finished with failures, once every unit is
+final). Each workflow names its run and unit models, its error and how its messages
+name a run; it keeps its own unit execution and queues its own tasks.
+
+Lock order: run-level changes lock the run row first and then touch units; a unit's
+own transitions lock only the unit row. Nothing takes a unit lock and then the run
+lock in one transaction.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db import models, transaction
+from django.db.models import F
+from django.utils import timezone
+
+import llm
+from core.llm_runs.models import ACTIVE, MILLION, AbstractCallRecord, RunStatus
+from core.providers import storable
+
+__all__ = ["RunFlow", "call_cost", "call_details", "record_call"]
+
+
+def call_cost(result: llm.CallResult, prices) -> Decimal:
+    """The estimated USD cost of a call at ``prices`` = (in, out) USD per million tokens."""
+    price_in, price_out = (Decimal(str(p)) for p in prices or (0, 0))
+    return (Decimal(result.tokens_in) * price_in + Decimal(result.tokens_out) * price_out) / MILLION
+
+
+def call_details(result: llm.CallResult, extra: dict | None = None) -> dict:
+    """The record's ``details``: the workflow's own keys, then rounds, finish reason and
+    the per-try records of the call."""
+    data = result.as_dict()
+    return storable(
+        {
+            **(extra or {}),
+            "endpoint": data.get("endpoint"),
+            "rounds": data.get("rounds"),
+            "finish_reason": data.get("finish_reason"),
+            "started_at": data.get("started_at"),
+            "demo": data.get("demo"),
+            "attempts": data.get("attempts"),
+        }
+    )
+
+
+def record_call(
+    record_model: type[models.Model],
+    *,
+    result: llm.CallResult,
+    totals: tuple[type[models.Model], int] | None = None,
+    prices=None,
+    extra_details: dict | None = None,
+    **fields,
+):
+    """Store ``result`` as a ``record_model`` row (an ``AbstractCall`` subclass) and, when
+    ``totals`` = (unit model, unit id) is given, add its tokens and ``call_cost`` at
+    ``prices`` to that unit's totals (``UnitCost``) in the same transaction. ``fields``
+    are the workflow's own columns (the unit, the stage or slot, ...) and override what
+    is read from the result."""
+    values = {
+        "provider": result.provider,
+        "model": result.model,
+        "raw_response": storable(result.raw_response or ""),
+        "parsed": storable(result.parsed) if result.ok else None,
+        "ok": result.ok,
+        "tokens_in": result.tokens_in,
+        "tokens_out": result.tokens_out,
+        "latency_s": result.latency_s,
+        "error_kind": result.error_kind or "",
+        "error_message": storable(result.error_message or ""),
+        "details": call_details(result, extra_details),
+    }
+    if issubclass(record_model, AbstractCallRecord):
+        values.update(
+            prompt_hash=result.prompt_hash,
+            request=storable(result.request or {}),
+            attempt_count=result.attempt_count,
+        )
+    values.update(fields)
+    with transaction.atomic():
+        record = record_model.objects.create(**values)
+        if totals is not None:
+            unit_model, unit_id = totals
+            unit_model.objects.filter(pk=unit_id).update(
+                tokens_in=F("tokens_in") + result.tokens_in,
+                tokens_out=F("tokens_out") + result.tokens_out,
+                cost_usd=F("cost_usd") + call_cost(result, prices),
+                updated_at=timezone.now(),
+            )
+    return record
+
+
+# --- the run state machine ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class RunFlow:
+    """The transitions of one workflow's runs. Every method whose name ends in
+    ``_locked`` expects the caller to hold the run's row lock (``lock``) inside a
+    transaction. Units have the states pending, failed and cancelled (and their own
+    running states); ``unit_model.TERMINAL`` names the final ones."""
+
+    run_model: type[models.Model]
+    unit_model: type[models.Model]
+    error: type[Exception]
+    #: How a message names a run: "Run 4", "Memory run 4", "Drafting job 4".
+    label: str = "Run"
+    #: The unit's foreign key to its run.
+    run_field: str = "run"
+    #: Columns a unit clears, beyond its error, when it waits again.
+    reopen_fields: dict = field(default_factory=dict)
+    #: Columns a waiting unit clears when its run is cancelled.
+    cancel_fields: dict = field(default_factory=dict)
+    #: The run's states where a workflow stores its own names (a judge run is a draft
+    #: before it starts, queued once started, failed when it finished with failures).
+    waiting: str = RunStatus.PENDING
+    started: str = RunStatus.RUNNING
+    active: tuple = ACTIVE
+    with_failures: str = RunStatus.FINISHED_WITH_FAILURES
+    #: A run resumed before it ever started is stamped started then.
+    stamp_start_on_reopen: bool = True
+    #: The unit's error column, and its last-change column ("" when it has none).
+    unit_error_field: str = "error_message"
+    unit_touched_field: str = "updated_at"
+
+    def _touched(self) -> dict:
+        return {self.unit_touched_field: timezone.now()} if self.unit_touched_field else {}
+
+    # --- reading ---
+
+    def units(self, run_id: int):
+        return self.unit_model.objects.filter(**{f"{self.run_field}_id": run_id})
+
+    def name(self, run) -> str:
+        return f"{self.label} {run.pk}"
+
+    def refusal(self, run, only: str, *, hint: str = "") -> Exception:
+        """ "Run 4 is finished; only a run that has not started can be started." """
+        state = run.get_status_display().lower()
+        return self.error(f"{self.name(run)} is {state}; only {only}{hint or '.'}")
+
+    def cancel_requested(self, *, run_id: int) -> bool:
+        status = self.run_model.objects.filter(pk=run_id).values_list("status", flat=True).first()
+        return status in (RunStatus.CANCELLING, RunStatus.CANCELLED)
+
+    # --- locking ---
+
+    def lock(self, run_id, *, missing: str = ""):
+        """The run's row, locked; ``missing`` is the refusal when there is none (without
+        one, ``DoesNotExist`` is raised as is)."""
+        try:
+            return self.run_model.objects.select_for_update().get(pk=run_id)
+        except self.run_model.DoesNotExist:
+            if not missing:
+                raise
+            raise self.error(missing) from None
+
+    # --- transitions ---
+
+    def start_locked(self, run, *, only: str = "a run that has not started") -> list[int]:
+        """pending → running; the ids of the units waiting, for the caller to queue."""
+        if run.status != self.waiting:
+            raise self.refusal(run, f"{only} can be started")
+        run.status = self.started
+        run.started_at = timezone.now()
+        run.save(update_fields=["status", "started_at"])
+        return list(
+            self.units(run.pk)
+            .filter(status=self.unit_model.Status.PENDING)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+
+    def cancel_locked(self, run) -> None:
+        """Stop a pending or running run: units still waiting are cancelled now; units a
+        worker holds stop at their next boundary (a call already sent is not abandoned),
+        and the run is cancelled once they have."""
+        if run.status not in (RunStatus.PENDING, RunStatus.RUNNING):
+            raise self.refusal(run, "a pending or running run can be cancelled")
+        Status = self.unit_model.Status
+        self.units(run.pk).filter(status=Status.PENDING).update(
+            status=Status.CANCELLED, **self._touched(), **self.cancel_fields
+        )
+        run.status = RunStatus.CANCELLING
+        run.save(update_fields=["status"])
+        self.finish_locked(run)
+
+    def failed_unit_ids_locked(self, run) -> list[int]:
+        return list(
+            self.units(run.pk)
+            .select_for_update()
+            .filter(status=self.unit_model.Status.FAILED)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+
+    def reopen_locked(self, run, *, statuses=(), ids=None) -> None:
+        """Units in ``statuses`` (or with ``ids``) wait again, their error cleared; the
+        run runs again. The caller queues them."""
+        units = self.units(run.pk)
+        units = units.filter(pk__in=ids) if ids is not None else units.filter(status__in=statuses)
+        units.update(
+            status=self.unit_model.Status.PENDING,
+            error_kind="",
+            **{self.unit_error_field: ""},
+            **self._touched(),
+            **self.reopen_fields,
+        )
+        run.status = self.started
+        run.finished_at = None
+        fields = ["status", "finished_at"]
+        stamps = self.stamp_start_on_reopen and "started_at" in {f.name for f in run._meta.fields}
+        if stamps and run.started_at is None:
+            run.started_at = timezone.now()
+            fields.append("started_at")
+        run.save(update_fields=fields)
+
+    def finish_locked(self, run) -> None:
+        """Give an active run whose units are all final its final status: cancelled
+        when it was cancelling, else finished, with failures when a unit failed."""
+        if run.status not in self.active:
+            return
+        units = self.units(run.pk)
+        if units.exclude(status__in=self.unit_model.TERMINAL).exists():
+            return
+        if run.status == RunStatus.CANCELLING:
+            run.status = RunStatus.CANCELLED
+        elif units.filter(status=self.unit_model.Status.FAILED).exists():
+            run.status = self.with_failures
+        else:
+            run.status = RunStatus.FINISHED
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+
+    def finish_if_done(self, *, run_id: int) -> None:
+        """After a unit ended: finish its run if it was the last one."""
+        # Unlocked first look: every unit commits its own terminal state before it calls
+        # this, so of two units finishing together the later one sees both done.
+        if self.units(run_id).exclude(status__in=self.unit_model.TERMINAL).exists():
+            return
+        with transaction.atomic():
+            self.finish_locked(self.lock(run_id))

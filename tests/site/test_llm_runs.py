@@ -1,0 +1,198 @@
+"""One machinery for every LLM-backed run (issue #33): each stage's run, unit and
+call-record models derive from ``core.llm_runs``, so a new stage cannot copy the
+fields, the states or the cost arithmetic again."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+
+from adjudication.judging.models import JudgeRun
+from annotation.character_drafting.models import DraftingCall, DraftingJob, DraftingPrompt
+from annotation.generation.models import (
+    GenerationRun,
+    GenerationStage,
+    GenerationUnit,
+    LlmCallRecord,
+    PromptVersion,
+)
+from annotation.memory_generation.models import (
+    MemoryBatch,
+    MemoryCallRecord,
+    MemoryPromptVersion,
+    MemoryRun,
+)
+from core.llm_runs.models import (
+    MILLION,
+    AbstractCall,
+    AbstractCallRecord,
+    AbstractPromptVersion,
+    LlmRun,
+    LlmUnit,
+    PromptInUseError,
+    RunStatus,
+)
+from core.llm_runs.services import call_cost, record_call
+from llm import CallResult
+from tests.factories import CharacterFactory, ScenarioFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
+UNITS = [GenerationUnit, MemoryBatch]
+CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall]
+PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
+
+# Models shaped like a call record (tokens and latency) that are not on the framework
+# yet, each with the reason; the list may only shrink.
+NOT_YET_CALLS = {
+    "adjudication.JudgeCall": "a judge call is its run's unit and its call in one row",
+    "evaluation.EvaluationPrediction": "a prediction is its run's unit and its call",
+}
+NOT_YET_RUNS = {
+    "adjudication.JudgeRun": "draft/queued/failed states still stored under their own names",
+    "evaluation.EvaluationRun": "imported runs and no cancelling state",
+}
+
+
+def test_every_stage_call_record_derives_from_the_abstract_record():
+    for model in CALL_RECORDS:
+        assert issubclass(model, AbstractCall), model
+    assert issubclass(LlmCallRecord, AbstractCallRecord)
+    assert issubclass(MemoryCallRecord, AbstractCallRecord)
+
+
+def test_no_other_model_copies_the_call_record_fields():
+    shaped = {
+        model._meta.label
+        for model in apps.get_models()
+        if {"tokens_in", "tokens_out", "latency_s"} <= {f.name for f in model._meta.fields}
+        and not issubclass(model, AbstractCall)
+    }
+    assert shaped <= set(NOT_YET_CALLS), sorted(shaped - set(NOT_YET_CALLS))
+
+
+def test_every_run_uses_the_one_run_status():
+    for model in RUNS:
+        assert issubclass(model, LlmRun), model
+    for model in UNITS:
+        assert issubclass(model, LlmUnit), model
+    runs = [m for m in apps.get_models() if issubclass(m, LlmRun)]
+    assert set(RUNS) <= set(runs)
+    for model in runs:
+        if model._meta.label in NOT_YET_RUNS:
+            continue
+        assert model.Status is RunStatus, model
+        choices = set(model._meta.get_field("status").choices)
+        assert choices <= set(RunStatus.choices), model
+
+
+def test_no_other_run_repeats_the_run_states():
+    """A run-shaped model (a status with a cancelled or finished-with-failures state) is
+    an LlmRun, or one of the few named as not on the framework yet."""
+    states = {RunStatus.CANCELLED.value, RunStatus.FINISHED_WITH_FAILURES.value}
+    shaped = set()
+    for model in apps.get_models():
+        if model.__name__.startswith("Historical"):
+            continue
+        if issubclass(model, LlmRun) and model._meta.label not in NOT_YET_RUNS:
+            continue
+        fields = {f.name: f for f in model._meta.fields}
+        if "status" in fields and "started_at" in fields:
+            values = {value for value, _ in fields["status"].choices or []}
+            if states <= values or (states & values and model.__name__.endswith("Run")):
+                shaped.add(model._meta.label)
+    assert shaped <= set(NOT_YET_RUNS), sorted(shaped - set(NOT_YET_RUNS))
+
+
+def test_every_prompt_version_derives_from_the_abstract_version():
+    for model in PROMPT_VERSIONS:
+        assert issubclass(model, AbstractPromptVersion), model
+        assert issubclass(model.in_use_error, PromptInUseError), model
+    shaped = {
+        model._meta.label
+        for model in apps.get_models()
+        if {"system_template", "user_template"} <= {f.name for f in model._meta.fields}
+        and not issubclass(model, AbstractPromptVersion)
+        and not model.__name__.startswith("Historical")
+    }
+    assert not shaped, sorted(shaped)
+
+
+def test_the_price_of_a_million_tokens_is_defined_once():
+    found = [
+        str(path.relative_to(ROOT))
+        for path in ROOT.glob("*/**/*.py")
+        if ".venv" not in path.parts
+        and "tests" not in path.parts
+        and "MILLION = " in path.read_text(encoding="utf-8")
+    ]
+    assert found == ["core/llm_runs/models.py"]
+
+
+def test_call_cost_is_tokens_times_price_per_million():
+    result = CallResult(provider="fake", model="m", prompt_hash="h", tokens_in=1000, tokens_out=500)
+    assert (
+        call_cost(result, (Decimal("3"), Decimal("15")))
+        == (Decimal(1000) * 3 + Decimal(500) * 15) / MILLION
+    )
+    assert call_cost(result, None) == 0
+
+
+@pytest.mark.django_db
+def test_record_call_stores_the_call_and_adds_its_cost_to_the_unit():
+    from annotation.generation.services.runs import _latest_prompt
+
+    run = GenerationRun.objects.create(
+        families=["claude"],
+        screening_prompt=_latest_prompt(GenerationStage.SCREENING),
+        reranking_prompt=_latest_prompt(GenerationStage.RERANKING),
+        response_prompt=_latest_prompt(GenerationStage.RESPONSE),
+    )
+    unit = GenerationUnit.objects.create(
+        run=run, character=CharacterFactory(), scenario=ScenarioFactory(), family="claude"
+    )
+    result = CallResult(
+        provider="fake",
+        model="m",
+        prompt_hash="h" * 64,
+        ok=True,
+        parsed={"a": 1},
+        raw_response='{"a": 1}',
+        request={"messages": []},
+        tokens_in=2_000,
+        tokens_out=1_000,
+        attempt_count=1,
+        rounds=1,
+    )
+    for _ in range(2):
+        record = record_call(
+            LlmCallRecord,
+            result=result,
+            totals=(GenerationUnit, unit.pk),
+            prices=(Decimal("1"), Decimal("2")),
+            extra_details={"note": "x"},
+            unit_id=unit.pk,
+            stage=GenerationStage.RESPONSE,
+        )
+    assert record.ok and record.parsed == {"a": 1} and record.prompt_hash == "h" * 64
+    assert record.details["note"] == "x" and record.details["rounds"] == 1
+    unit.refresh_from_db()
+    assert (unit.tokens_in, unit.tokens_out) == (4_000, 2_000)
+    assert unit.cost_usd == Decimal("0.008")
+
+
+def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
+    from adjudication.judging.services import runs as judging
+    from annotation.character_drafting.services import common as drafting
+    from annotation.generation.services import transitions as generation
+    from annotation.memory_generation.services import batches as memory
+    from core.llm_runs.services import RunFlow
+
+    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW]
+    assert all(isinstance(flow, RunFlow) for flow in flows)
+    assert {flow.run_model for flow in flows} == set(RUNS)
+    assert generation.run_finish_locked == generation.FLOW.finish_locked
+    assert memory.run_finish_locked == memory.FLOW.finish_locked
+    assert judging.run_finish_if_done == judging.FLOW.finish_if_done
