@@ -12,7 +12,6 @@ from django.utils import timezone
 
 import llm
 from annotation.memory_generation import batching
-from annotation.memory_generation.celery_tasks import execute_memory_batch
 from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
 from annotation.memory_generation.prompts import latest_prompt
 from annotation.memory_generation.services import calls
@@ -199,7 +198,7 @@ def run_start(*, run_id, user, on_unavailable=None) -> MemoryRun:
     run.status = RunStatus.RUNNING
     run.started_at = timezone.now()
     run.save(update_fields=["status", "started_at"])
-    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    dispatch_locked(run, on_unavailable=on_unavailable)
     run_finish_locked(run)
     return run
 
@@ -235,7 +234,7 @@ def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
     if run.started_at is None:
         run.started_at = timezone.now()
     run.save(update_fields=["status", "finished_at", "started_at"])
-    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    dispatch_locked(run, on_unavailable=on_unavailable)
     run_finish_locked(run)
     return run
 
