@@ -154,12 +154,6 @@ class GenerationRun(models.Model):
     def is_active(self) -> bool:
         return self.status in (self.Status.RUNNING, self.Status.CANCELLING)
 
-    @property
-    def progress(self) -> dict:
-        from annotation.generation.selectors import generation_run_progress
-
-        return generation_run_progress(run_id=self.pk)
-
 
 class GenerationUnit(models.Model):
     """One (character, scenario, family) pipeline of a run."""
