@@ -49,9 +49,9 @@ def enqueue_on_commit(
     (e.g. "Import job 12") was saved but not queued.
     """
     batch = list(calls) if calls is not None else [args]
+    task = registered_task(name)  # an unknown name fails here, before the commit
 
     def send() -> None:
-        task = registered_task(name)
         try:
             for call_args in batch:
                 task.delay(*call_args)

@@ -129,3 +129,11 @@ def test_a_process_that_imported_no_task_module_finds_every_task_by_name():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "humanbaseline.compute_report"
+
+
+@pytest.mark.django_db
+def test_an_unknown_task_name_fails_before_the_commit(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        with pytest.raises(KeyError):
+            enqueue_on_commit("no.such.task", 1, what="Nothing")
+    assert callbacks == []
