@@ -1,10 +1,18 @@
-"""Queueing Celery work from a request or a service: the one way every workflow does it."""
+"""Queueing Celery work from a request or a service: the one way every workflow does it.
+
+A service queues a task by its registered NAME (``enqueue_on_commit("audit.run_memory_audit",
+run.pk, what=...)``), never by importing a ``celery_tasks`` module: the task modules import
+the services (each task is a thin wrapper over one service function), the services import
+nothing of the task modules, so there is no import cycle between them (Zulip's
+``queue_event_on_commit`` is the model). The task modules are listed once, as the Celery
+app's ``imports`` (``heartbench_site/celery.py``).
+"""
 
 import base64
 import json
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from importlib import import_module
 
 from celery import current_app, shared_task
 from django.db import transaction
@@ -13,15 +21,27 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 logger = logging.getLogger(__name__)
 
 
+def registered_task(name: str):
+    """The task registered under ``name`` in the current Celery app. A process that has
+    not imported the task modules yet (a web process, a management command) imports the
+    app's ``imports`` first. Sending through the task object (rather than
+    ``send_task``) honours eager mode (``task_always_eager``: the demo, many tests)."""
+    app = current_app
+    if name not in app.tasks:
+        for module in app.conf.imports or ():
+            import_module(module)
+    return app.tasks[name]
+
+
 def enqueue_on_commit(
-    task,
+    name: str,
     *args,
     what: str,
     on_unavailable: Callable[[str], None] | None = None,
     calls: Iterable[tuple] | None = None,
 ) -> None:
-    """Send ``task.delay(*args)`` once the current transaction commits, so the worker
-    reads committed rows (outside a transaction it is sent at once).
+    """Send the task registered as ``name`` with ``*args`` once the current transaction
+    commits, so the worker reads committed rows (outside a transaction it is sent at once).
 
     ``calls`` sends one message per argument tuple instead (e.g. one per unit of a run).
     When the broker cannot be reached the rows stay as written (pending, resumable): the
@@ -29,6 +49,7 @@ def enqueue_on_commit(
     (e.g. "Import job 12") was saved but not queued.
     """
     batch = list(calls) if calls is not None else [args]
+    task = registered_task(name)  # an unknown name fails here, before the commit
 
     def send() -> None:
         try:
@@ -54,13 +75,14 @@ def enqueue_on_commit(
 # unacknowledged in the broker is sent again. A unit sent twice by two sweeps at once is
 # harmless (the tasks are idempotent); a unit whose message is still queued is not re-sent.
 
-#: task name → (task, callable returning the argument tuples that should have a message).
-STRANDED_SWEEPS: dict[str, tuple[Any, Callable[[], Iterable[tuple]]]] = {}
+#: task name → callable returning the argument tuples that should have a message.
+STRANDED_SWEEPS: dict[str, Callable[[], Iterable[tuple]]] = {}
 
 
-def resend_when_stranded(task, pending: Callable[[], Iterable[tuple]]) -> None:
-    """Register ``pending`` (the argument tuples of ``task`` that should be queued now)."""
-    STRANDED_SWEEPS[task.name] = (task, pending)
+def resend_when_stranded(name: str, pending: Callable[[], Iterable[tuple]]) -> None:
+    """Register ``pending`` (the argument tuples of the task ``name`` that should be
+    queued now)."""
+    STRANDED_SWEEPS[name] = pending
 
 
 def _decode(raw) -> tuple[str, tuple] | None:
@@ -99,11 +121,11 @@ def resend_stranded(app) -> int:
     if present is None:
         return 0
     sent = 0
-    for name, (task, pending) in STRANDED_SWEEPS.items():
+    for name, pending in STRANDED_SWEEPS.items():
         for args in pending():
             if (name, tuple(args)) not in present:
                 logger.warning("%s%r had no message in the broker: sent again", name, args)
-                task.delay(*args)
+                registered_task(name).delay(*args)
                 sent += 1
     return sent
 

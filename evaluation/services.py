@@ -17,6 +17,7 @@ from django.utils import timezone
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 from core.providers import cached_client
+from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
 from core.wording import agree, counted
 
@@ -200,10 +201,13 @@ def evaluation_run_create(
 
 
 def _enqueue(run_id: int, prediction_ids: list[int]) -> None:
-    # The tasks module imports this one: the dispatcher is looked up at call time.
-    from .celery_tasks import dispatch_predictions
-
-    dispatch_predictions(run_id, prediction_ids)
+    """Queue the items once the caller's transaction commits, so a worker can read them;
+    an item the broker did not take stays pending, and resuming the run queues it."""
+    enqueue_on_commit(
+        "evaluation.execute_prediction",
+        what=f"Evaluation run {run_id}",
+        calls=[(prediction_id,) for prediction_id in prediction_ids],
+    )
 
 
 @transaction.atomic

@@ -7,10 +7,13 @@ from celery import Celery, bootsteps
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.local")
 
-# Every package that holds a ``celery_tasks`` module, in pipeline order.
+# Every package that holds a ``celery_tasks`` module, in pipeline order (a test checks the
+# list against the tree: tests/site/test_task_registry.py).
 TASK_PACKAGES = (
     "annotation.corpus_import",
     "annotation.scenario_review",
+    "annotation.character_drafting",
+    "annotation.memory_generation",
     "annotation.generation",
     "audit.memory_quality",
     "adjudication.mcq",
@@ -20,9 +23,15 @@ TASK_PACKAGES = (
     "adjudication.export",
 )
 
+# The modules that define tasks: a worker imports them at start (so it registers every
+# task without relying on Django's checks importing the URLconf), and
+# ``core.tasks.registered_task`` imports them in a process that queues a task by name
+# before any of them was imported.
+TASK_MODULES = ("core.tasks", *(f"{package}.celery_tasks" for package in TASK_PACKAGES))
+
 app = Celery("heartbench")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(lambda: TASK_PACKAGES, related_name="celery_tasks")
+app.conf.imports = TASK_MODULES
 
 
 class ResendStrandedWork(bootsteps.StartStopStep):

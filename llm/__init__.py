@@ -6,14 +6,14 @@
     if result.ok: use(result.parsed)
     else: record(result.error_kind, result.error_message)
 
-See llm/README.md.
+The offline demo provider (``llm.demo``) is imported only when a config selects it
+(``make_client``), so ``import llm`` stays light. See llm/README.md.
 """
 
-from .client import DEFAULT_MAX_ATTEMPTS, JSONCompletionClient, ProviderClient, make_client
-from .config import ProviderConfig, ProviderKind, ResponseFormatMode, Secret
+from .client import JSONCompletionClient, ProviderClient, make_client
+from .config import DEFAULT_MAX_ATTEMPTS, ProviderConfig, ProviderKind, ResponseFormatMode, Secret
 from .conversation import validator_for_schema
 from .embeddings import EmbeddingClient, EmbeddingConfig, EmbeddingResult
-from .offline_demo import DEMO_LABEL, OfflineDemoClient, demo_output
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
 from .runner import JsonCall, Throughput, arun_many, run_many
 from .structured import SchemaValidator, parse_json_text, strip_code_fence
@@ -27,7 +27,6 @@ from .transport import (
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
-    "DEMO_LABEL",
     "AttemptRecord",
     "CallResult",
     "ConcurrencyLimiter",
@@ -37,7 +36,6 @@ __all__ = [
     "ErrorKind",
     "JSONCompletionClient",
     "JsonCall",
-    "OfflineDemoClient",
     "ProviderClient",
     "ProviderConfig",
     "ProviderKind",
@@ -46,7 +44,6 @@ __all__ = [
     "Secret",
     "Throughput",
     "arun_many",
-    "demo_output",
     "full_jitter_backoff",
     "limiter_for",
     "make_client",

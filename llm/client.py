@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from . import wire
-from .config import ProviderConfig, ProviderKind
+from .config import DEFAULT_MAX_ATTEMPTS, ProviderConfig, ProviderKind
 from .conversation import CallState
 from .outcome import TryOutcome, classify_exception, classify_response
 from .records import OUTPUT_RETRYABLE, TRANSPORT_RETRYABLE, CallResult
@@ -37,7 +37,6 @@ from .transport import AsyncShards, limiter_for
 
 logger = logging.getLogger("llm")
 
-DEFAULT_MAX_ATTEMPTS = 3
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -77,7 +76,7 @@ class ProviderClient:
         trust_env: bool | None = None,
     ) -> None:
         if config.kind is ProviderKind.OFFLINE_DEMO:
-            raise ValueError("offline_demo is served by llm.offline_demo.OfflineDemoClient")
+            raise ValueError("offline_demo is served by llm.demo.client.OfflineDemoClient")
         self.config = config
         self.rng = rng or random.Random()
         self.limiter = limiter_for(config.limiter_key, config.concurrency)
@@ -342,9 +341,11 @@ class ProviderClient:
 
 
 def make_client(config: ProviderConfig, **kwargs: Any) -> JSONCompletionClient:
-    """The client a config selects; the offline demo only when `kind` is offline_demo."""
+    """The client a config selects; the offline demo only when `kind` is offline_demo.
+    The demo (``llm.demo``: its client and some 2,000 lines of answer text) is imported
+    here, when a config asks for it, never by ``import llm``."""
     if config.kind is ProviderKind.OFFLINE_DEMO:
-        from .offline_demo import OfflineDemoClient
+        from .demo.client import OfflineDemoClient
 
         return OfflineDemoClient(config)
     return ProviderClient(config, **kwargs)

@@ -60,6 +60,8 @@ PREFIX_KINDS = {
     "OFFLINE_DEMO": ProviderKind.OFFLINE_DEMO,
 }
 
+# Rounds of a structured call (a reply that fails its schema is sent back with its problems).
+DEFAULT_MAX_ATTEMPTS = 3
 MASK = "***"
 
 

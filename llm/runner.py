@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .client import DEFAULT_MAX_ATTEMPTS, JSONCompletionClient
+from .client import JSONCompletionClient
+from .config import DEFAULT_MAX_ATTEMPTS
 from .records import CallResult, ErrorKind, prompt_hash
 
 logger = logging.getLogger("llm")

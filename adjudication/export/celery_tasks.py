@@ -20,4 +20,4 @@ def _active_jobs():
     return ExportJob.objects.filter(status__in=ExportJob.ACTIVE).values_list("pk")
 
 
-resend_when_stranded(build_export_job, _active_jobs)
+resend_when_stranded("adjudication.build_export_job", _active_jobs)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from adjudication.export.encoding import sha256
 from adjudication.export.models import ExportJob
 from adjudication.export.services import BUILD_STEPS, build_export, zip_files
+from core.tasks import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +51,6 @@ def download_name(job: ExportJob) -> str:
 def export_job_start(*, kind: str, user, on_unavailable=None) -> tuple[ExportJob, bool]:
     """Queue a build of ``kind``; (job, True). While a build of that kind is queued or
     running, that job instead: (job, False)."""
-    from adjudication.export.celery_tasks import build_export_job
-    from core.tasks import enqueue_on_commit
-
     if kind not in available_kinds():
         choices = ", ".join(k.value for k in available_kinds())
         raise ExportJobError({"kind": [f"'{kind}' is not an export you can build; use {choices}."]})
@@ -66,7 +64,10 @@ def export_job_start(*, kind: str, user, on_unavailable=None) -> tuple[ExportJob
                 return running, False
             continue  # it finished in between: try again
         enqueue_on_commit(
-            build_export_job, job.pk, what=f"Export job {job.pk}", on_unavailable=on_unavailable
+            "adjudication.build_export_job",
+            job.pk,
+            what=f"Export job {job.pk}",
+            on_unavailable=on_unavailable,
         )
         return job, True
     raise ExportJobError("Another export of this kind keeps starting; try again.")

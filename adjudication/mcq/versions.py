@@ -9,8 +9,8 @@ the final set, keeping it.
 
 from django.db import transaction
 
-from adjudication.mcq.celery_tasks import dispatch_screening
 from adjudication.mcq.models import OPTION_LABELS, McqItem, McqItemVersion, McqOption
+from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, TEXT, check_text
 
 
@@ -135,7 +135,10 @@ def revise_item(
     item.status = McqItem.Status.SCREENING
     item.save(update_fields=["version", "correct_answer", "reference", "status"])
     version = record_version(item, origin=origin, user=user, note=note)
-    dispatch_screening(item.pk)  # after commit: the edited item is screened again in full
+    # after commit: the edited item is screened again in full
+    enqueue_on_commit(
+        "adjudication.mcq_screen_item", item.pk, what=f"Screening of MCQ item {item.pk}"
+    )
     return version
 
 

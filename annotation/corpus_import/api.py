@@ -7,7 +7,6 @@ from rest_framework.response import Response
 
 from annotation.corpus.api import CorpusAdminApi
 from annotation.corpus_import import selectors, services
-from annotation.corpus_import.celery_tasks import run_import_job
 from annotation.corpus_import.serializers import (
     ImportJobCreateSerializer,
     ImportJobListSerializer,
@@ -47,7 +46,7 @@ class ImportJobListApi(CorpusAdminApi, generics.ListAPIView):
         )
         # Queued once the job row is committed, so the worker can read it. Without a
         # broker the job stays pending, which is what a client polling it will see.
-        enqueue_on_commit(run_import_job, job.pk, what=f"Import job {job.pk}")
+        enqueue_on_commit("annotation.run_import_job", job.pk, what=f"Import job {job.pk}")
         return Response(
             ImportJobSerializer(selectors.import_job_get(job_id=job.pk)).data,
             status=status.HTTP_202_ACCEPTED,

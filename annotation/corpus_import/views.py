@@ -6,7 +6,6 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotation.corpus_import import selectors, services
-from annotation.corpus_import.celery_tasks import run_import_job
 from annotation.corpus_import.forms import CorpusImportForm
 from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.summary import KINDS as SUMMARY_KINDS
@@ -17,16 +16,6 @@ RECENT_IMPORT_JOBS = 20
 SUMMARY_LABELS = {"mcq_items": "MCQ items"}
 
 corpus_admin_required = role_required(*CORPUS_ADMINS)
-
-
-def dispatch_import_job(request, job: ImportJob) -> None:
-    """Queue the job once the row is committed, so the worker can see it."""
-    enqueue_on_commit(
-        run_import_job,
-        job.pk,
-        what=f"Import job {job.pk}",
-        on_unavailable=lambda message: messages.error(request, message),
-    )
 
 
 @corpus_admin_required
@@ -46,7 +35,13 @@ def import_upload(request):
         except services.ImportJobError as error:
             form.add_error("files", str(error))
         else:
-            dispatch_import_job(request, job)
+            # Queued once the row is committed, so the worker can see it.
+            enqueue_on_commit(
+                "annotation.run_import_job",
+                job.pk,
+                what=f"Import job {job.pk}",
+                on_unavailable=lambda message: messages.error(request, message),
+            )
             return redirect("corpus:import-job", job_id=job.pk)
     return render(
         request,

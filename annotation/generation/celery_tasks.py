@@ -22,4 +22,4 @@ def _pending_units():
     ).values_list("pk")
 
 
-resend_when_stranded(execute_generation_unit, _pending_units)
+resend_when_stranded("annotation.execute_generation_unit", _pending_units)

@@ -113,12 +113,6 @@ class GenerationRun(LlmRun):
     def __str__(self):
         return f"generation run {self.pk} ({self.status})"
 
-    @property
-    def progress(self) -> dict:
-        from annotation.generation.selectors import generation_run_progress
-
-        return generation_run_progress(run_id=self.pk)
-
 
 class GenerationUnit(LlmUnit):
     """One (character, scenario, family) pipeline of a run."""

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from annotation.generation.gates import Gate
 from annotation.generation.models import GenerationRun, GenerationUnit, ModelFamily
+from annotation.generation.selectors import generation_run_progress
 from core.text_rules import NOTE, SerializerTextRules
 
 
@@ -83,7 +84,7 @@ class FamilyUnitCountsSerializer(UnitStatusCountsSerializer):
 
 
 class GenerationProgressSerializer(serializers.Serializer):
-    """``selectors.generation_run_progress``: counts keyed by family value."""
+    """A run's ``selectors.generation_run_progress``: counts keyed by family value."""
 
     total = serializers.IntegerField()
     finished = serializers.IntegerField(help_text="Units in a final state.")
@@ -98,6 +99,11 @@ class GenerationProgressSerializer(serializers.Serializer):
     estimated_cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6)
     calls = serializers.IntegerField()
     failed_calls = serializers.IntegerField()
+
+    def to_representation(self, instance):
+        if isinstance(instance, GenerationRun):
+            instance = generation_run_progress(run_id=instance.pk)
+        return super().to_representation(instance)
 
 
 class PairFilterSerializer(serializers.Serializer):
@@ -148,8 +154,8 @@ class GenerationRunSerializer(serializers.ModelSerializer):
     screening_prompt = serializers.SlugRelatedField(slug_field="number", read_only=True)
     reranking_prompt = serializers.SlugRelatedField(slug_field="number", read_only=True)
     response_prompt = serializers.SlugRelatedField(slug_field="number", read_only=True)
-    # GenerationRun.progress is selectors.generation_run_progress.
-    progress = GenerationProgressSerializer(read_only=True)
+    # The run's selectors.generation_run_progress (the model imports no selector).
+    progress = GenerationProgressSerializer(read_only=True, source="*")
 
     class Meta:
         model = GenerationRun

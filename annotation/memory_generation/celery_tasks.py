@@ -10,4 +10,4 @@ def execute_memory_batch(batch_id: int) -> str:
     """Fill one memory batch's empty slots, then send the run's next pending batch.
     Idempotent: a redelivered task (after a worker was killed, say) asks only for the
     slots still empty and never stores a slot twice (``services.batches``)."""
-    return batches.memory_batch_execute(batch_id=batch_id, task=execute_memory_batch).status
+    return batches.memory_batch_execute(batch_id=batch_id, send_next=True).status

@@ -19,7 +19,6 @@ from annotation.profile_review.api import (
 )
 from annotation.profile_review.models import ReviewError
 from annotation.scenario_review import blueprints, selectors
-from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from annotation.scenario_review.forms import BlueprintForm
 from annotation.scenario_review.models import (
     BLUEPRINT_TITLE_MAX,
@@ -39,6 +38,7 @@ from core.api import (
 )
 from core.life_stages import LIFE_STAGE_CHOICES
 from core.roles import HasRole, Role
+from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, SerializerTextRules
 
 # --- Serializers --------------------------------------------------------------------------
@@ -373,7 +373,9 @@ class BlueprintListApi(ScenarioReadApi):
             blueprint = blueprints.blueprint_create(user=request.user, **form.cleaned_data)
         except ReviewError as error:
             return error_response(error)
-        dispatch_blueprint_expansion(blueprint.pk)
+        enqueue_on_commit(
+            "annotation.expand_scenario_blueprint", blueprint.pk, what=f"Blueprint {blueprint.pk}"
+        )
         return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -403,6 +405,6 @@ class BlueprintQueueApi(ScenarioReadApi):
                 blueprints.blueprint_retry(blueprint_id=id, user=request.user)
             except ReviewError as error:
                 return error_response(error)
-        dispatch_blueprint_expansion(id)
+        enqueue_on_commit("annotation.expand_scenario_blueprint", id, what=f"Blueprint {id}")
         blueprint = selectors.blueprint_get(blueprint_id=id)
         return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)

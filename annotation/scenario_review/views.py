@@ -10,7 +10,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.profile_review.models import ReviewError
 from annotation.scenario_review import blueprints, selectors, services, statistics
-from annotation.scenario_review.celery_tasks import dispatch_blueprint_expansion
 from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
     DIAMONDS_RATING_FIELDS,
@@ -25,6 +24,7 @@ from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
 from core import display, drafts
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
+from core.tasks import enqueue_on_commit
 from core.tidy import table_download, table_links
 from core.web import add_error_messages, csv_download
 
@@ -299,8 +299,11 @@ def blueprint_list(request):
             except ReviewError as error:
                 add_error_messages(form, error)
             else:
-                dispatch_blueprint_expansion(
-                    blueprint.pk, on_unavailable=lambda m: messages.error(request, m)
+                enqueue_on_commit(
+                    "annotation.expand_scenario_blueprint",
+                    blueprint.pk,
+                    what=f"Blueprint {blueprint.pk}",
+                    on_unavailable=lambda m: messages.error(request, m),
                 )
                 return redirect("review:blueprint-detail", id=blueprint.pk)
     return render(
@@ -329,7 +332,12 @@ def blueprint_queue(request, id):
     except ReviewError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        dispatch_blueprint_expansion(id, on_unavailable=lambda m: messages.error(request, m))
+        enqueue_on_commit(
+            "annotation.expand_scenario_blueprint",
+            id,
+            what=f"Blueprint {id}",
+            on_unavailable=lambda m: messages.error(request, m),
+        )
     return redirect("review:blueprint-detail", id=id)
 
 

@@ -12,7 +12,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit.memory_quality import selectors
-from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import AuditRunForm
 from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import runs
@@ -26,6 +25,7 @@ from core.api import (
     with_etag,
 )
 from core.roles import HasRole, Role
+from core.tasks import enqueue_on_commit
 from core.text_rules import SerializerTextRules
 
 ERROR = inline_serializer(
@@ -197,7 +197,7 @@ class AuditRunListApi(APIView):
             )
         except AuditError as error:
             return error_response(error)
-        dispatch_audit_run(run.pk)
+        enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
         return Response(MemoryAuditRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 

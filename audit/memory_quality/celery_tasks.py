@@ -8,7 +8,6 @@ criterion already is not asked about twice.
 from celery import shared_task
 
 from audit.memory_quality.services import classifier, repair_loop, runs
-from core.tasks import enqueue_on_commit
 
 
 @shared_task(name="audit.run_memory_audit")
@@ -27,24 +26,3 @@ def classify_memory(run_id: int, memory_pk: int, criterion: int) -> str:
     return classifier.classifier_check(
         run_id=run_id, memory_pk=memory_pk, criterion=criterion
     ).verdict
-
-
-def dispatch_audit_run(run_id: int) -> None:
-    """Queue the run once its row is committed, so a worker can read it."""
-    enqueue_on_commit(run_memory_audit, run_id, what=f"Audit run {run_id}")
-
-
-def dispatch_repair_attempts(case_ids) -> None:
-    """Queue one repair attempt per case once the cases are committed."""
-    enqueue_on_commit(
-        repair_memory, what="The repair of audit cases", calls=[(pk,) for pk in case_ids]
-    )
-
-
-def dispatch_classifications(run_id: int, memory_pks, criterion: int) -> None:
-    """Queue one classifier call per memory once the caller's transaction commits."""
-    enqueue_on_commit(
-        classify_memory,
-        what=f"The classification of run {run_id} on criterion {criterion}",
-        calls=[(run_id, pk, criterion) for pk in memory_pks],
-    )

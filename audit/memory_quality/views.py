@@ -11,7 +11,6 @@ from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.memory_quality import criteria, selectors, statistics
-from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.forms import (
     SENIOR_EDIT_FIELDS,
     AuditRunForm,
@@ -26,6 +25,7 @@ from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import classifier, configuration, finalize, review, runs
 from core import drafts
 from core.roles import Role, role_required, user_roles
+from core.tasks import enqueue_on_commit
 from core.tidy import table_download, table_links
 from core.web import add_error_messages, csv_download
 from core.wording import counted
@@ -216,7 +216,7 @@ def run_list(request):
         except AuditError as error:
             add_error_messages(form, error)
         else:
-            dispatch_audit_run(run.pk)
+            enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
             return redirect("audit:run-detail", run_id=run.pk)
     return render(
         request,

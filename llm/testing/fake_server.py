@@ -49,8 +49,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from llm.demo_answers import FLAG_SHARE_VARIABLE, SEED_VARIABLE, DemoSettings
-from llm.offline_demo import demo_output
+from llm.demo.answers import FLAG_SHARE_VARIABLE, SEED_VARIABLE, DemoSettings
+from llm.demo.client import demo_output
 from llm.testing.embedding_vectors import embeddings_body
 from llm.testing.provider_formats import (
     ROUTES,
@@ -356,7 +356,7 @@ class FakeProviderServer:
 
 class DemoResponder:
     """Demo JSON for whatever schema the request carries, in the kind of the platform
-    prompt it belongs to (`llm.demo_answers`), seeded by the demo seed, the model the
+    prompt it belongs to (`llm.demo.answers`), seeded by the demo seed, the model the
     request names and the prompt. ``seed``/``flag_share`` (the share of D.3.1 screening
     verdicts that flag) default to HEARTBENCH_DEMO_SEED / HEARTBENCH_DEMO_FLAG_SHARE,
     read at each request when not given."""

@@ -7,8 +7,9 @@ from annotation.character_drafting.demo import demo_drafting
 from annotation.character_drafting.models import DraftingJob
 from annotation.character_drafting.profile_schema import PROFILE_SCHEMA, check_profile
 from annotation.corpus.models import ProfileVersion
-from llm import DEMO_LABEL, SchemaValidator, demo_output
-from llm.demo_answers import DemoSettings, prompt_kind
+from llm import SchemaValidator
+from llm.demo import DEMO_LABEL, demo_output
+from llm.demo.answers import DemoSettings, prompt_kind
 from tests.factories import CharacterFactory
 
 

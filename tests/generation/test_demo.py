@@ -7,10 +7,12 @@ from annotation.corpus.models import ProfileVersion
 from annotation.generation import prompts
 from annotation.generation.demo import DEMO_OVERRIDE_REASON, DEMO_RUN_NOTE, demo_generation
 from annotation.generation.models import Candidate, GenerationRun
+from annotation.generation.selectors import generation_run_progress
 from annotation.generation.services.runs import GenerationError
 from core.deviations import ProtocolDeviation
-from llm import OfflineDemoClient, ProviderConfig
-from llm.demo_answers import DemoSettings
+from llm import ProviderConfig
+from llm.demo import OfflineDemoClient
+from llm.demo.answers import DemoSettings
 from tests.factories import UserFactory
 
 from .helpers import frozen_character, scenario
@@ -33,7 +35,7 @@ def test_demo_generation_freezes_standins_and_runs_once(
 
     run.refresh_from_db()
     assert run.note == DEMO_RUN_NOTE
-    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
     assert run.units.count() == 2 * 2 * 3
     assert Candidate.objects.filter(run=run).count() == 12
     assert all(c.final_decision.startswith("[offline demo provider]") for c in run.candidates.all())

@@ -206,7 +206,7 @@ def test_progress_counts_units_per_family_status_and_stage(providers, script):
     assert progress["reranking_skipped"] == 2
     assert progress["tokens_in"] > 0 and progress["estimated_cost_usd"] > 0
     assert progress["status"] == GenerationRun.Status.RUNNING
-    assert run.progress["total"] == 3
+    assert generation_run_progress(run_id=run.pk)["total"] == 3
 
 
 def test_a_prompt_used_by_a_run_cannot_change_and_edits_make_the_next_version(providers):

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit
+from annotation.generation.selectors import generation_run_progress
 from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_retry_failed,
@@ -46,7 +47,9 @@ def wait_for(run, done, worker=None, what="the run to finish"):
         run.refresh_from_db()
         if done(run):
             return run
-        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s for {what}: {run.progress}"
+        assert time.monotonic() < deadline, (
+            f"waited {WAIT_SECONDS}s for {what}: {generation_run_progress(run_id=run.pk)}"
+        )
         if worker is not None:
             assert worker.poll() is None, "the worker process died"
         time.sleep(0.2)
@@ -86,7 +89,7 @@ def test_a_run_survives_every_fault_kind_through_a_worker(
     generation_run_start(run_id=run.pk)  # queued on commit
     wait_for(run, finished, worker)
 
-    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
     assert Candidate.objects.filter(run=run).count() == 12
     retried = [
         c for u in run.units.all() for c in u.calls.filter(stage="response") if c.attempt_count == 2
@@ -171,7 +174,7 @@ def test_killing_the_worker_mid_run_loses_and_duplicates_nothing(
     replacement = celery_worker_factory(extra_env=env, pool="threads", concurrency=4)
     wait_for(run, finished, replacement)
 
-    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
     units = run.units.all()
     assert units.count() == 27
     assert Candidate.objects.filter(run=run).count() == 27

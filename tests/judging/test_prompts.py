@@ -8,8 +8,8 @@ from jsonschema import Draft202012Validator
 from adjudication.judging import prompts
 from adjudication.judging.selectors import judge_materials
 from annotation.comparison.models import COMPARISON_CRITERIA
-from llm.demo_answers import DemoSettings, Prompt, kind_answer, prompt_kind
-from llm.demo_judge import FIRST_SHARE_VARIABLE
+from llm.demo.answers import DemoSettings, Prompt, kind_answer, prompt_kind
+from llm.demo.judge import FIRST_SHARE_VARIABLE
 
 from .helpers import judged_pairs
 

@@ -12,10 +12,10 @@ from audit.memory_quality.models import AuditSettings
 from audit.memory_quality.services.configuration import audit_settings_defaults
 from llm import ProviderConfig
 from llm.conversation import validator_for_schema
-from llm.demo_answers import DemoSettings, prompt_kind
-from llm.demo_material import DEMO_LABEL
-from llm.demo_memories import TIER_INTENSITY
-from llm.offline_demo import OfflineDemoClient, demo_output
+from llm.demo.answers import DemoSettings, prompt_kind
+from llm.demo.client import OfflineDemoClient, demo_output
+from llm.demo.material import DEMO_LABEL
+from llm.demo.memories import TIER_INTENSITY
 
 # A stand-in for annotation/memory_generation/schema.py (B.7 / L.3 field names).
 TEXT = {"type": "string", "minLength": 1}

@@ -22,9 +22,10 @@ from audit.memory_quality import criteria, repair
 from core.life_stages import BY_KEY as LIFE_STAGES
 from evaluation import parsing
 from evaluation import prompt as evaluation_prompt
-from llm import OfflineDemoClient, ProviderConfig, SchemaValidator, make_client
-from llm.demo_answers import DemoSettings, prompt_kind
-from llm.demo_material import OPENINGS, REASONS, STANCES, TONES, content_words
+from llm import ProviderConfig, SchemaValidator, make_client
+from llm.demo import OfflineDemoClient
+from llm.demo.answers import DemoSettings, prompt_kind
+from llm.demo.material import OPENINGS, REASONS, STANCES, TONES, content_words
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 
 from .helpers import HTTP_KINDS, config_for

@@ -4,7 +4,8 @@ import socket
 
 import pytest
 
-from llm import DEMO_LABEL, OfflineDemoClient, ProviderConfig, SchemaValidator, make_client
+from llm import ProviderConfig, SchemaValidator, make_client
+from llm.demo import DEMO_LABEL, OfflineDemoClient
 
 from .helpers import CANDIDATE_SCHEMA, SCREENING_SCHEMA, SYSTEM, USER, call
 

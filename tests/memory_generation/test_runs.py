@@ -8,7 +8,6 @@ from decimal import Decimal
 import pytest
 
 from annotation.corpus.models import Memory
-from annotation.memory_generation.celery_tasks import execute_memory_batch
 from annotation.memory_generation.models import (
     GeneratedMemory,
     MemoryBatch,
@@ -169,7 +168,7 @@ def test_dispatch_keeps_the_concurrency_and_each_ending_batch_sends_the_next(
     assert sorted(queued.values_list("slot_count", flat=True)) == [2, 3]  # largest first
     first = queued.order_by("-slot_count").first()
     with django_capture_on_commit_callbacks(execute=False) as sent:
-        memory_batch_execute(batch_id=first.pk, task=execute_memory_batch)
+        memory_batch_execute(batch_id=first.pk, send_next=True)
     assert len(sent) == 1  # the one place it freed
     assert run.batches.filter(queued_at__isnull=False).count() == 2
     assert Memory.objects.filter(character__key="CHAR_01").count() == 3
@@ -275,14 +274,14 @@ def test_cancel_then_resume_generates_each_slot_once(
         concurrency=1,
     )
     first, second = run.batches.order_by("-slot_count", "index")
-    memory_batch_execute(batch_id=first.pk, task=None)  # one batch done
+    memory_batch_execute(batch_id=first.pk, send_next=False)  # one batch done
     run_cancel(run_id=run.pk, user=None)
     run.refresh_from_db()
     assert run.status == Status.CANCELLED
     second.refresh_from_db()
     assert second.status == BatchStatus.CANCELLED
     # a message sent before the cancel arrives late: nothing happens
-    memory_batch_execute(batch_id=second.pk, task=None)
+    memory_batch_execute(batch_id=second.pk, send_next=False)
     assert Memory.objects.count() == 3
 
     with pytest.raises(MemoryGenerationError, match="only a run that has not started"):

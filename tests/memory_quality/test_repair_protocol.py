@@ -18,6 +18,7 @@ from audit.memory_quality.services.classifier import classifier_run_start
 from audit.memory_quality.services.review import case_review_decide, case_senior_edit
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from core.roles import Role
+from core.tasks import enqueue_on_commit
 from llm import ProviderConfig
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
@@ -57,9 +58,7 @@ def haunted_is_drift(request):
 def run_audit(admin, capture):
     with capture(execute=True):
         run = audit_run_start(created_by=admin)
-        from audit.memory_quality.celery_tasks import dispatch_audit_run
-
-        dispatch_audit_run(run.pk)
+        enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
     run.refresh_from_db()
     return run
 

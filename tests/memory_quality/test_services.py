@@ -22,6 +22,7 @@ from audit.memory_quality.services.repair_loop import repair_attempt_run
 from audit.memory_quality.services.review import case_review_decide, case_senior_edit
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from core.roles import Role
+from core.tasks import enqueue_on_commit
 from tests.factories import CharacterFactory
 
 from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written
@@ -32,9 +33,7 @@ pytestmark = pytest.mark.django_db
 def run_audit(admin, *, capture, **kwargs):
     with capture(execute=True):
         run = audit_run_start(created_by=admin, **kwargs)
-        from audit.memory_quality.celery_tasks import dispatch_audit_run
-
-        dispatch_audit_run(run.pk)
+        enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
     run.refresh_from_db()
     return run
 

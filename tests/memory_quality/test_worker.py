@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from audit.memory_quality.celery_tasks import dispatch_audit_run
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.runs import audit_run_start
+from core.tasks import enqueue_on_commit
 
 from .conftest import CLEAN_REWRITE, DRIFT, hand_written
 
@@ -43,7 +43,8 @@ def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_
         name="audit",
     )
     run = audit_run_start(created_by=admin)
-    dispatch_audit_run(run.pk)  # autocommit: queued at once
+    # autocommit: queued at once
+    enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
 
     assert wait_for(lambda: AuditRun.objects.get(pk=run.pk).status == "finished")
     run.refresh_from_db()

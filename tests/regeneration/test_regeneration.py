@@ -21,6 +21,7 @@ from annotation.comparison.models import ComparisonPair, PairAssignment
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import Candidate, GenerationRun
 from annotation.generation.prompts import GUIDANCE_FOOTER, GUIDANCE_HEADER
+from annotation.generation.selectors import generation_run_progress
 from annotation.generation.services.runs import generation_run_create, generation_run_start
 from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair, people
@@ -42,7 +43,9 @@ def wait_finished(run, worker):
         run.refresh_from_db()
         if run.status in done:
             return run
-        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s: {run.progress}"
+        assert time.monotonic() < deadline, (
+            f"waited {WAIT_SECONDS}s: {generation_run_progress(run_id=run.pk)}"
+        )
         assert worker.poll() is None, "the worker process died"
         time.sleep(0.2)
 

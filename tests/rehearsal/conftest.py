@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from core.roles import Role
-from llm.demo_answers import prompt_kind
+from llm.demo.answers import prompt_kind
 from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from llm.testing.replies import Reply
 from tests.factories import DEFAULT_PASSWORD, UserFactory

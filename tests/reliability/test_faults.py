@@ -18,6 +18,7 @@ import time
 import pytest
 
 from annotation.generation.models import Candidate, GenerationRun, GenerationUnit, LlmCallRecord
+from annotation.generation.selectors import generation_run_progress
 from annotation.generation.services.runs import (
     generation_run_create,
     generation_run_retry_failed,
@@ -194,12 +195,14 @@ def test_a_redis_restart_mid_run_loses_and_duplicates_nothing(
     # and so does this test. Nothing may be lost or duplicated either way.
     deadline = time.monotonic() + WAIT_SECONDS
     while not finished(run):
-        assert time.monotonic() < deadline, f"waited {WAIT_SECONDS}s: {run.progress}"
+        assert time.monotonic() < deadline, (
+            f"waited {WAIT_SECONDS}s: {generation_run_progress(run_id=run.pk)}"
+        )
         if worker.poll() is not None:
             worker = start_worker()
         time.sleep(0.5)
         run.refresh_from_db()
-    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
     assert run.units.count() == 27
     assert Candidate.objects.filter(run=run).count() == 27
     assert_no_duplicates(run)
@@ -223,7 +226,7 @@ def test_a_message_the_broker_lost_is_sent_again_when_a_worker_connects(
     worker = celery_worker_factory(extra_env=env, pool="threads", concurrency=4, name="sweep")
 
     wait_for(run, finished, worker)
-    assert run.status == GenerationRun.Status.FINISHED, run.progress
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
     assert Candidate.objects.filter(run=run).count() == 27
     assert_no_duplicates(run)
     # No unit was sent twice: each was taken by a worker exactly once.

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import prefetch_related_objects
 from django.utils import timezone
 
-from adjudication.judging.celery_tasks import execute_judge_call
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR, JudgeCall, JudgeRun
 from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
 from adjudication.judging.selectors import judge_eligible_pairs
@@ -148,7 +147,7 @@ def _enqueue_calls(run: JudgeRun, call_ids: list[int], on_unavailable) -> None:
     """One task per call once the transaction commits. Without a broker the calls stay
     pending and the run queued: resuming is safe."""
     enqueue_on_commit(
-        execute_judge_call,
+        "adjudication.execute_judge_call",
         what=f"Judge run {run.pk}",
         on_unavailable=on_unavailable,
         calls=[(call_id,) for call_id in call_ids],

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq import assembly as mcq_assembly
-from adjudication.mcq.celery_tasks import dispatch_assembly_run, dispatch_screening
 from adjudication.mcq.models import (
     OPTION_LABELS,
     McqAssemblyRun,
@@ -33,6 +32,7 @@ from core.deviations import ProtocolDeviation, record_deviation
 from core.protocol import PROTOCOL_SEED
 from core.providers import configured_provider
 from core.roles import Role, has_any_role
+from core.tasks import enqueue_on_commit
 from core.wording import counted
 from llm import ProviderConfig, make_client
 
@@ -324,7 +324,9 @@ def mcq_item_assemble(
         )
         record_version(item, origin=McqItemVersion.Origin.ASSEMBLY, user=user)
         if complete and dispatch:
-            dispatch_screening(item.pk)
+            enqueue_on_commit(
+                "adjudication.mcq_screen_item", item.pk, what=f"Screening of MCQ item {item.pk}"
+            )
     return item
 
 
@@ -367,7 +369,9 @@ def mcq_assembly_run_start(
             by=started_by,
         )
     if dispatch:
-        dispatch_assembly_run(run.pk)
+        enqueue_on_commit(
+            "adjudication.mcq_assembly_run", run.pk, what=f"MCQ assembly run {run.pk}"
+        )
     return run
 
 

@@ -11,12 +11,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from adjudication.mcq import screening as mcq_screening
-from adjudication.mcq.celery_tasks import dispatch_screening
 from adjudication.mcq.models import McqError, McqItem, McqOption, McqScreening
 from adjudication.mcq.versions import current_version
 from annotation.corpus.models import ActivationSet, Memory, ProfileVersion
 from core.protocol import ACTIVATED_MEMORY_LIMIT
 from core.providers import configured_provider
+from core.tasks import enqueue_on_commit
 from llm import ProviderConfig, make_client
 
 SCREENER_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SCREENER"
@@ -229,4 +229,6 @@ def mcq_screening_request(*, item_id: int) -> None:
     item = McqItem.objects.get(pk=item_id)
     if item.status != McqItem.Status.SCREENING:
         raise McqError(f"{item.question_id} is not awaiting screening.")
-    dispatch_screening(item.pk)
+    enqueue_on_commit(
+        "adjudication.mcq_screen_item", item.pk, what=f"Screening of MCQ item {item.pk}"
+    )

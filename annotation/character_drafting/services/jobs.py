@@ -5,7 +5,7 @@ from django.db import transaction
 from django.db.models import Max
 
 import llm
-from annotation.character_drafting import celery_tasks, prompts
+from annotation.character_drafting import prompts
 from annotation.character_drafting.design import PlannedCharacter
 from annotation.character_drafting.models import CharacterDraft, DraftingJob, DraftingPrompt
 from annotation.character_drafting.services.common import (
@@ -80,7 +80,7 @@ def provider_for(model: str) -> llm.ProviderConfig:
 
 def enqueue_drafts(job: DraftingJob, draft_ids: list[int], on_unavailable) -> None:
     enqueue_on_commit(
-        celery_tasks.execute_character_draft,
+        "annotation.execute_character_draft",
         what=f"Drafting job {job.pk}",
         on_unavailable=on_unavailable,
         calls=[(draft_id,) for draft_id in draft_ids],

@@ -13,7 +13,6 @@ from django.db.models import Max
 
 from annotation.corpus.models import Character, Scenario
 from annotation.generation import prompts
-from annotation.generation.celery_tasks import execute_generation_unit
 from annotation.generation.default_prompts import DEFAULT_VERSIONS
 from annotation.generation.gates import GATE_RULES, Gate, generation_gates
 from annotation.generation.models import (
@@ -204,7 +203,7 @@ def _enqueue_units(run: GenerationRun, unit_ids: list[int], on_unavailable) -> N
     """One task per unit once the transaction commits. Without a broker the units stay
     pending and the run running: retrying or starting again is safe."""
     enqueue_on_commit(
-        execute_generation_unit,
+        "annotation.execute_generation_unit",
         what=f"Run {run.pk}",
         on_unavailable=on_unavailable,
         calls=[(unit_id,) for unit_id in unit_ids],

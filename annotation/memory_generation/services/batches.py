@@ -97,7 +97,7 @@ def memory_ids(character_key: str, label: str, sequence: int) -> tuple[str, str]
 # --- dispatch --------------------------------------------------------------------------
 
 
-def dispatch_locked(run: MemoryRun, *, task, on_unavailable=None) -> list[int]:
+def dispatch_locked(run: MemoryRun, *, on_unavailable=None) -> list[int]:
     """Send tasks for pending batches up to the run's concurrency, once the transaction
     commits. Caller holds the run's row lock (so two finishing batches never both fill
     the same free place)."""
@@ -118,7 +118,7 @@ def dispatch_locked(run: MemoryRun, *, task, on_unavailable=None) -> list[int]:
     if ids:
         MemoryBatch.objects.filter(pk__in=ids).update(queued_at=timezone.now())
         enqueue_on_commit(
-            task,
+            "annotation.execute_memory_batch",
             what=f"Memory run {run.pk}",
             on_unavailable=on_unavailable,
             calls=[(pk,) for pk in ids],
@@ -126,10 +126,10 @@ def dispatch_locked(run: MemoryRun, *, task, on_unavailable=None) -> list[int]:
     return ids
 
 
-def run_dispatch(*, run_id: int, task) -> list[int]:
+def run_dispatch(*, run_id: int) -> list[int]:
     with transaction.atomic():
         run = MemoryRun.objects.select_for_update().get(pk=run_id)
-        return dispatch_locked(run, task=task)
+        return dispatch_locked(run)
 
 
 # --- run completion ----------------------------------------------------------------------
@@ -138,12 +138,13 @@ def run_dispatch(*, run_id: int, task) -> list[int]:
 run_finish_locked = FLOW.finish_locked
 
 
-def run_after_batch(*, run_id: int, task) -> None:
-    """After a batch ended: send the next pending batches, or finish the run."""
+def run_after_batch(*, run_id: int, send_next: bool) -> None:
+    """After a batch ended: send the next pending batches (``send_next``), or finish the
+    run."""
     with transaction.atomic():
         run = MemoryRun.objects.select_for_update().get(pk=run_id)
-        if task is not None:
-            dispatch_locked(run, task=task)
+        if send_next:
+            dispatch_locked(run)
         run_finish_locked(run)
 
 
@@ -222,15 +223,16 @@ def recent_contexts(character_id: int) -> list[str]:
     return list(reversed(newest))
 
 
-def memory_batch_execute(*, batch_id: int, task=None) -> MemoryBatch:
+def memory_batch_execute(*, batch_id: int, send_next: bool = False) -> MemoryBatch:
     """Fill a batch's empty slots. Safe to call any number of times: a final batch is
     returned unchanged, a batch of a cancelled run is cancelled, a filled slot is never
-    asked for again. ``task`` sends the next pending batches when this one ends."""
+    asked for again. ``send_next`` queues the run's next pending batches when this one
+    ends (the worker's task does)."""
     batch = batch_claim(batch_id=batch_id)
     if batch is None:
         run_id = MemoryBatch.objects.filter(pk=batch_id).values_list("run_id", flat=True).first()
         if run_id is not None:
-            run_after_batch(run_id=run_id, task=task)
+            run_after_batch(run_id=run_id, send_next=send_next)
         return MemoryBatch.objects.get(pk=batch_id)
     try:
         _fill_slots(batch)
@@ -243,9 +245,9 @@ def memory_batch_execute(*, batch_id: int, task=None) -> MemoryBatch:
         _set_final(
             batch.pk, BatchStatus.FAILED, kind="internal_error", message=f"internal error: {exc}"
         )
-        run_after_batch(run_id=batch.run_id, task=task)
+        run_after_batch(run_id=batch.run_id, send_next=send_next)
         raise
-    run_after_batch(run_id=batch.run_id, task=task)
+    run_after_batch(run_id=batch.run_id, send_next=send_next)
     return MemoryBatch.objects.get(pk=batch_id)
 
 

@@ -11,7 +11,6 @@ from django.db import transaction
 
 import llm
 from annotation.memory_generation import batching
-from annotation.memory_generation.celery_tasks import execute_memory_batch
 from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
 from annotation.memory_generation.prompts import latest_prompt
 from annotation.memory_generation.services import calls
@@ -181,7 +180,7 @@ def run_start(*, run_id, user, on_unavailable=None) -> MemoryRun:
     ``on_unavailable(message)`` is told when the broker cannot take them."""
     run = _locked_run(run_id)
     FLOW.start_locked(run)
-    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    dispatch_locked(run, on_unavailable=on_unavailable)
     FLOW.finish_locked(run)
     return run
 
@@ -197,7 +196,7 @@ def run_cancel(*, run_id, user) -> MemoryRun:
 
 def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
     FLOW.reopen_locked(run, statuses=statuses)
-    dispatch_locked(run, task=execute_memory_batch, on_unavailable=on_unavailable)
+    dispatch_locked(run, on_unavailable=on_unavailable)
     FLOW.finish_locked(run)
     return run
 

@@ -22,6 +22,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from core.roles import Role
+from core.tasks import enqueue_on_commit
 
 
 @transaction.atomic
@@ -41,10 +42,11 @@ def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
         memories = memories.filter(character__key__in=run.character_keys)
     done = ClassifierResult.objects.filter(run=run, criterion=criterion).values("memory_id")
     ids = list(memories.exclude(pk__in=done).values_list("pk", flat=True))
-    # The tasks module imports this one: the dispatcher is looked up at call time.
-    from audit.memory_quality.celery_tasks import dispatch_classifications
-
-    dispatch_classifications(run.pk, ids, criterion)
+    enqueue_on_commit(
+        "audit.classify_memory",
+        what=f"The classification of run {run.pk} on criterion {criterion}",
+        calls=[(run.pk, pk, criterion) for pk in ids],
+    )
     log_event(actor=actor, action="classifier_started", run=run, criterion=criterion, n=len(ids))
     return len(ids)
 
@@ -128,10 +130,9 @@ def _add_flag(*, run, memory, case, finding) -> None:
     if repairable:
         case.status = MemoryCase.Status.REPAIRING
         case.save(update_fields=["status", "updated_at"])
-        # The tasks module imports this one: the dispatcher is looked up at call time.
-        from audit.memory_quality.celery_tasks import dispatch_repair_attempts
-
-        dispatch_repair_attempts([case.pk])
+        enqueue_on_commit(
+            "audit.repair_memory", what="The repair of audit cases", calls=[(case.pk,)]
+        )
     else:
         case.status = MemoryCase.Status.REVIEW
         case.escalated = True

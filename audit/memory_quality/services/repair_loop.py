@@ -27,6 +27,7 @@ from audit.memory_quality.models import (
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
 from audit.memory_quality.services.records import case_flags, log_event, memory_change
+from core.tasks import enqueue_on_commit
 from core.wording import counted
 from llm import ProviderConfig, make_client
 
@@ -232,10 +233,9 @@ def _repair_attempt_record(
             _exhaust(case, [defect], limit=limit)
             return attempt
     if dispatch:
-        # The tasks module imports this one: the dispatcher is looked up at call time.
-        from audit.memory_quality.celery_tasks import dispatch_repair_attempts
-
-        dispatch_repair_attempts([case.pk])
+        enqueue_on_commit(
+            "audit.repair_memory", what="The repair of audit cases", calls=[(case.pk,)]
+        )
     return attempt
 
 

@@ -24,6 +24,7 @@ from audit.memory_quality.services.records import (
     require_role,
 )
 from core.roles import Role
+from core.tasks import enqueue_on_commit
 from core.text_rules import check_text
 from core.wording import agree
 
@@ -166,7 +167,8 @@ def _start_repairs(*, run: AuditRun, dispatch: bool, provider) -> None:
         )
         return
     if dispatch:
-        # The tasks module imports this one: the dispatcher is looked up at call time.
-        from audit.memory_quality.celery_tasks import dispatch_repair_attempts
-
-        dispatch_repair_attempts(list(run.cases.values_list("pk", flat=True)))
+        enqueue_on_commit(
+            "audit.repair_memory",
+            what="The repair of audit cases",
+            calls=[(pk,) for pk in run.cases.values_list("pk", flat=True)],
+        )

@@ -7,7 +7,7 @@ phrases), 2,000–4,500 characters, weaving the five narrative dimensions (surro
 spoken lines in quotes, in-the-moment thoughts, the body's response, the same day or the
 next few days after), with an emotional intensity inside the tier's band.
 
-Each memory is one scene assembled from the word banks of ``llm.demo_memory_text`` (per
+Each memory is one scene assembled from the word banks of ``llm.demo.memory_text`` (per
 setting and age group): sentences are drawn without repetition, filled from several
 banks at once and shuffled within their paragraph, so memories share few content words
 and the audit's TF-IDF duplicate check (criterion 4, cosine > 0.85) does not flag a
@@ -21,8 +21,8 @@ import random
 import re
 from typing import Any
 
-from . import demo_memory_text as bank
-from .demo_material import DEMO_LABEL, labelled, labelled_line, matching_ids
+from . import memory_text as bank
+from .material import DEMO_LABEL, labelled, labelled_line, matching_ids
 
 # App. L.3 tiers on the [0, 1] intensity scale: A core wounds, B main-thread episodes,
 # C daily friction, D ordinary days.

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .demo_material import content_words, labelled
+from .material import content_words, labelled
 
 FIRST_SHARE_VARIABLE = "HEARTBENCH_DEMO_JUDGE_FIRST_SHARE"
 DEFAULT_FIRST_SHARE = 0.25

@@ -1,4 +1,4 @@
-"""Word banks of the demo memory answers (``llm.demo_memories``): places, objects,
+"""Word banks of the demo memory answers (``llm.demo.memories``): places, objects,
 events, people, spoken lines, thoughts, the body's responses, sensations and the days
 after, per setting and age group.
 

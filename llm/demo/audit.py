@@ -8,7 +8,7 @@ import random
 import re
 from typing import Any
 
-from .demo_material import (
+from .material import (
     DEMO_LABEL,
     DEMO_WORDS,
     NARRATIVE,

@@ -1,7 +1,7 @@
 """The offline demo provider: schema-valid JSON made up locally, for `make demo`.
 
 It is not a model. It opens no connection; it answers each platform prompt (known by the
-schema it sends) in that prompt's kind (`llm.demo_answers`), and any other schema with a
+schema it sends) in that prompt's kind (`llm.demo.answers`), and any other schema with a
 value derived from the schema, seeded by the demo seed (HEARTBENCH_DEMO_SEED), the model
 name and the prompt: the same seed, model and prompt always get the same output, another
 model name (family), persona or scenario another. Every free-text string it writes starts
@@ -22,10 +22,11 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from .client import DEFAULT_MAX_ATTEMPTS
-from .config import ProviderConfig, ProviderKind
-from .conversation import validator_for_schema
-from .demo_answers import (
+from ..config import DEFAULT_MAX_ATTEMPTS, ProviderConfig, ProviderKind
+from ..conversation import validator_for_schema
+from ..records import AttemptRecord, CallResult, ErrorKind, prompt_hash
+from ..structured import OutputProblem
+from .answers import (
     DEMO_LABEL,
     DeliberatelyInvalid,
     DemoSettings,
@@ -33,8 +34,6 @@ from .demo_answers import (
     kind_answer,
     seed_material,
 )
-from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
-from .structured import OutputProblem
 
 DEMO_MODEL = "offline-demo"
 # Arrays without bounds get this many items: enough to look like a list, cheap to read.
@@ -184,7 +183,7 @@ def demo_output(
 ) -> Any:
     """The deterministic demo value for a prompt, seeded by the demo seed, the model name
     and the prompt. A platform prompt (known by its schema) gets an answer of its kind
-    (`llm.demo_answers`); any other schema, or a kind answer the schema rejects, gets the
+    (`llm.demo.answers`); any other schema, or a kind answer the schema rejects, gets the
     generic schema filler, except an answer broken on purpose (`DeliberatelyInvalid`),
     which is returned as is. Not validated here."""
     settings = settings or DemoSettings.from_env()

@@ -36,9 +36,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .demo_audit import audit_classifier, memory_repair
-from .demo_judge import comparison_judgment
-from .demo_material import (
+from .audit import audit_classifier, memory_repair
+from .judge import comparison_judgment
+from .material import (
     DEMO_LABEL,
     NARRATIVE,
     OPENINGS,
@@ -57,8 +57,8 @@ from .demo_material import (
     pick_words,
     unit_draw,
 )
-from .demo_memories import memory_answer, spoiled
-from .demo_profiles import character_profile
+from .memories import memory_answer, spoiled
+from .profiles import character_profile
 
 SEED_VARIABLE = "HEARTBENCH_DEMO_SEED"
 FLAG_SHARE_VARIABLE = "HEARTBENCH_DEMO_FLAG_SHARE"

@@ -24,7 +24,7 @@ import json
 import re
 from typing import Any
 
-from .demo_material import DEMO_LABEL, labelled_line
+from .material import DEMO_LABEL, labelled_line
 
 TRAITS = ("O", "C", "E", "A", "N")
 NAMES = {

@@ -1,4 +1,4 @@
-"""What the demo answers are made of (`llm.demo_answers`): phrase banks with enough
+"""What the demo answers are made of (`llm.demo.answers`): phrase banks with enough
 variety that three models never say the same thing, and the readers that take what an
 answer needs out of a platform prompt (labelled lines, `<item_data>`, memory ids, options).
 Pure text handling; no Django."""
