@@ -22,9 +22,10 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     @factory.post_generation
     def roles(self, create, extracted, **kwargs):
-        """UserFactory(roles=[Role.ARBITRATOR, ...])"""
+        """UserFactory(roles=[Role.ARBITRATOR, ...]). The role groups come from a data
+        migration, which a transactional test's flush before this one may have emptied."""
         if extracted:
-            self.groups.add(*[Group.objects.get(name=str(r)) for r in extracted])
+            self.groups.add(*[Group.objects.get_or_create(name=str(r))[0] for r in extracted])
         if create:
             self.save()
 
