@@ -43,6 +43,15 @@ def cause_messages(error: Exception) -> list[str]:
     return [str(error)]
 
 
+def validated(form) -> dict:
+    """``form.cleaned_data``, or :class:`ActionRefused` with the form's errors: for a door
+    that looks at the input before the action (the API's replay of a decision already
+    made answers 200 without calling the service again)."""
+    if not form.is_valid():
+        raise ActionRefused(form)
+    return form.cleaned_data
+
+
 def form_action(
     form,
     call: Callable[[dict], Any],
@@ -52,10 +61,9 @@ def form_action(
     """Validate ``form`` and return ``call(form.cleaned_data)``. A form that does not
     validate, or a service raising one of ``refusals``, raises :class:`ActionRefused`
     with the form; the service's message is added to the form as a non-field error."""
-    if not form.is_valid():
-        raise ActionRefused(form)
+    data = validated(form)
     try:
-        return call(form.cleaned_data)
+        return call(data)
     except refusals as error:
         for message in cause_messages(error):
             form.add_error(None, message)

@@ -36,6 +36,7 @@ from adjudication.mcq.models import (
     McqStaleVersion,
 )
 from core import drafts
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
@@ -165,9 +166,7 @@ class ReviewActionApi(APIView):
         data = {k: request.data.get(k) for k in REVIEW_FIELDS if request.data.get(k) is not None}
         data.setdefault("version", item.version)
         form = ReviewDecisionForm(data=data)
-        if not form.is_valid():
-            raise ActionRefused(form)
-        cleaned = form.cleaned_data
+        cleaned = validated(form)
         replay = _replayed(
             item,
             user=request.user,

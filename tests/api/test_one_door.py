@@ -22,6 +22,7 @@ from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
 from core.roles import Role
 from tests.api.conftest import token_client
+from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
 
@@ -79,9 +80,49 @@ def mcq_assembly_admin():
     return UserFactory(roles=[Role.ADMIN]), {}, {}, page_fields
 
 
+def _escalated_pair():
+    who = people()
+    pair = make_pair(key="CHAR_81")
+    a = list(assign(pair, who["annotators"], who["admin"]).values())
+    judge(a[0], family="claude")
+    judge(a[1], family="claude", rating="partial", guidance="Name the teacher.")
+    judge(a[2], family="gpt")
+    return who, pair
+
+
+def arbitration_pair():
+    who, pair = _escalated_pair()
+    return who["arbitrator"], {"pair_id": pair.pk}, {"pair_id": pair.pk}, {}
+
+
+def arbitration_reopen():
+    who, pair = _escalated_pair()  # escalated: no decision to reopen
+    return who["admin"], {"pair_id": pair.pk}, {"pair_id": pair.pk}, {}
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
+    "adjudication-api:decide": [
+        Door("adjudication-api:decide", "adjudication:pair", arbitration_pair, {"kind": "x"}),
+        Door("adjudication-api:decide", "adjudication:pair", arbitration_pair, {"kind": "adopt"}),
+        Door(
+            "adjudication-api:decide",
+            "adjudication:pair",
+            arbitration_pair,
+            {"kind": "adopt", "candidate": 1, "reason": LONG_NOTE},
+        ),
+    ],
+    "adjudication-api:reopen": [
+        Door("adjudication-api:reopen", "adjudication:reopen", arbitration_reopen, {}),
+        Door(
+            "adjudication-api:reopen",
+            "adjudication:reopen",
+            arbitration_reopen,
+            {"reason": "Drops the deadline."},
+            expect=("This pair has no decision to reopen.",),
+        ),
+    ],
     "mcq-api:decide": [
         Door("mcq-api:decide", "mcq:item", mcq_flagged, {"action": "retain"}),
         Door(
@@ -153,8 +194,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "audit-api:labels-api:adjudication": PENDING,
     "comparison-api:draft": PENDING,
     "comparison-api:judgment": PENDING,
-    "adjudication-api:decide": PENDING,
-    "adjudication-api:reopen": PENDING,
     "evaluation-api:run-list": PENDING,
     "evaluation-api:run-resume": PENDING,
     "evaluation-api:import": PENDING,
