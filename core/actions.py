@@ -36,9 +36,9 @@ class ActionRefused(Exception):
 
 
 def cause_messages(error: Exception) -> list[str]:
-    """The messages a service's error carries: a ``ValidationError``'s list, or the text
-    of any other domain error."""
-    if isinstance(error, ValidationError):
+    """The messages a service's error carries: a ``ValidationError``'s list (or a domain
+    error's own ``messages``), or the text of any other domain error."""
+    if isinstance(error, ValidationError) or hasattr(error, "messages"):
         return list(error.messages)
     return [str(error)]
 

@@ -26,7 +26,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.actions import ActionRefused
+from core.actions import ActionRefused, cause_messages
 from core.conflicts import ConflictOfInterest
 
 # --- Errors -------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ def action_refused_response(refused: ActionRefused, context=None) -> Response:
         return form_error_response(refused.form)
     if isinstance(cause, DjangoValidationError):
         return exception_handler(cause, context)
-    return Response({"detail": [str(cause)]}, status=status.HTTP_400_BAD_REQUEST)
+    return Response({"detail": cause_messages(cause)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 class PreconditionFailed(APIException):

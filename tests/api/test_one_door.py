@@ -20,11 +20,14 @@ from django.utils.html import escape
 from adjudication.mcq.forms import AssemblyRunForm
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
+from annotation.scenario_review import services as scenario_services
+from annotation.scenario_review.models import ScenarioVersion
 from core.roles import Role
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
+from tests.review.conftest import approve
 
 LONG_NOTE = "x" * 4_001  # one past core.text_rules.NOTE
 
@@ -100,6 +103,54 @@ def arbitration_reopen():
     return who["admin"], {"pair_id": pair.pk}, {"pair_id": pair.pk}, {}
 
 
+SID = "SCN_SCHOOL_AGE_1"
+SCENARIO_CONTENT = {
+    "stage": "school_age",
+    "age": 30,  # outside the stage: the service refuses
+    "age_range": "ages 6-11",
+    "name": "The lost notebook",
+    "category": "Peer conflict",
+    "intensity": "Medium",
+    "description_for_agent": "A classmate reads your notebook aloud.",
+    "setting_location": "Classroom",
+    "setting_time": "Monday morning",
+    "setting_atmosphere": "Noisy",
+    "context_text": "You left your notebook on the desk.",
+    "trigger_sender": "Classmate",
+    "trigger_message": "Listen to this!",
+    "note": "From the workshop.",
+}
+
+
+def scenario_reviewer():
+    return UserFactory(roles=[Role.SCENARIO_REVIEWER]), {}, {}, {}
+
+
+def scenario_to_screen():
+    ScenarioFactory(scenario_id=SID)
+    user = UserFactory(roles=[Role.SCENARIO_REVIEWER])
+    return user, {"scenario_id": SID}, {"scenario_id": SID}, {}
+
+
+def scenario_to_revise():
+    ScenarioFactory(scenario_id=SID)
+    flagger = UserFactory(roles=[Role.SCENARIO_REVIEWER])
+    scenario_services.scenario_screen(
+        scenario_id=SID, reviewer=flagger, decision="flag", note="Names the age."
+    )
+    user = UserFactory(roles=[Role.SCENARIO_REVIEWER])
+    content = ScenarioVersion.objects.get(scenario__scenario_id=SID).content()
+    return user, {"scenario_id": SID}, {"scenario_id": SID}, content
+
+
+def scenario_to_rate():
+    ScenarioFactory(scenario_id=SID)
+    one, two = (UserFactory(roles=[Role.SCENARIO_REVIEWER]) for _ in range(2))
+    approve(SID, one)
+    approve(SID, two)
+    return one, {"scenario_id": SID}, {"scenario_id": SID}, {}
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
@@ -121,6 +172,59 @@ DOORS = {
             arbitration_reopen,
             {"reason": "Drops the deadline."},
             expect=("This pair has no decision to reopen.",),
+        ),
+    ],
+    "review-api:scenario-new": [
+        Door("review-api:scenario-new", "review:scenario-new", scenario_reviewer, SCENARIO_CONTENT),
+        Door(
+            "review-api:scenario-new",
+            "review:scenario-new",
+            scenario_reviewer,
+            {**SCENARIO_CONTENT, "age": 9, "name": "a\x00b"},
+        ),
+    ],
+    "review-api:scenario-screen": [
+        Door(
+            "review-api:scenario-screen",
+            "review:scenario-screen",
+            scenario_to_screen,
+            {"decision": "flag"},
+        ),
+        Door(
+            "review-api:scenario-screen",
+            "review:scenario-screen",
+            scenario_to_screen,
+            {"decision": "approve", "logically_consistent": True},
+        ),
+    ],
+    "review-api:scenario-revise": [
+        Door(
+            "review-api:scenario-revise",
+            "review:scenario-revise",
+            scenario_to_revise,
+            {"age": 30, "note": "Older."},
+        ),
+        Door(
+            "review-api:scenario-revise",
+            "review:scenario-revise",
+            scenario_to_revise,
+            {"note": "No change."},
+        ),
+    ],
+    "review-api:scenario-rate": [
+        Door(
+            "review-api:scenario-rate",
+            "review:scenario-rate",
+            scenario_to_rate,
+            {"scores": {"duty": 5}},
+            page_body={"duty": 5},
+        ),
+        Door(
+            "review-api:scenario-rate",
+            "review:scenario-rate",
+            scenario_to_rate,
+            {"scores": {"duty": 9}, "note": LONG_NOTE},
+            page_body={"duty": 9, "note": LONG_NOTE},
         ),
     ],
     "mcq-api:decide": [
@@ -175,11 +279,7 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "review-api:profile-edit": PENDING,
     "review-api:profile-freeze": PENDING,
     "review-api:blueprint-list": PENDING,
-    "review-api:scenario-new": PENDING,
     "review-api:blueprint-queue": PENDING,
-    "review-api:scenario-screen": PENDING,
-    "review-api:scenario-revise": PENDING,
-    "review-api:scenario-rate": PENDING,
     "review-api:scenario-reassess": PENDING,
     "review-api:scenario-reassess-confirm": PENDING,
     "audit-api:run-list": PENDING,
