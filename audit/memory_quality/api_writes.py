@@ -118,6 +118,8 @@ class AgeWindowSerializer(SerializerTextRules, serializers.Serializer):
 
 
 class SettingsInputSerializer(SerializerTextRules, serializers.Serializer):
+    # A refused note is named in the page's words (issue #33).
+    text_labels = {"note": AuditSettingsForm.base_fields["note"].label}
     note = serializers.CharField(max_length=NOTE_MAX_CHARS)
     omniscient_patterns = serializers.ListField(child=serializers.CharField(), required=False)
     adult_evaluation_patterns = serializers.ListField(child=serializers.CharField(), required=False)

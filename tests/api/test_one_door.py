@@ -23,6 +23,10 @@ from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
 from annotation.scenario_review import services as scenario_services
 from annotation.scenario_review.models import ScenarioVersion
+from audit.memory_quality.forms import AuditSettingsForm
+from audit.memory_quality.models import MemoryCase
+from audit.memory_quality.services import configuration
+from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from core.roles import Role
 from humanbaseline import services as baseline_services
 from humanbaseline.forms import SelectionForm
@@ -32,6 +36,7 @@ from tests.comparison.helpers import assign, judge, make_pair, people
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 from tests.humanbaseline.conftest import build_items, enrol, make_study
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
+from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 from tests.review.conftest import approve
 
 LONG_NOTE = "x" * 4_001  # one past core.text_rules.NOTE
@@ -40,9 +45,11 @@ LONG_NOTE = "x" * 4_001  # one past core.text_rules.NOTE
 @dataclass(frozen=True)
 class Door:
     """An action with two doors. ``setup()`` returns ``(user, api kwargs, page kwargs,
-    page fields)``: the page fields are what the page's form carries besides what a person
-    types (a hidden version); ``page_body`` defaults to ``body``; ``htmx`` posts to the
-    page as htmx does; ``multipart`` sends the API a form upload instead of JSON."""
+    page fields[, shared fields])``: the page fields are what the page's form carries
+    besides what a person types (a hidden version, the form's initial values); shared
+    fields go to both doors (the record's current texts); ``page_body`` defaults to
+    ``body``; ``htmx`` posts to the page as htmx does; ``multipart`` sends the API a form
+    upload instead of JSON."""
 
     api: str
     page: str
@@ -194,6 +201,43 @@ def _csv(text: str) -> Callable[[], dict]:
     return lambda: {"file": SimpleUploadedFile("s.csv", text.encode(), "text/csv")}
 
 
+def _audited():
+    char = CharacterFactory(key="CHAR_01")
+    hand_written(char, sequence=1, content_full=CLEAN + " Years later I understood it all.")
+    hand_written(char, sequence=2, event_age=20, content_full=DRIFT)
+    run = audit_run_start(created_by=UserFactory(roles=[Role.ADMIN]))
+    audit_run_execute(run_id=run.pk, dispatch_repairs=False)
+    MemoryCase.objects.filter(run=run).update(status=MemoryCase.Status.REVIEW)
+    return run, MemoryCase.objects.filter(run=run).order_by("memory__sequence").first()
+
+
+def audit_case():
+    _, case = _audited()
+    ids = {"case_id": case.pk}
+    return UserFactory(roles=[Role.MEMORY_REVIEWER]), ids, ids, {}
+
+
+def audit_senior_case():
+    _, case = _audited()
+    MemoryCase.objects.filter(pk=case.pk).update(status=MemoryCase.Status.SENIOR)
+    memory = case.memory
+    texts = {f: getattr(memory, f) for f in ("context", "content_summary", "content_full")}
+    ids = {"case_id": case.pk}
+    return UserFactory(roles=[Role.ARBITRATOR]), ids, ids, {}, texts
+
+
+def audit_run():
+    run, _ = _audited()  # its cases are still open
+    ids = {"run_id": run.pk}
+    return UserFactory(roles=[Role.ADMIN]), ids, ids, {}
+
+
+def audit_settings():
+    page_fields = AuditSettingsForm.initial_from(configuration.audit_settings_defaults())
+    page_fields = {k: v for k, v in page_fields.items() if v is not None and v is not False}
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, page_fields
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
@@ -336,6 +380,41 @@ DOORS = {
             multipart=True,
         ),
     ],
+    "audit-api:case-decide": [
+        Door(
+            "audit-api:case-decide", "audit:case-decide", audit_case, {"decision": "false_positive"}
+        ),
+    ],
+    "audit-api:case-edit": [
+        Door(
+            "audit-api:case-edit",
+            "audit:case-edit",
+            audit_senior_case,
+            {"content_summary": "", "note": "Removed the hindsight."},
+        ),
+        Door(
+            "audit-api:case-edit",
+            "audit:case-edit",
+            audit_senior_case,
+            {"content_full": CLEAN, "note": LONG_NOTE},
+        ),
+    ],
+    "audit-api:run-finalize": [
+        Door("audit-api:run-finalize", "audit:run-finalize", audit_run, {}),
+    ],
+    "audit-api:run-classify": [
+        Door("audit-api:run-classify", "audit:run-classify", audit_run, {"criterion": "six"}),
+        Door("audit-api:run-classify", "audit:run-classify", audit_run, {"criterion": 6}),
+    ],
+    "audit-api:settings": [
+        Door(
+            "audit-api:settings",
+            "audit:settings",
+            audit_settings,
+            {"context_words_min": 90, "context_words_max": 10, "note": "x"},
+        ),
+        Door("audit-api:settings", "audit:settings", audit_settings, {"note": LONG_NOTE}),
+    ],
     "mcq-api:decide": [
         Door("mcq-api:decide", "mcq:item", mcq_flagged, {"action": "retain"}),
         Door(
@@ -392,11 +471,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "review-api:scenario-reassess": PENDING,
     "review-api:scenario-reassess-confirm": PENDING,
     "audit-api:run-list": PENDING,
-    "audit-api:run-finalize": PENDING,
-    "audit-api:run-classify": PENDING,
-    "audit-api:case-decide": PENDING,
-    "audit-api:case-edit": PENDING,
-    "audit-api:settings": PENDING,
     "audit-api:labels-api:audit-list": PENDING,
     "audit-api:labels-api:draft": PENDING,
     "audit-api:labels-api:selection": PENDING,
@@ -422,6 +496,10 @@ def _fresh(body):
 
 
 def _messages(body) -> list[str]:
+    """What the API's error body says to a person: each field's messages when it names
+    fields (its ``detail`` may prefix them with the field's name), else its ``detail``."""
+    if isinstance(body, dict) and isinstance(body.get("fields"), dict):
+        return [m for errors in body["fields"].values() for m in errors]
     detail = body.get("detail") if isinstance(body, dict) else body
     if isinstance(detail, str):
         return [detail]
@@ -442,8 +520,9 @@ def _cases() -> list:
 @pytest.mark.django_db
 @pytest.mark.parametrize("door", _cases())
 def test_the_page_and_the_api_refuse_with_the_same_words(door):
-    user, api_kwargs, page_kwargs, page_fields = door.setup()
-    body = door.body() if callable(door.body) else door.body
+    user, api_kwargs, page_kwargs, page_fields, *shared = door.setup()
+    shared = shared[0] if shared else {}
+    body = shared | _fresh(door.body)
     api = getattr(token_client(user), door.method)(
         reverse(door.api, kwargs=api_kwargs),
         body,
@@ -460,7 +539,7 @@ def test_the_page_and_the_api_refuse_with_the_same_words(door):
     headers = {"HTTP_HX_REQUEST": "true"} if door.htmx else {}
     answer = page.post(
         reverse(door.page, kwargs=page_kwargs),
-        page_fields | (_fresh(door.body) if door.page_body is None else door.page_body),
+        shared | page_fields | (_fresh(door.body) if door.page_body is None else door.page_body),
         follow=True,
         **headers,
     )
