@@ -27,6 +27,9 @@ from audit.memory_quality.forms import AuditSettingsForm
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services import configuration
 from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
+from audit.reference_labels import adjudicator_pages
+from audit.reference_labels import services as label_services
+from audit.reference_labels.models import LabelAuditItem
 from core.roles import Role
 from humanbaseline import services as baseline_services
 from humanbaseline.forms import SelectionForm
@@ -37,6 +40,7 @@ from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFac
 from tests.humanbaseline.conftest import build_items, enrol, make_study
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
+from tests.reference_labels.conftest import make_team, small_final_set
 from tests.review.conftest import approve
 
 LONG_NOTE = "x" * 4_001  # one past core.text_rules.NOTE
@@ -238,6 +242,53 @@ def audit_settings():
     return UserFactory(roles=[Role.ADMIN]), {}, {}, page_fields
 
 
+def _label_audit():
+    team = make_team()
+    small_final_set(characters=1, stages=("school_age",), per_stratum=3)
+    audit = label_services.label_audit_create(
+        created_by=team["admin"],
+        experts=team["experts"],
+        adjudicator=team["adjudicator"],
+        items_per_stratum=2,
+        seed=11,
+    )
+    first = LabelAuditItem.objects.filter(audit=audit).order_by("position").first()
+    return team, first
+
+
+def label_audit_admin():
+    team = make_team()
+    small_final_set(characters=1, stages=("school_age",), per_stratum=3)
+    shared = {
+        "experts": [u.pk for u in team["experts"]][:2],  # one short
+        "adjudicator": team["adjudicator"].pk,
+        "items_per_stratum": 2,
+        "seed": 11,
+        "note": "An audit.",
+    }
+    return team["admin"], {}, {}, {}, shared
+
+
+def label_expert():
+    team, first = _label_audit()
+    ids = {"label_item_id": first.pk}
+    return team["experts"][0], ids, ids, {}
+
+
+def label_adjudicator():
+    team, first = _label_audit()
+    key = first.item_version.correct_answer
+    for expert in team["experts"]:
+        label_services.label_selection_submit(
+            audit_item_id=first.pk, expert=expert, choice="A" if key != "A" else "B", note=""
+        )
+    ids = {"label_item_id": first.pk}
+    page = adjudicator_pages.adjudication_page(audit_item_id=first.pk)
+    options = {f"option_{o['label']}": o["content"] for o in page.options}
+    # key_change without a note: the service's "Say why in the note".
+    return team["adjudicator"], ids, ids, options, {"decision": "key_change", "new_key": "A"}
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
@@ -415,6 +466,41 @@ DOORS = {
         ),
         Door("audit-api:settings", "audit:settings", audit_settings, {"note": LONG_NOTE}),
     ],
+    "audit-api:labels-api:audit-list": [
+        Door("audit-api:labels-api:audit-list", "audit:labels:create", label_audit_admin, {}),
+        Door(
+            "audit-api:labels-api:audit-list",
+            "audit:labels:create",
+            label_audit_admin,
+            {"note": LONG_NOTE},
+        ),
+    ],
+    "audit-api:labels-api:selection": [
+        Door("audit-api:labels-api:selection", "audit:labels:select", label_expert, {}),
+        Door(
+            "audit-api:labels-api:selection",
+            "audit:labels:select",
+            label_expert,
+            {"choice": "A", "note": LONG_NOTE},
+        ),
+    ],
+    "audit-api:labels-api:draft": [
+        Door(
+            "audit-api:labels-api:draft",
+            "audit:labels:draft",
+            label_expert,
+            {"choice": "E"},
+            method="put",
+        ),
+    ],
+    "audit-api:labels-api:adjudication": [
+        Door(
+            "audit-api:labels-api:adjudication",
+            "audit:labels:adjudicate",
+            label_adjudicator,
+            {},
+        ),
+    ],
     "mcq-api:decide": [
         Door("mcq-api:decide", "mcq:item", mcq_flagged, {"action": "retain"}),
         Door(
@@ -471,10 +557,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "review-api:scenario-reassess": PENDING,
     "review-api:scenario-reassess-confirm": PENDING,
     "audit-api:run-list": PENDING,
-    "audit-api:labels-api:audit-list": PENDING,
-    "audit-api:labels-api:draft": PENDING,
-    "audit-api:labels-api:selection": PENDING,
-    "audit-api:labels-api:adjudication": PENDING,
     "comparison-api:draft": PENDING,
     "comparison-api:judgment": PENDING,
     "evaluation-api:run-list": PENDING,
