@@ -31,11 +31,13 @@ from audit.reference_labels import adjudicator_pages
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAuditItem
 from core.roles import Role
+from evaluation.prediction_import import evaluation_run_import
 from humanbaseline import services as baseline_services
 from humanbaseline.forms import SelectionForm
 from humanbaseline.models import BaselineStudy, ItemResponse
 from tests.api.conftest import token_client
 from tests.comparison.helpers import assign, judge, make_pair, people
+from tests.evaluation.conftest import build_corpus
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 from tests.humanbaseline.conftest import build_items, enrol, make_study
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
@@ -289,6 +291,21 @@ def label_adjudicator():
     return team["adjudicator"], ids, ids, options, {"decision": "key_change", "new_key": "A"}
 
 
+def evaluation_admin():
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, {}
+
+
+def evaluation_imported_run():
+    items = build_corpus()["items"]
+    user = UserFactory(roles=[Role.ADMIN])
+    text = f"question_id,decision_choice\n{items[0].question_id},A\n"
+    run = evaluation_run_import(
+        created_by=user, filename="m.csv", content=text.encode(), label="m", setting="naive_rag"
+    )
+    ids = {"run_id": run.pk}
+    return user, ids, ids, {}
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
@@ -501,6 +518,41 @@ DOORS = {
             {},
         ),
     ],
+    "evaluation-api:run-list": [
+        Door(
+            "evaluation-api:run-list",
+            "evaluation:run-list",
+            evaluation_admin,
+            {"setting": "no_retrieval"},
+        ),
+        Door(
+            "evaluation-api:run-list",
+            "evaluation:run-list",
+            evaluation_admin,
+            {"provider": "fake", "setting": "no_retrieval", "note": LONG_NOTE},
+        ),
+    ],
+    "evaluation-api:import": [
+        Door(
+            "evaluation-api:import",
+            "evaluation:import",
+            evaluation_admin,
+            lambda: {
+                "file": SimpleUploadedFile("m.csv", b"question_id,decision_choice\nQ_NOPE,A\n"),
+                "label": "m",
+                "setting": "naive_rag",
+            },
+            multipart=True,
+        ),
+    ],
+    "evaluation-api:run-resume": [
+        Door(
+            "evaluation-api:run-resume",
+            "evaluation:run-resume",
+            evaluation_imported_run,
+            {},
+        ),
+    ],
     "mcq-api:decide": [
         Door("mcq-api:decide", "mcq:item", mcq_flagged, {"action": "retain"}),
         Door(
@@ -559,9 +611,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "audit-api:run-list": PENDING,
     "comparison-api:draft": PENDING,
     "comparison-api:judgment": PENDING,
-    "evaluation-api:run-list": PENDING,
-    "evaluation-api:run-resume": PENDING,
-    "evaluation-api:import": PENDING,
     "baseline-api:study-status": (
         "the page offers open/close buttons and ignores any other status without a word; "
         "the API answers 400 from its serializer: nothing a person types to compare"
