@@ -306,6 +306,14 @@ def evaluation_imported_run():
     return user, ids, ids, {}
 
 
+def comparison_assignment():
+    who = people()
+    pair = make_pair(key="CHAR_81")
+    assignment = next(iter(assign(pair, who["annotators"], who["admin"]).values()))
+    ids = {"assignment": assignment.public_id}
+    return assignment.annotator, ids, ids, {}
+
+
 # --- The table --------------------------------------------------------------------------------
 
 DOORS = {
@@ -553,6 +561,24 @@ DOORS = {
             {},
         ),
     ],
+    "comparison-api:judgment": [
+        Door("comparison-api:judgment", "comparison:pair", comparison_assignment, {}),
+        Door(
+            "comparison-api:judgment",
+            "comparison:pair",
+            comparison_assignment,
+            {"suitability": "suitable", "suitability_reason": LONG_NOTE * 6},
+        ),
+    ],
+    "comparison-api:draft": [
+        Door(
+            "comparison-api:draft",
+            "comparison:draft",
+            comparison_assignment,
+            {"suitability_reason": "a\x00b"},
+            method="put",
+        ),
+    ],
     "mcq-api:decide": [
         Door("mcq-api:decide", "mcq:item", mcq_flagged, {"action": "retain"}),
         Door(
@@ -609,8 +635,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "review-api:scenario-reassess": PENDING,
     "review-api:scenario-reassess-confirm": PENDING,
     "audit-api:run-list": PENDING,
-    "comparison-api:draft": PENDING,
-    "comparison-api:judgment": PENDING,
     "baseline-api:study-status": (
         "the page offers open/close buttons and ignores any other status without a word; "
         "the API answers 400 from its serializer: nothing a person types to compare"
