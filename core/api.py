@@ -26,6 +26,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.actions import ActionRefused, cause_messages
 from core.conflicts import ConflictOfInterest
 
 # --- Errors -------------------------------------------------------------------------------
@@ -84,12 +85,27 @@ def serializer_error_response(serializer) -> Response:
 
 def exception_handler(exc, context):
     """DRF's handler, plus: a Django ``ValidationError`` raised by a service is a 400 with
-    the service's messages (never a 500); a conflict of interest is a 403 (issue #24)."""
+    the service's messages (never a 500); a conflict of interest is a 403 (issue #24); an
+    action refused (issue #33) answers its form's errors, or its service's error as above."""
+    if isinstance(exc, ActionRefused):
+        return action_refused_response(exc, context)
     if isinstance(exc, ConflictOfInterest):
         return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_403_FORBIDDEN)
     if isinstance(exc, DjangoValidationError):
         return domain_error_response(exc)
     return drf_exception_handler(exc, context)
+
+
+def action_refused_response(refused: ActionRefused, context=None) -> Response:
+    """The API's answer to an action the page would refuse with the same words: the form's
+    field errors (``form_error_response``), or the service's error as the handler answers
+    it (a domain error that is no ``ValidationError`` is a 400 with its text)."""
+    cause = refused.cause
+    if cause is None:
+        return form_error_response(refused.form)
+    if isinstance(cause, DjangoValidationError):
+        return exception_handler(cause, context)
+    return Response({"detail": cause_messages(cause)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 class PreconditionFailed(APIException):

@@ -144,6 +144,10 @@ class SerializerTextRules:
     """Serializer mixin (first base): the text rules on every writable text field, with
     the same messages as the forms."""
 
+    # field → label: names a field in its page's form's words without giving the schema a
+    # title (the docstring above is every plain serializer's description in the schema).
+    text_labels: dict[str, str] = {}
+
     def get_fields(self):
         from rest_framework import serializers
 
@@ -151,7 +155,7 @@ class SerializerTextRules:
         for name, field in fields.items():
             if not isinstance(field, serializers.CharField) or field.read_only:
                 continue
-            label = field_label(name, field)
+            label = self.text_labels.get(name) or field_label(name, field)
             limit = field.max_length
             field.validators = [v for v in field.validators if type(v).__name__ not in _REPLACED]
             field.validators.append(_SerializerTextValidator(label, limit))

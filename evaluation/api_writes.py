@@ -1,6 +1,6 @@
 """The writes of evaluation runs over REST, for admins, through the pages' own forms and
-services: launch a run (``views.run_launch``), resume one (``services.evaluation_run_resume``),
-import a predictions file (``views.run_import``, the page's importer)."""
+services: launch a run, resume one, import a predictions file, each through the page's
+action (``evaluation.actions``)."""
 
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -9,11 +9,11 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import ERROR, IF_MATCH, form_error_response, require_fresh
+from core.api import ERROR, IF_MATCH, require_fresh
 from core.roles import HasRole, Role
 from core.text_rules import NAME, NOTE
 
-from . import selectors, services
+from . import actions, selectors
 from .api import (
     RUN_EXAMPLE,
     RUN_LIST_SCHEMA,
@@ -25,7 +25,6 @@ from .api import (
 )
 from .forms import ITEM_SET_CHOICES, EvaluationRunForm, PredictionImportForm
 from .models import LABEL_MAX
-from .views import run_import, run_launch
 
 NO_IDS = "List the question ids, or choose all final items."
 
@@ -138,9 +137,7 @@ class EvaluationRunListApi(APIView):
     )
     def post(self, request):
         form = EvaluationRunForm(data=_form_data(request, EvaluationRunForm), files=request.FILES)
-        if not form.is_valid():
-            return form_error_response(form)
-        run = run_launch(form, user=request.user)
+        run = actions.run_launch(form, user=request.user)
         return run_response(selectors.run_get(run_id=run.pk), status=status.HTTP_201_CREATED)
 
 
@@ -185,7 +182,7 @@ class EvaluationRunResumeApi(APIView):
     def post(self, request, run_id: int):
         run = run_or_404(run_id)
         require_fresh(request, run_tag(run))
-        queued = services.evaluation_run_resume(run_id=run.pk)
+        queued = actions.run_resume(run_id=run.pk)
         run = selectors.run_get(run_id=run.pk)
         body = {"queued": queued, "run": EvaluationRunSerializer(run).data}
         response = Response(body)
@@ -250,7 +247,5 @@ class PredictionImportApi(APIView):
         form = PredictionImportForm(
             data=_form_data(request, PredictionImportForm), files=request.FILES
         )
-        if not form.is_valid():
-            return form_error_response(form)
-        run = run_import(form, user=request.user)
+        run = actions.run_import(form, user=request.user)
         return run_response(selectors.run_get(run_id=run.pk), status=status.HTTP_201_CREATED)

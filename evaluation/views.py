@@ -8,62 +8,27 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.roles import Role, role_required
-from core.web import add_error_messages, csv_download
+from core.web import csv_download
 from core.wording import counted
 
-from . import embeddings, selectors, services
+from . import actions, embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)
 from .forms import EvaluationRunForm, PredictionImportForm
-from .models import EvaluationError, EvaluationPrediction, EvaluationRun
-from .prediction_import import evaluation_run_import
+from .models import EvaluationPrediction, EvaluationRun
 
 admin_required = role_required(Role.ADMIN)
 PREDICTIONS_PER_PAGE = 50
-
-
-def run_launch(form: EvaluationRunForm, *, user):
-    """Create and start the run a valid launch form asks for (the page and the API);
-    raises EvaluationError with what to fix."""
-    data = form.cleaned_data
-    run = services.evaluation_run_create(
-        created_by=user,
-        provider_key=data["provider"],
-        setting=data["setting"],
-        items=form.items(),
-        item_set=data["item_set_name"],
-        label=data["label"],
-        decoding={"temperature": data["temperature"], "max_tokens": data["max_tokens"]},
-        retrieval_method=data["retrieval_method"],
-        k=data["k"],
-        note=data["note"],
-    )
-    services.evaluation_run_start(run_id=run.pk)
-    return run
-
-
-def run_import(form: PredictionImportForm, *, user):
-    """A finished run from a valid import form's file (the page and the API); the whole
-    file is refused, and nothing stored, on any wrong row (EvaluationError)."""
-    upload = form.cleaned_data["file"]
-    return evaluation_run_import(
-        created_by=user,
-        filename=upload.name,
-        content=upload.read(),
-        label=form.cleaned_data["label"],
-        setting=form.cleaned_data["setting"],
-        note=form.cleaned_data["note"],
-    )
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def run_list(request):
     form = EvaluationRunForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            run = run_launch(form, user=request.user)
-        except EvaluationError as error:
-            add_error_messages(form, error)
+            run = actions.run_launch(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             return redirect("evaluation:run-detail", run_id=run.pk)
     return render(
@@ -106,11 +71,11 @@ def run_detail(request, run_id):
 @require_POST
 def run_resume(request, run_id):
     try:
-        queued = services.evaluation_run_resume(run_id=run_id)
+        queued = actions.run_resume(run_id=run_id)
     except EvaluationRun.DoesNotExist:
         raise Http404("No such evaluation run.") from None
-    except EvaluationError as error:
-        messages.error(request, " ".join(error.messages))
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     else:
         messages.success(request, f"{counted(queued, 'item')} queued again.")
     return redirect("evaluation:run-detail", run_id=run_id)
@@ -154,11 +119,11 @@ def predictions_csv(request, run_id):
 @require_http_methods(["GET", "POST"])
 def prediction_import(request):
     form = PredictionImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            run = run_import(form, user=request.user)
-        except EvaluationError as error:
-            add_error_messages(form, error)
+            run = actions.run_import(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             messages.success(request, f"Imported {run.label} ({run.get_setting_display()}).")
             return redirect("evaluation:run-detail", run_id=run.pk)

@@ -15,7 +15,7 @@ from core.roles import Role, role_required
 from core.tidy import table_links
 from core.web import add_error_messages
 
-from . import selectors, services, statistics
+from . import actions, selectors, services, statistics
 from .forms import (
     BestModelForm,
     CompletionForm,
@@ -41,7 +41,6 @@ from .presentation import (
     reweighting_view,
     table19_rows,
 )
-from .subset import ConstraintError
 
 admin_required = role_required(Role.ADMIN)
 
@@ -70,17 +69,13 @@ def families(request):
         messages.success(request, f"{count} item families copied from their references.")
         return redirect("baseline:admin")
     form = FamilyCsvForm(request.POST, request.FILES)
-    if form.is_valid():
-        upload = form.cleaned_data["file"]
-        try:
-            count = services.item_families_import_csv(
-                content=upload.read(), origin=f"csv:{upload.name}"
-            )
-        except BaselineError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, f"{count} item families set from {upload.name}.")
-            return redirect("baseline:admin")
+    try:
+        count, name = actions.families_import_csv(form)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, f"{count} item families set from {name}.")
+        return redirect("baseline:admin")
     return admin_overview(request, family_form=form)
 
 
@@ -88,17 +83,13 @@ def families(request):
 @require_POST
 def predictions(request):
     form = PredictionCsvForm(request.POST, request.FILES)
-    if form.is_valid():
-        upload = form.cleaned_data["file"]
-        try:
-            count = services.predictions_import_csv(
-                content=upload.read(), origin=f"csv:{upload.name}"
-            )
-        except BaselineError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, f"{count} model predictions stored from {upload.name}.")
-            return redirect("baseline:admin")
+    try:
+        count, name = actions.predictions_import_csv(form)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, f"{count} model predictions stored from {name}.")
+        return redirect("baseline:admin")
     return admin_overview(request, prediction_form=form)
 
 
@@ -106,23 +97,12 @@ def predictions(request):
 @require_POST
 def selection_create(request):
     form = SelectionForm(request.POST)
-    if form.is_valid():
-        try:
-            constraints = form.constraints()
-        except ConstraintError as error:
-            form.add_error(None, str(error))
-        else:
-            try:
-                selection = services.subset_select(
-                    user=request.user,
-                    seed=form.cleaned_data["seed"],
-                    constraints=constraints,
-                    held_out_scenarios=form.held_out(),
-                )
-            except BaselineError as error:
-                add_error_messages(form, error)
-            else:
-                return redirect("baseline:selection-detail", selection_id=selection.pk)
+    try:
+        selection = actions.selection_create(form, user=request.user)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        return redirect("baseline:selection-detail", selection_id=selection.pk)
     return admin_overview(request, selection_form=form)
 
 
@@ -144,24 +124,11 @@ def selection_detail(request, selection_id):
 @admin_required
 def study_create(request):
     form = StudyForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+    if request.method == "POST":
         try:
-            created = services.study_create(
-                user=request.user,
-                name=data["name"],
-                selection=data["selection"],
-                consent_version=data["consent_version"],
-                consent_text=data["consent_text"],
-                briefing=data["briefing"],
-                pay_text=data["pay_text"],
-                practice_question_ids=form.practice_ids(),
-                practice_count=data["practice_count"] or 0,
-                retrieval_method=data["retrieval_method"],
-                k=data["k"],
-            )
-        except BaselineError as error:
-            add_error_messages(form, error)
+            created = actions.study_create(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             return redirect("baseline:study-detail", study_id=created.pk)
     return render(request, "humanbaseline/study_form.html", {"form": form})
@@ -257,20 +224,13 @@ def study_completion(request, study_id):
 def best_model(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = BestModelForm(request.POST, study=study_obj)
-    if form.is_valid():
-        try:
-            choice = services.best_model_fix(
-                study=study_obj,
-                user=request.user,
-                run_ids=[run.pk for run in form.cleaned_data["runs"]],
-                model_label=form.cleaned_data["model_label"],
-                reason=form.cleaned_data["reason"],
-            )
-        except BaselineError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, f"Best model fixed: {choice.model_label}.")
-            return redirect("baseline:study-detail", study_id=study_id)
+    try:
+        choice = actions.best_model_fix(form, user=request.user, study=study_obj)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, f"Best model fixed: {choice.model_label}.")
+        return redirect("baseline:study-detail", study_id=study_id)
     return study_detail(request, study_id, best_model_form=form)
 
 
@@ -279,18 +239,13 @@ def best_model(request, study_id):
 def participant_create(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = ParticipantAccountForm(request.POST, study=study_obj)
-    if form.is_valid():
-        try:
-            services.participant_account_create(
-                study=study_obj,
-                username=form.cleaned_data["username"],
-                password=form.cleaned_data["password"],
-            )
-        except BaselineError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, f"Account {form.cleaned_data['username']} created.")
-            return redirect("baseline:study-detail", study_id=study_id)
+    try:
+        actions.participant_create(form, study=study_obj)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, f"Account {form.cleaned_data['username']} created.")
+        return redirect("baseline:study-detail", study_id=study_id)
     return study_detail(request, study_id, account_form=form)
 
 
@@ -308,11 +263,11 @@ def study_status(request, study_id):
 def report(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = ReportForm(request.POST or None, study=study_obj)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            services.report_request(study=study_obj, user=request.user, **form.cleaned_data)
-        except BaselineError as error:
-            add_error_messages(form, error)
+            actions.report_request(form, user=request.user, study=study_obj)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             return redirect("baseline:report", study_id=study_id)
     latest = selectors.latest_report(study=study_obj)

@@ -17,12 +17,12 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
     ListFilter,
     etag,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
@@ -31,7 +31,7 @@ from core.api import (
 )
 from core.roles import HasRole, Role
 
-from . import selectors, services
+from . import actions, selectors, services
 from .api_serializers import (
     SELECTION_FIELDS_HELP,
     BaselineSelectionSerializer,
@@ -46,14 +46,12 @@ from .api_serializers import (
 )
 from .forms import SelectionForm, StudyForm
 from .models import (
-    BaselineError,
     BaselineStudy,
     BestModelChoice,
     Participation,
     StudyItem,
     SubsetSelection,
 )
-from .subset import ConstraintError
 
 
 class BaselineAdminApi(APIView):
@@ -62,11 +60,6 @@ class BaselineAdminApi(APIView):
     permission_classes = [HasRole]
     allowed_roles = (Role.ADMIN,)
     parser_classes = [JSONParser, FormParser, MultiPartParser]
-
-
-def baseline_error_response(error: BaselineError) -> Response:
-    """400 with a baseline service's messages, in the shape of every domain error."""
-    return Response({"detail": list(error.messages)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 def form_data(request, *, listed=()) -> dict | QueryDict:
@@ -82,24 +75,6 @@ def form_data(request, *, listed=()) -> dict | QueryDict:
         if isinstance(data.get(name), list):
             data[name] = "\n".join(str(v) for v in data[name])
     return data
-
-
-# What the database stores (BigIntegerField, PositiveIntegerField) and a random generator
-# accepts as a seed (numpy: not negative).
-SEED_RANGE = (0, 2**63 - 1)
-COUNT_RANGE = (0, 2**31 - 1)
-
-
-def fits_columns(form, bounds: dict[str, tuple[int, int]]) -> bool:
-    """Whether the form's whole numbers fit the columns that store them (and a seed the
-    generator); one outside is an error on its field (the form sets no such bound)."""
-    for name, (low, high) in bounds.items():
-        value = form.cleaned_data.get(name)
-        if value is not None and value < low:
-            form.add_error(name, f"Ensure this value is greater than or equal to {low}.")
-        elif value is not None and value > high:
-            form.add_error(name, f"Ensure this value is less than or equal to {high}.")
-    return form.is_valid()
 
 
 def study_or_404(study_id: int) -> BaselineStudy:
@@ -243,19 +218,7 @@ class SelectionListApi(BaselineAdminApi):
     )
     def post(self, request):
         form = SelectionForm(form_data(request, listed=["held_out_scenarios"]))
-        if not (form.is_valid() and fits_columns(form, {"seed": SEED_RANGE})):
-            return form_error_response(form)
-        try:
-            selection = services.subset_select(
-                user=request.user,
-                seed=form.cleaned_data["seed"],
-                constraints=form.constraints(),
-                held_out_scenarios=form.held_out(),
-            )
-        except ConstraintError as error:
-            return Response({"detail": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
-        except BaselineError as error:
-            return baseline_error_response(error)
+        selection = actions.selection_create(form, user=request.user)
         return Response(
             selection_data(selection_or_404(selection.pk)), status=status.HTTP_201_CREATED
         )
@@ -467,28 +430,11 @@ class StudyListApi(BaselineAdminApi):
     )
     def post(self, request):
         form = StudyForm(form_data(request, listed=["practice_question_ids"]))
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         existing = same_study(form)
         if existing is not None:
             return study_response(request, study_or_404(existing.pk))
-        data = form.cleaned_data
-        try:
-            created = services.study_create(
-                user=request.user,
-                name=data["name"],
-                selection=data["selection"],
-                consent_version=data["consent_version"],
-                consent_text=data["consent_text"],
-                briefing=data["briefing"],
-                pay_text=data["pay_text"],
-                practice_question_ids=form.practice_ids(),
-                practice_count=data["practice_count"] or 0,
-                retrieval_method=data["retrieval_method"],
-                k=data["k"],
-            )
-        except BaselineError as error:
-            return baseline_error_response(error)
+        created = actions.study_create(form, user=request.user)
         return study_response(request, study_or_404(created.pk), code=status.HTTP_201_CREATED)
 
 

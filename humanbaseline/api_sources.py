@@ -8,14 +8,13 @@ from rest_framework.response import Response
 from core.api import (
     ERROR,
     ListFilter,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
 )
 
-from . import selectors, services
-from .api import ADMIN_ERRORS, BaselineAdminApi, baseline_error_response, form_data
+from . import actions, selectors, services
+from .api import ADMIN_ERRORS, BaselineAdminApi, form_data
 from .api_serializers import (
     SOURCES_TEXT,
     BaselinePredictionSerializer,
@@ -26,7 +25,7 @@ from .api_serializers import (
     SourceCountsSerializer,
 )
 from .forms import FamilyCsvForm, PredictionCsvForm
-from .models import BaselineError, ImportedPrediction, ItemSourceFamily
+from .models import ImportedPrediction, ItemSourceFamily
 
 FAMILY_FILTERS = [
     ListFilter("family", "family", description=f"One source: {SOURCES_TEXT}."),
@@ -123,19 +122,8 @@ class FamiliesApi(BaselineAdminApi):
             count = services.item_families_from_references()
             message = f"{count} item families copied from their references."
             return Response({"count": count, "message": message})
-        form = FamilyCsvForm(request.data, request.FILES)
-        if not form.is_valid():
-            return form_error_response(form)
-        upload = form.cleaned_data["file"]
-        try:
-            count = services.item_families_import_csv(
-                content=upload.read(), origin=f"csv:{upload.name}"
-            )
-        except BaselineError as error:
-            return baseline_error_response(error)
-        return Response(
-            {"count": count, "message": f"{count} item families set from {upload.name}."}
-        )
+        count, name = actions.families_import_csv(FamilyCsvForm(request.data, request.FILES))
+        return Response({"count": count, "message": f"{count} item families set from {name}."})
 
 
 PREDICTION_FILTERS = [
@@ -205,15 +193,6 @@ class PredictionsApi(BaselineAdminApi):
         ],
     )
     def post(self, request):
-        form = PredictionCsvForm(request.data, request.FILES)
-        if not form.is_valid():
-            return form_error_response(form)
-        upload = form.cleaned_data["file"]
-        try:
-            count = services.predictions_import_csv(
-                content=upload.read(), origin=f"csv:{upload.name}"
-            )
-        except BaselineError as error:
-            return baseline_error_response(error)
-        message = f"{count} model predictions stored from {upload.name}."
+        count, name = actions.predictions_import_csv(PredictionCsvForm(request.data, request.FILES))
+        message = f"{count} model predictions stored from {name}."
         return Response({"count": count, "message": message})

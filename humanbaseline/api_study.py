@@ -11,26 +11,23 @@ from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
     ListFilter,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
     require_fresh,
 )
 
-from . import selectors, services
+from . import actions, selectors
+from .actions import REPORT_BOUNDS, fits_columns
 from .api import (
     ADMIN_ERRORS,
-    COUNT_RANGE,
-    SEED_RANGE,
     BaselineAdminApi,
-    baseline_error_response,
     current_best_model,
-    fits_columns,
     form_data,
     study_etag,
     study_or_404,
@@ -45,7 +42,7 @@ from .api_serializers import (
     TimeRowSerializer,
 )
 from .forms import BestModelForm, ParticipantAccountForm, ReportForm
-from .models import BaselineError, BaselineReport, BestModelChoice, Participation
+from .models import BaselineReport, BestModelChoice, Participation
 
 # --- Participants -------------------------------------------------------------------------
 
@@ -171,18 +168,12 @@ class ParticipantsApi(BaselineAdminApi):
     def post(self, request, study_id: int):
         study = study_or_404(study_id)
         form = ParticipantAccountForm(form_data(request), study=study)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         username, password = form.cleaned_data["username"], form.cleaned_data["password"]
         replay = replayed_account(study, username, password)
         if replay is not None:
             return Response(participant_data(study, replay.pk))
-        try:
-            participation = services.participant_account_create(
-                study=study, username=username, password=password
-            )
-        except BaselineError as error:
-            return baseline_error_response(error)
+        participation = actions.participant_create(form, study=study)
         return Response(participant_data(study, participation.pk), status=status.HTTP_201_CREATED)
 
 
@@ -370,20 +361,10 @@ class BestModelApi(BaselineAdminApi):
         latest = current_best_model(study)
         require_fresh(request, study_etag(study, latest))
         form = BestModelForm(form_data(request), study=study)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         if replayed_choice(latest, form.cleaned_data):
             return Response(BestModelChoiceSerializer(latest).data)
-        try:
-            choice = services.best_model_fix(
-                study=study,
-                user=request.user,
-                run_ids=[run.pk for run in form.cleaned_data["runs"]],
-                model_label=form.cleaned_data["model_label"],
-                reason=form.cleaned_data["reason"],
-            )
-        except BaselineError as error:
-            return baseline_error_response(error)
+        choice = actions.best_model_fix(form, user=request.user, study=study)
         return Response(BestModelChoiceSerializer(choice).data, status=status.HTTP_201_CREATED)
 
 
@@ -476,14 +457,9 @@ class ReportApi(BaselineAdminApi):
     def post(self, request, study_id: int):
         study = study_or_404(study_id)
         form = ReportForm(form_data(request), study=study)
-        bounds = {"seed": SEED_RANGE, "n_boot": COUNT_RANGE, "n_permutations": COUNT_RANGE}
-        if not (form.is_valid() and fits_columns(form, bounds)):
-            return form_error_response(form)
+        fits_columns(form, REPORT_BOUNDS)
         replay = replayed_report(study, form.cleaned_data)
         if replay is not None:
             return Response(ReportSerializer(replay).data)
-        try:
-            report = services.report_request(study=study, user=request.user, **form.cleaned_data)
-        except BaselineError as error:
-            return baseline_error_response(error)
+        report = actions.report_request(form, user=request.user, study=study)
         return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)

@@ -9,7 +9,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adjudication.arbitration import selectors, services
+from adjudication.arbitration import actions, services
 from adjudication.arbitration.api import (
     DecisionSerializer,
     ReferenceSerializer,
@@ -17,12 +17,12 @@ from adjudication.arbitration.api import (
     pair_page,
     pair_tag,
 )
-from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
+from adjudication.arbitration.forms import ReopenForm
 from adjudication.arbitration.models import ArbitrationDecision
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
-    form_error_response,
     require_fresh,
     with_etag,
 )
@@ -171,15 +171,8 @@ class ArbitrationDecisionApi(APIView):
     def post(self, request, pair_id):
         page = pair_page(pair_id)
         require_fresh(request, pair_tag(page))
-        form = ArbitrationForm(
-            data=request.data,
-            pair_id=pair_id,
-            pair_label=str(page.pair),
-            guidance=selectors.guidance_choices(page),
-        )
-        if not form.is_valid():
-            return form_error_response(form)
-        data = form.cleaned_data
+        form = actions.arbitration_form(page, data=request.data)
+        data = validated(form)
         if page.decision is not None:
             numbers = {c.candidate.pk: c.number for c in page.candidates}
             if same_decision(page.decision, data, user=request.user, number_of=numbers):
@@ -192,18 +185,9 @@ class ArbitrationDecisionApi(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        chosen = page.by_number(data["candidate"]) if data["candidate"] else None
         warnings = []
-        decision = services.arbitration_decide(
-            pair_id=pair_id,
-            arbitrator=request.user,
-            kind=data["kind"],
-            candidate_id=chosen.candidate.pk if chosen else None,
-            fields={f: data[f] for f in TEXT_FIELDS},
-            reason=data["reason"],
-            guidance=data["guidance"],
-            guidance_followed=data.get("guidance_followed") or (),
-            on_unavailable=warnings.append,
+        decision = actions.arbitration_decide(
+            form, user=request.user, page=page, on_unavailable=warnings.append
         )
         return _decision_response(
             request, pair_id, decision.pk, status.HTTP_201_CREATED, warnings=warnings
@@ -254,8 +238,7 @@ class ArbitrationReopenApi(APIView):
         page = pair_page(pair_id)
         require_fresh(request, pair_tag(page))
         form = ReopenForm(data=request.data, pair_id=pair_id)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         reason = form.cleaned_data["reason"].strip()
         last = page.history[-1] if page.history else None
         if (
@@ -266,5 +249,5 @@ class ArbitrationReopenApi(APIView):
             and page.pair.status == "escalated"
         ):
             return _decision_response(request, pair_id, last.pk, status.HTTP_200_OK)
-        decision = services.arbitration_reopen(pair_id=pair_id, admin=request.user, reason=reason)
+        decision = actions.arbitration_reopen(form, user=request.user, pair_id=pair_id)
         return _decision_response(request, pair_id, decision.pk, status.HTTP_201_CREATED)

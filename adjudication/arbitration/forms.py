@@ -187,7 +187,12 @@ class ArbitrationForm(TextRules, forms.Form):
 
 
 class ReopenForm(TextRules, forms.Form):
-    reason = forms.CharField(label="Reason for reopening", widget=_rows(2), max_length=NOTE)
+    reason = forms.CharField(
+        label="Reason for reopening",
+        widget=_rows(2),
+        max_length=NOTE,
+        error_messages={"required": "Give the reason for reopening the decision."},
+    )
 
     def __init__(self, *args, pair_id: int, pair_label: str = "this pair", **kwargs):
         super().__init__(*args, **kwargs)

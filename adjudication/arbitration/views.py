@@ -7,11 +7,10 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from adjudication.arbitration import selectors, services
+from adjudication.arbitration import actions, selectors, services
 from adjudication.arbitration.forms import ArbitrationForm, ReopenForm
 from core.conflicts import arbitration_conflict, arbitration_conflict_rows, conflict_page
 from core.roles import Role, role_required, user_roles
-from core.web import add_error_messages
 
 arbitrator_required = role_required(Role.ARBITRATOR)
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)
@@ -60,13 +59,7 @@ def _prefill(page, number):
 
 
 def _form(page, pair_id, *args, **kwargs) -> ArbitrationForm:
-    return ArbitrationForm(
-        *args,
-        pair_id=pair_id,
-        pair_label=page.pair.title,
-        guidance=selectors.guidance_choices(page),
-        **kwargs,
-    )
+    return actions.arbitration_form(page, *args, **kwargs)
 
 
 def _preview(page, form) -> tuple[object, dict | None, str]:
@@ -112,25 +105,17 @@ def arbitration_pair(request, pair_id):
                     "adjudication/pair.html#diff",
                     {"diff": diff, "preview_error": preview_error, "editing": editing},
                 )
-        elif form.is_valid():
-            data = form.cleaned_data
-            chosen = page.by_number(data["candidate"]) if data["candidate"] else None
+        else:
             try:
-                services.arbitration_decide(
-                    pair_id=pair_id,
-                    arbitrator=request.user,
-                    kind=data["kind"],
-                    candidate_id=chosen.candidate.pk if chosen else None,
-                    fields={f: data[f] for f in TEXT_FIELDS},
-                    reason=data["reason"],
-                    guidance=data["guidance"],
-                    guidance_followed=data.get("guidance_followed") or (),
+                actions.arbitration_decide(
+                    form,
+                    user=request.user,
+                    page=page,
                     on_unavailable=lambda message: messages.error(request, message),
                 )
-            except services.ArbitrationConflict as error:
-                return conflict_page(request, error)
-            except services.ArbitrationError as error:
-                add_error_messages(form, error)
+            except actions.ActionRefused as refused:
+                if isinstance(refused.cause, services.ArbitrationConflict):
+                    return conflict_page(request, refused.cause)
             else:
                 messages.success(request, f"Decision recorded for {page.pair.title}.")
                 return redirect("adjudication:pair", pair_id=pair_id)
@@ -164,15 +149,10 @@ def arbitration_pair(request, pair_id):
 @require_POST
 def arbitration_reopen(request, pair_id):
     form = ReopenForm(request.POST, pair_id=pair_id)
-    if form.is_valid():
-        try:
-            services.arbitration_reopen(
-                pair_id=pair_id, admin=request.user, reason=form.cleaned_data["reason"]
-            )
-        except services.ArbitrationError as error:
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, "Decision reopened; the pair is back in the queue.")
+    try:
+        actions.arbitration_reopen(form, user=request.user, pair_id=pair_id)
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     else:
-        messages.error(request, "Give the reason for reopening the decision.")
+        messages.success(request, "Decision reopened; the pair is back in the queue.")
     return redirect("adjudication:pair", pair_id=pair_id)

@@ -10,15 +10,15 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adjudication.consensus import services
+from adjudication.consensus import actions
 from annotation.comparison.api import judgment_tag, own_page
 from annotation.comparison.forms import ComparisonJudgmentForm
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import check_judgment
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
-    form_error_response,
     require_fresh,
     text_rules_response,
     with_etag,
@@ -41,6 +41,10 @@ def _form_limit(name: str) -> int:
 
 
 class JudgmentSerializer(SerializerTextRules, serializers.Serializer):
+    # The page's words for each text (issue #33): its form's labels.
+    text_labels = {
+        n: str(f.label) for n, f in ComparisonJudgmentForm.base_fields.items() if f.label
+    }
     suitability = serializers.ChoiceField(choices=_form_choices("suitability"))
     suitability_reason = serializers.CharField(
         allow_blank=True, required=False, max_length=_form_limit("suitability_reason")
@@ -170,14 +174,11 @@ class ComparisonJudgmentApi(APIView):
         if refused is not None:
             return refused
         form = ComparisonJudgmentForm(data=request.data, public_id=page.public_id)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         if page.judgment is not None and not page.is_open:
             if check_judgment(form.cleaned_data) == page.judgment.content():
                 return _answer(request, assignment, status.HTTP_200_OK)
             return Response({"detail": ROUTED}, status=status.HTTP_409_CONFLICT)
         first = page.judgment is None
-        services.judgment_submit(
-            public_id=page.public_id, annotator=request.user, content=form.cleaned_data
-        )
+        actions.judgment_submit(form, user=request.user, page=page)
         return _answer(request, assignment, status.HTTP_201_CREATED if first else 200)

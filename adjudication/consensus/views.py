@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from adjudication.consensus import services
+from adjudication.consensus import actions, services
 from annotation.comparison import selectors
 from annotation.comparison import services as comparison_services
 from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
@@ -56,15 +56,12 @@ def comparison_pair(request, assignment):
     form = None
     if request.method == "POST":
         form = ComparisonJudgmentForm(request.POST, public_id=page.public_id)
-        if form.is_valid():
-            try:
-                judgment = services.judgment_submit(
-                    public_id=page.public_id, annotator=request.user, content=form.cleaned_data
-                )
-            except ComparisonError as error:
-                add_error_messages(form, error)
-            else:
-                return _to_next_pair(request, page, judgment)
+        try:
+            judgment = actions.judgment_submit(form, user=request.user, page=page)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            return _to_next_pair(request, page, judgment)
     if form is None:
         form = ComparisonJudgmentForm(
             initial=_initial(page), public_id=page.public_id, readonly=not page.is_open

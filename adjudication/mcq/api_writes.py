@@ -14,7 +14,9 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from adjudication.mcq import actions
 from adjudication.mcq import selectors as mcq_selectors
+from adjudication.mcq.actions import ActionRefused, revisable, revise_draft_key
 from adjudication.mcq.api import (
     RUN_EXAMPLE,
     RUN_FILTERS,
@@ -28,21 +30,18 @@ from adjudication.mcq.api import (
 from adjudication.mcq.forms import REVISE_DRAFT_FIELDS, AssemblyRunForm, ReviewDecisionForm
 from adjudication.mcq.models import (
     OPTION_LABELS,
-    McqError,
     McqItem,
     McqNotReviewable,
     McqReviewDecision,
     McqStaleVersion,
 )
-from adjudication.mcq.services import item_assembly, item_review, item_screening
-from adjudication.mcq.views import revisable, revise_draft_key
 from core import drafts
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
     PreconditionFailed,
     etag,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
@@ -167,9 +166,7 @@ class ReviewActionApi(APIView):
         data = {k: request.data.get(k) for k in REVIEW_FIELDS if request.data.get(k) is not None}
         data.setdefault("version", item.version)
         form = ReviewDecisionForm(data=data)
-        if not form.is_valid():
-            return form_error_response(form)
-        cleaned = form.cleaned_data
+        cleaned = validated(form)
         replay = _replayed(
             item,
             user=request.user,
@@ -183,23 +180,13 @@ class ReviewActionApi(APIView):
             return with_etag(response, item_etag(item))
         require_fresh(request, item_etag(item))
         try:
-            decision = item_review.mcq_review_decide(
-                item_id=item_id,
-                reviewer=request.user,
-                action=cleaned["action"],
-                version=cleaned["version"],
-                note=cleaned["note"],
-                label=cleaned["label"] or None,
-                content=cleaned["content"],
-                reference_id=cleaned["reference_id"],
-            )
-        except McqStaleVersion as error:
-            raise PreconditionFailed(str(error)) from None
-        except McqNotReviewable as error:
-            return _detail(str(error), status.HTTP_409_CONFLICT)
-        except McqError as error:
-            return Response({"detail": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
-        drafts.form_draft_clear(user=request.user, key=revise_draft_key(item))
+            decision = actions.item_review_decide(form, user=request.user, item=item)
+        except ActionRefused as refused:
+            if isinstance(refused.cause, McqStaleVersion):
+                raise PreconditionFailed(str(refused.cause)) from None
+            if isinstance(refused.cause, McqNotReviewable):
+                return _detail(str(refused.cause), status.HTTP_409_CONFLICT)
+            raise  # 400 with the page's message (core.api.exception_handler)
         item.refresh_from_db()
         response = Response(ReviewDecisionSerializer(decision).data, status=201)
         return with_etag(response, item_etag(item))
@@ -324,11 +311,11 @@ class ScreenItemApi(APIView):
     )
     def post(self, request, item_id: int):
         try:
-            item_screening.mcq_screening_request(item_id=item_id)
+            actions.item_screen(item_id=item_id)
         except McqItem.DoesNotExist:
             raise NotFound("No such MCQ item.") from None
-        except McqError as error:
-            return _detail(str(error), status.HTTP_409_CONFLICT)
+        except ActionRefused as refused:
+            return _detail(str(refused.cause), status.HTTP_409_CONFLICT)
         return _detail("Screening queued.", status.HTTP_202_ACCEPTED)
 
 
@@ -398,15 +385,5 @@ class AssemblyRunListApi(APIView):
         data |= {k: v for k, v in incoming.validated_data.items() if v is not None}
         if data.get("include_unadjudicated") in (False, "false", "False", "0", ""):
             data.pop("include_unadjudicated")
-        form = AssemblyRunForm(data=data)
-        if not form.is_valid():
-            return form_error_response(form)
-        try:
-            run = item_assembly.mcq_assembly_run_start(
-                started_by=request.user,
-                params=form.cleaned_data["params"],
-                gate_override_reason=form.cleaned_data["gate_override_reason"],
-            )
-        except McqError as error:
-            return Response({"detail": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        run = actions.assembly_run_start(AssemblyRunForm(data=data), user=request.user)
         return Response(AssemblyRunSerializer(run).data, status=status.HTTP_201_CREATED)

@@ -10,15 +10,17 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
+from adjudication.mcq import actions
 from adjudication.mcq import selectors as mcq_selectors
+from adjudication.mcq.actions import revisable, revise_draft_key
 from adjudication.mcq.forms import (
     REVISE_DRAFT_FIELDS,
     AssemblyRunForm,
     ReviewDecisionForm,
     revise_draft_problem,
 )
-from adjudication.mcq.models import McqError, McqItem
-from adjudication.mcq.services import item_assembly, item_review, item_screening
+from adjudication.mcq.models import McqItem
+from adjudication.mcq.services import item_assembly, item_screening
 from core import drafts
 from core.roles import Role, role_required, user_roles
 from core.web import csv_download
@@ -60,15 +62,6 @@ def item_queue_csv(request):
     return response
 
 
-def revise_draft_key(item) -> str:
-    """One draft per item version: a draft never reappears on a later version."""
-    return f"mcq-revise:{item.pk}:v{item.version}"
-
-
-def revisable(page) -> bool:
-    return page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES and not page.incomplete
-
-
 @reviewer_required
 @require_http_methods(["GET", "POST"])
 def item_detail(request, item_id):
@@ -78,27 +71,13 @@ def item_detail(request, item_id):
     form = ReviewDecisionForm(initial={"version": page.item.version})
     if request.method == "POST":
         form = ReviewDecisionForm(request.POST)
-        if form.is_valid():
-            data = form.cleaned_data
-            try:
-                decision = item_review.mcq_review_decide(
-                    item_id=item_id,
-                    reviewer=request.user,
-                    action=data["action"],
-                    version=data["version"],
-                    note=data["note"],
-                    label=data["label"] or None,
-                    content=data["content"],
-                    reference_id=data["reference_id"],
-                )
-            except McqError as error:
-                form.add_error(None, str(error))
-            else:
-                drafts.form_draft_clear(user=request.user, key=revise_draft_key(page.item))
-                messages.success(
-                    request, f"{decision.get_action_display()}: {page.item.question_id}."
-                )
-                return redirect("mcq:item", item_id=item_id)
+        try:
+            decision = actions.item_review_decide(form, user=request.user, item=page.item)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            messages.success(request, f"{decision.get_action_display()}: {page.item.question_id}.")
+            return redirect("mcq:item", item_id=item_id)
         page = mcq_selectors.item_review_page(item_id=item_id)
     revise_draft = None
     if revisable(page):
@@ -147,9 +126,10 @@ def item_revise_draft(request, item_id):
 @require_POST
 def item_screen(request, item_id):
     try:
-        item_screening.mcq_screening_request(item_id=item_id)
-    except McqError as error:
-        messages.error(request, str(error))
+        actions.item_screen(item_id=item_id)
+    except actions.ActionRefused as refused:
+        for message in refused.messages:
+            messages.error(request, message)
     except McqItem.DoesNotExist:
         raise Http404("No such MCQ item.") from None
     else:
@@ -163,17 +143,12 @@ def assembly_runs(request):
     form = AssemblyRunForm()
     if request.method == "POST":
         form = AssemblyRunForm(request.POST)
-        if form.is_valid():
-            try:
-                run = item_assembly.mcq_assembly_run_start(
-                    started_by=request.user,
-                    params=form.cleaned_data["params"],
-                    gate_override_reason=form.cleaned_data["gate_override_reason"],
-                )
-            except McqError as error:
-                form.add_error(None, str(error))
-            else:
-                return redirect("mcq:run", run_id=run.pk)
+        try:
+            run = actions.assembly_run_start(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            return redirect("mcq:run", run_id=run.pk)
     return render(
         request,
         "adjudication/mcq/runs.html",

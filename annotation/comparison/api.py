@@ -13,7 +13,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.comparison import selectors, services
-from annotation.comparison.models import COMPARISON_LETTERS, JUDGMENT_FIELDS, Rating, Suitability
+from annotation.comparison.models import (
+    COMPARISON_LETTERS,
+    JUDGMENT_FIELDS,
+    JUDGMENT_TEXT_LABELS,
+    Rating,
+    Suitability,
+)
 from annotation.comparison.models import JUDGMENT_TEXT_LIMITS as LIMITS
 from core.api import (
     ERROR,
@@ -73,6 +79,8 @@ class ComparisonPageSerializer(serializers.Serializer):
 
 class DraftSerializer(SerializerTextRules, serializers.Serializer):
     """The form's input as typed: letters and text, every field a string."""
+
+    text_labels = JUDGMENT_TEXT_LABELS  # the page's words for each text (issue #33)
 
     suitability = serializers.ChoiceField(
         choices=Suitability.choices, required=False, allow_blank=True

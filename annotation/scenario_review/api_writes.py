@@ -19,8 +19,8 @@ from annotation.profile_review.api import (
     error_response,
     request_body,
 )
-from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import selectors, services
+from annotation.scenario_review import actions, selectors
+from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.api import (
     RatingInputSerializer,
     ReassessConfirmInputSerializer,
@@ -38,6 +38,7 @@ from annotation.scenario_review.forms import (
     ScreeningForm,
 )
 from annotation.scenario_review.models import ScreeningDecision
+from core.actions import validated
 from core.api import IF_MATCH, form_error_response, require_fresh
 from core.roles import Role
 from core.text_rules import NOTE, SerializerTextRules
@@ -94,6 +95,14 @@ def _flat(body: dict, key: str) -> dict:
     return {**nested, "note": body.get("note", "")}
 
 
+def _refused(refused: ActionRefused, *, final: bool = False) -> Response:
+    """The page's refusal in the API's words: the form's errors; the service's message as
+    a 400, or a 409 when the submit differs from a decision already recorded."""
+    if refused.cause is None:
+        return form_error_response(refused.form)
+    return conflict(refused.cause) if final else error_response(refused.cause)
+
+
 def _page_answer(request, scenario_id, code=status.HTTP_201_CREATED) -> Response:
     return answer(review_page_data(request, scenario_id), code=code)
 
@@ -111,14 +120,10 @@ class ScenarioCreateApi(ReviewerWriteApi):
     )
     def post(self, request):
         form = ScenarioContentForm(data=request_body(request), action="", submit_label="")
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            scenario = services.scenario_create_manual(
-                user=request.user, content=form.content(), note=form.cleaned_data["note"]
-            )
-        except ReviewError as error:
-            return error_response(error)
+            scenario = actions.scenario_create(form, user=request.user)
+        except ActionRefused as refused:
+            return _refused(refused)
         return _page_answer(request, scenario.scenario_id)
 
 
@@ -158,9 +163,7 @@ class ScenarioScreenApi(ReviewerWriteApi):
     def post(self, request, scenario_id):
         page = _fresh_page(request, scenario_id)
         form = ScreeningForm(data=request_body(request), scenario_id=scenario_id)
-        if not form.is_valid():
-            return form_error_response(form)
-        wanted = form.cleaned_data
+        wanted = validated(form)
         mine = next(
             (
                 s
@@ -177,9 +180,9 @@ class ScenarioScreenApi(ReviewerWriteApi):
             if same:
                 return _page_answer(request, scenario_id, code=status.HTTP_200_OK)
         try:
-            services.scenario_screen(scenario_id=scenario_id, reviewer=request.user, **wanted)
-        except ReviewError as error:
-            return conflict(error) if mine is not None else error_response(error)
+            actions.scenario_screen(form, user=request.user, scenario_id=scenario_id)
+        except ActionRefused as refused:
+            return _refused(refused, final=mine is not None)
         return _page_answer(request, scenario_id)
 
 
@@ -217,17 +220,10 @@ class ScenarioReviseApi(ReviewerWriteApi):
         current = page.version.content() if page.version else {}
         data = {**current, **{k: body[k] for k in body}}
         form = ScenarioContentForm(data=data, action="", submit_label="")
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            services.scenario_revise(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                content=form.content(),
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
+            actions.scenario_revise(form, user=request.user, scenario_id=scenario_id)
+        except ActionRefused as refused:
+            return _refused(refused)
         return _page_answer(request, scenario_id)
 
 
@@ -260,20 +256,14 @@ class ScenarioRatingApi(ReviewerWriteApi):
         form = DiamondsRatingForm(
             data=_flat(request_body(request), "scores"), scenario_id=scenario_id
         )
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         own = page.own_rating
         if own is not None and own.scores() == form.scores():
             return _page_answer(request, scenario_id, code=status.HTTP_200_OK)
         try:
-            services.scenario_rate(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                scores=form.scores(),
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            return conflict(error) if own is not None else error_response(error)
+            actions.scenario_rate(form, user=request.user, scenario_id=scenario_id)
+        except ActionRefused as refused:
+            return _refused(refused, final=own is not None)
         return _page_answer(request, scenario_id)
 
 
@@ -311,21 +301,16 @@ class ScenarioReassessApi(ReviewerWriteApi):
         form = ReassessmentForm(
             data=_flat(body, "agreed"), scenario_id=scenario_id, dimensions=_split(page)
         )
-        if not form.is_valid():
-            return form_error_response(form)
-        agreed = form.agreed()
-        # A dimension the pages do not offer is the service's to refuse, in its words.
-        extra = body.get("agreed") or {}
-        agreed.update({k: v for k, v in extra.items() if k not in agreed})
         try:
-            services.scenario_reassess_propose(
+            # A dimension the pages do not offer is the service's to refuse, in its words.
+            actions.scenario_reassess_propose(
+                form,
+                user=request.user,
                 scenario_id=scenario_id,
-                reviewer=request.user,
-                agreed=agreed,
-                note=form.cleaned_data["note"],
+                unoffered=body.get("agreed") or {},
             )
-        except ReviewError as error:
-            return error_response(error)
+        except ActionRefused as refused:
+            return _refused(refused)
         return _page_answer(request, scenario_id)
 
 
@@ -363,19 +348,12 @@ class ScenarioReassessConfirmApi(ReviewerWriteApi):
         data = {**_flat(body, "agreed"), "proposal": body.get("proposal")}
         data["note"] = body.get("note") or ""
         form = ReassessmentConfirmForm(data=data, scenario_id=scenario_id, dimensions=split)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         if confirmed is not None and confirmed.pk == form.cleaned_data["proposal"]:
             if confirmed.values == form.agreed():
                 return _page_answer(request, scenario_id, code=status.HTTP_200_OK)
         try:
-            services.scenario_reassess_confirm(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                proposal_id=form.cleaned_data["proposal"],
-                agreed=form.agreed(),
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
+            actions.scenario_reassess_confirm(form, user=request.user, scenario_id=scenario_id)
+        except ActionRefused as refused:
+            return _refused(refused)
         return _page_answer(request, scenario_id)

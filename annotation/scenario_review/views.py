@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import blueprints, selectors, services, statistics
+from annotation.scenario_review import actions, blueprints, selectors, statistics
 from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
     DIAMONDS_RATING_FIELDS,
@@ -108,16 +108,13 @@ def scenario_screen(request, scenario_id):
     shown = page.is_reviewer and page.stage == "screening" and not page.you_screened
     _refuse_unless(shown, page, "screen")
     form = ScreeningForm(request.POST, scenario_id=scenario_id)
-    if form.is_valid():
-        try:
-            services.scenario_screen(
-                scenario_id=scenario_id, reviewer=request.user, **form.cleaned_data
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, "Pass-1 decision recorded.")
-            return redirect("review:scenario-review", scenario_id=scenario_id)
+    try:
+        actions.scenario_screen(form, user=request.user, scenario_id=scenario_id)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, "Pass-1 decision recorded.")
+        return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
         request,
         "review/scenario_review.html",
@@ -134,19 +131,13 @@ def scenario_revise(request, scenario_id):
         form = ScenarioContentForm(
             request.POST, action=action, submit_label="Propose this revision"
         )
-        if form.is_valid():
-            try:
-                services.scenario_revise(
-                    scenario_id=scenario_id,
-                    reviewer=request.user,
-                    content=form.content(),
-                    note=form.cleaned_data["note"],
-                )
-            except ReviewError as error:
-                add_error_messages(form, error)
-            else:
-                messages.success(request, "Revision proposed: both reviewers now screen it.")
-                return redirect("review:scenario-review", scenario_id=scenario_id)
+        try:
+            actions.scenario_revise(form, user=request.user, scenario_id=scenario_id)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            messages.success(request, "Revision proposed: both reviewers now screen it.")
+            return redirect("review:scenario-review", scenario_id=scenario_id)
     else:
         form = ScenarioContentForm(
             initial=page.version.content() if page.version else {},
@@ -162,20 +153,14 @@ def scenario_rate(request, scenario_id):
     page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
     _refuse_unless(page.can_rate, page, "rate")
     form = DiamondsRatingForm(request.POST, scenario_id=scenario_id)
-    if form.is_valid():
-        try:
-            services.scenario_rate(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                scores=form.scores(),
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            drafts.form_draft_clear(user=request.user, key=_rating_draft_key(scenario_id))
-            messages.success(request, "Ratings submitted.")
-            return redirect("review:scenario-review", scenario_id=scenario_id)
+    try:
+        actions.scenario_rate(form, user=request.user, scenario_id=scenario_id)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        drafts.form_draft_clear(user=request.user, key=_rating_draft_key(scenario_id))
+        messages.success(request, "Ratings submitted.")
+        return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
         request,
         "review/scenario_review.html",
@@ -217,21 +202,15 @@ def scenario_reassess(request, scenario_id):
         counter=page.can_confirm,
         ratings={c.field: c.values for c in split},
     )
-    if form.is_valid():
-        try:
-            services.scenario_reassess_propose(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                agreed=form.agreed(),
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(
-                request, "Proposal recorded; the other reviewer confirms it or counter-proposes."
-            )
-            return redirect("review:scenario-review", scenario_id=scenario_id)
+    try:
+        actions.scenario_reassess_propose(form, user=request.user, scenario_id=scenario_id)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(
+            request, "Proposal recorded; the other reviewer confirms it or counter-proposes."
+        )
+        return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
         request,
         "review/scenario_review.html",
@@ -247,22 +226,16 @@ def scenario_reassess_confirm(request, scenario_id):
     form = ReassessmentConfirmForm(
         request.POST, scenario_id=scenario_id, dimensions=_split(request, scenario_id)
     )
-    if form.is_valid():
-        try:
-            services.scenario_reassess_confirm(
-                scenario_id=scenario_id,
-                reviewer=request.user,
-                proposal_id=form.cleaned_data["proposal"],
-                agreed=form.agreed(),
-            )
-        except ReviewError as error:
-            # The page re-reads the current proposal; the error says what changed.
-            messages.error(request, " ".join(error.messages))
-        else:
-            messages.success(request, "Joint re-assessment confirmed; the scenario is reviewed.")
-            return redirect("review:scenario-review", scenario_id=scenario_id)
+    try:
+        actions.scenario_reassess_confirm(form, user=request.user, scenario_id=scenario_id)
+    except actions.ActionRefused as refused:
+        if refused.cause is None:  # hidden fields only: a person never types them
+            messages.error(request, "The confirmation was incomplete; confirm the proposal shown.")
+        else:  # the page re-reads the current proposal; the error says what changed
+            messages.error(request, " ".join(refused.messages))
     else:
-        messages.error(request, "The confirmation was incomplete; confirm the proposal shown.")
+        messages.success(request, "Joint re-assessment confirmed; the scenario is reviewed.")
+        return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(request, "review/scenario_review.html", _scenario_context(request, scenario_id))
 
 
@@ -273,13 +246,11 @@ def scenario_new(request):
     form = ScenarioContentForm(
         request.POST or None, action=action, submit_label="Create the draft scenario"
     )
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            scenario = services.scenario_create_manual(
-                user=request.user, content=form.content(), note=form.cleaned_data["note"]
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
+            scenario = actions.scenario_create(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             messages.success(request, f"{scenario.scenario_id} created; it awaits pass 1.")
             return redirect("review:scenario-review", scenario_id=scenario.scenario_id)

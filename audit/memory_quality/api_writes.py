@@ -10,7 +10,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.memory_quality import selectors
+from audit.memory_quality import actions, selectors
+from audit.memory_quality.actions import ActionRefused
 from audit.memory_quality.api import (
     CONFLICT,
     ERROR,
@@ -24,10 +25,12 @@ from audit.memory_quality.api import (
     run_detail_data,
 )
 from audit.memory_quality.forms import AuditSettingsForm, ReviewDecisionForm, SeniorEditForm
-from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, MemoryCase
-from audit.memory_quality.services import classifier, configuration, finalize, review
+from audit.memory_quality.models import NOTE_MAX_CHARS, MemoryCase
+from audit.memory_quality.services import configuration
+from core.actions import validated
 from core.api import (
     IF_MATCH,
+    domain_error_response,
     form_error_response,
     require_fresh,
     serializer_error_response,
@@ -115,6 +118,8 @@ class AgeWindowSerializer(SerializerTextRules, serializers.Serializer):
 
 
 class SettingsInputSerializer(SerializerTextRules, serializers.Serializer):
+    # A refused note is named in the page's words (issue #33).
+    text_labels = {"note": AuditSettingsForm.base_fields["note"].label}
     note = serializers.CharField(max_length=NOTE_MAX_CHARS)
     omniscient_patterns = serializers.ListField(child=serializers.CharField(), required=False)
     adult_evaluation_patterns = serializers.ListField(child=serializers.CharField(), required=False)
@@ -225,8 +230,7 @@ class CaseDecideApi(APIView):
         page = _case_page(case_id)
         require_fresh(request, data_etag(CaseDetailSerializer(page).data))
         form = ReviewDecisionForm(data=request_body(request), case_id=case_id)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         decision = form.cleaned_data["decision"]
         reason = form.cleaned_data["reason"].strip()
         mine = next((a for a in page.agreements if a.reviewer_id == request.user.pk), None)
@@ -242,11 +246,9 @@ class CaseDecideApi(APIView):
                 f"This memory is at “{case.get_status_display()}”, not awaiting review."
             )
         try:
-            review.case_review_decide(
-                case_id=case_id, reviewer=request.user, decision=decision, reason=reason
-            )
-        except AuditError as error:
-            return error_response(error)
+            actions.case_decide(form, user=request.user, case_id=case_id)
+        except ActionRefused as refused:
+            return _refused(refused)
         return answer(_case_data(case_id), code=status.HTTP_201_CREATED)
 
 
@@ -290,28 +292,27 @@ class CaseEditApi(APIView):
         require_fresh(request, data_etag(CaseDetailSerializer(page).data))
         body = request_body(request)
         form = SeniorEditForm(data=body, case_id=case_id)
-        if not form.is_valid():
-            return form_error_response(form)
+        validated(form)
         if str(body.get("preview", "")).lower() in ("true", "1"):
             before = {f.name: f.text for f in page.fields}
             return Response(selectors.version_diff(before, form.cleaned_data))
         try:
-            _, findings = review.case_senior_edit(
-                case_id=case_id,
-                editor=request.user,
-                context=form.cleaned_data["context"],
-                content_summary=form.cleaned_data["content_summary"],
-                content_full=form.cleaned_data["content_full"],
-                note=form.cleaned_data["note"],
-            )
-        except AuditError as error:
-            return error_response(error)
+            _, findings = actions.case_senior_edit(form, user=request.user, case_id=case_id)
+        except ActionRefused as refused:
+            return _refused(refused)
         data = {
             "accepted": not findings,
             "findings": [_finding(f) for f in findings],
             "case": _case_data(case_id),
         }
         return Response(data, status=status.HTTP_201_CREATED)
+
+
+def _refused(refused: ActionRefused) -> Response:
+    """The page's refusal in the API's words: the form's errors, or the service's."""
+    if refused.cause is None:
+        return form_error_response(refused.form)
+    return error_response(refused.cause)
 
 
 def _finding(finding) -> dict:
@@ -359,9 +360,9 @@ class RunFinalizeApi(AdminApi):
         run = _run(run_id)
         done = run.finalized_at is not None
         try:
-            run = finalize.audit_run_finalize(run_id=run_id, actor=request.user)
-        except AuditError as error:
-            return error_response(error)
+            run = actions.run_finalize(user=request.user, run_id=run_id)
+        except ActionRefused as refused:
+            return _refused(refused)
         code = status.HTTP_200_OK if done else status.HTTP_201_CREATED
         return Response(run_detail_data(_run(run.pk)), status=code)
 
@@ -377,21 +378,11 @@ class RunClassifyApi(AdminApi):
     def post(self, request, run_id):
         _run(run_id)
         try:
-            criterion = int(request_body(request).get("criterion", ""))
-        except (TypeError, ValueError):
-            return Response(
-                {
-                    "detail": ["Choose a criterion, 1-6."],
-                    "fields": {"criterion": ["Choose a criterion, 1-6."]},
-                },
-                status=status.HTTP_400_BAD_REQUEST,
+            criterion, queued = actions.run_classify(
+                user=request.user, run_id=run_id, criterion=request_body(request).get("criterion")
             )
-        try:
-            queued = classifier.classifier_run_start(
-                run_id=run_id, criterion=criterion, actor=request.user
-            )
-        except AuditError as error:
-            return error_response(error)
+        except ActionRefused as refused:
+            return domain_error_response(refused.cause)  # a missing criterion named as a field
         return Response({"criterion": criterion, "queued": queued}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -439,16 +430,12 @@ class SettingsApi(AdminApi):
         data["note"] = body.get("note", "")
         if "enabled_criteria" not in sent:
             data["enabled_criteria"] = values["enabled_criteria"]
-        form = AuditSettingsForm(data=data)
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            version = configuration.audit_settings_create(
-                created_by=request.user,
-                note=form.cleaned_data["note"],
+            version = actions.settings_create(
+                AuditSettingsForm(data=data),
+                user=request.user,
                 character_names=values["character_names"],
-                **form.settings_values(),
             )
-        except AuditError as error:
-            return error_response(error)
+        except ActionRefused as refused:
+            return _refused(refused)
         return Response(SettingsVersionSerializer(version).data, status=status.HTTP_201_CREATED)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
-from audit.memory_quality import criteria, selectors, statistics
+from audit.memory_quality import actions, criteria, selectors, statistics
 from audit.memory_quality.forms import (
     SENIOR_EDIT_FIELDS,
     AuditRunForm,
@@ -22,7 +22,7 @@ from audit.memory_quality.forms import (
     edit_draft_problem,
 )
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
-from audit.memory_quality.services import classifier, configuration, finalize, review, runs
+from audit.memory_quality.services import configuration, review, runs
 from core import drafts
 from core.roles import Role, role_required, user_roles
 from core.tasks import enqueue_on_commit
@@ -90,29 +90,23 @@ def case_detail(request, case_id):
 @require_POST
 def case_decide(request, case_id):
     form = ReviewDecisionForm(request.POST, case_id=case_id)
-    if form.is_valid():
-        try:
-            case = review.case_review_decide(
-                case_id=case_id,
-                reviewer=request.user,
-                decision=form.cleaned_data["decision"],
-                reason=form.cleaned_data["reason"],
+    try:
+        case = actions.case_decide(form, user=request.user, case_id=case_id)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        if case.status == MemoryCase.Status.REVIEW:
+            team = configuration.override_team_size()
+            needed = team - case.agreements.filter(review_round=case.review_round).count()
+            messages.success(
+                request,
+                f"Your agreement is recorded; {counted(needed, 'more reviewer')} "
+                "of the team of "
+                f"{team} must agree before the override takes effect.",
             )
-        except AuditError as error:
-            add_error_messages(form, error)
         else:
-            if case.status == MemoryCase.Status.REVIEW:
-                team = configuration.override_team_size()
-                needed = team - case.agreements.filter(review_round=case.review_round).count()
-                messages.success(
-                    request,
-                    f"Your agreement is recorded; {counted(needed, 'more reviewer')} "
-                    "of the team of "
-                    f"{team} must agree before the override takes effect.",
-                )
-            else:
-                messages.success(request, "Decision recorded.")
-            return redirect("audit:case-detail", case_id=case_id)
+            messages.success(request, "Decision recorded.")
+        return redirect("audit:case-detail", case_id=case_id)
     return render(
         request,
         "audit/case_detail.html",
@@ -146,16 +140,8 @@ def case_edit(request, case_id):
             _case_context(request, case_id, edit_form=form, preview=diff),
         )
     try:
-        _, findings = review.case_senior_edit(
-            case_id=case_id,
-            editor=request.user,
-            context=form.cleaned_data["context"],
-            content_summary=form.cleaned_data["content_summary"],
-            content_full=form.cleaned_data["content_full"],
-            note=form.cleaned_data["note"],
-        )
-    except AuditError as error:
-        add_error_messages(form, error)
+        _, findings = actions.case_senior_edit(form, user=request.user, case_id=case_id)
+    except actions.ActionRefused:
         return render(
             request,
             "audit/case_detail.html",
@@ -244,11 +230,11 @@ def run_detail(request, run_id):
 @require_POST
 def run_finalize(request, run_id):
     try:
-        run = finalize.audit_run_finalize(run_id=run_id, actor=request.user)
+        run = actions.run_finalize(user=request.user, run_id=run_id)
     except AuditRun.DoesNotExist:
         raise Http404("No such audit run.") from None
-    except AuditError as error:
-        messages.error(request, " ".join(error.messages))
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     else:
         messages.success(
             request,
@@ -262,14 +248,11 @@ def run_finalize(request, run_id):
 @require_POST
 def run_classify(request, run_id):
     try:
-        criterion = int(request.POST.get("criterion", ""))
-        queued = classifier.classifier_run_start(
-            run_id=run_id, criterion=criterion, actor=request.user
+        criterion, queued = actions.run_classify(
+            user=request.user, run_id=run_id, criterion=request.POST.get("criterion", "")
         )
-    except ValueError:
-        messages.error(request, "Choose a criterion, 1-6.")
-    except AuditError as error:
-        messages.error(request, " ".join(error.messages))
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     else:
         messages.success(
             request, f"{counted(queued, 'classifier call')} queued for criterion {criterion}."
@@ -331,16 +314,13 @@ def settings_page(request):
     if latest is not None:
         values = {name: getattr(latest, name) for name in values}
     form = AuditSettingsForm(request.POST or None, initial=AuditSettingsForm.initial_from(values))
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            version = configuration.audit_settings_create(
-                created_by=request.user,
-                note=form.cleaned_data["note"],
-                character_names=values["character_names"],
-                **form.settings_values(),
+            version = actions.settings_create(
+                form, user=request.user, character_names=values["character_names"]
             )
-        except AuditError as error:
-            add_error_messages(form, error)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             messages.success(request, f"Saved as version {version.number}.")
             return redirect("audit:settings")

@@ -19,7 +19,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adjudication.mcq.models import OPTION_LABELS
-from audit.reference_labels import services
+from audit.reference_labels import actions, services
+from audit.reference_labels.actions import ActionRefused
 from audit.reference_labels.api import (
     DETAIL_EXAMPLE,
     EXPERT_ITEM_EXAMPLE,
@@ -41,11 +42,11 @@ from audit.reference_labels.forms import (
     LabelSelectionForm,
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
+from core.actions import validated
 from core.api import (
     ERROR,
     IF_MATCH,
     domain_error_body,
-    form_error_response,
     require_fresh,
     text_rules_response,
     with_etag,
@@ -118,18 +119,7 @@ class LabelAuditListCreateApi(LabelAuditListApi):
         data.setdefault(
             "items_per_stratum", LabelAuditCreateForm().fields["items_per_stratum"].initial
         )
-        form = LabelAuditCreateForm(data=data)
-        if not form.is_valid():
-            return form_error_response(form)
-        cleaned = form.cleaned_data
-        audit = services.label_audit_create(
-            created_by=request.user,
-            experts=list(cleaned["experts"]),
-            adjudicator=cleaned["adjudicator"],
-            items_per_stratum=cleaned["items_per_stratum"],
-            seed=cleaned["seed"],
-            note=cleaned["note"],
-        )
+        audit = actions.label_audit_create(LabelAuditCreateForm(data=data), user=request.user)
         return Response(audit_detail_data(audit), status=status.HTTP_201_CREATED)
 
 
@@ -212,17 +202,11 @@ class ExpertSelectionApi(APIView):
         form = LabelSelectionForm(
             data=_fields(request, ("choice", "note")), audit_item_id=label_item_id
         )
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            services.label_selection_submit(
-                audit_item_id=label_item_id,
-                expert=request.user,
-                choice=form.cleaned_data["choice"],
-                note=form.cleaned_data["note"],
-            )
-        except LabelAuditError as error:
-            if page.submitted and not isinstance(error, services.LabelAuditConflict):
+            actions.label_selection_submit(form, user=request.user, label_item_id=label_item_id)
+        except ActionRefused as refused:
+            error = refused.cause
+            if page.submitted and error and not isinstance(error, services.LabelAuditConflict):
                 return _conflict(error)
             raise
         after = expert_page_or_404(label_item_id, request.user)
@@ -341,9 +325,7 @@ class AdjudicationApi(APIView):
         data = {f"option_{o['label']}": o["content"] for o in page.options}
         data |= _fields(request, ADJUDICATION_FIELDS)
         form = LabelAdjudicationForm(data=data, audit_item_id=label_item_id)
-        if not form.is_valid():
-            return form_error_response(form)
-        cleaned = form.cleaned_data
+        cleaned = validated(form)
         done = page.adjudication
         if done is not None and done.decision == cleaned["decision"]:
             if done.new_key == (cleaned["new_key"] or "").strip().upper() or not done.new_key:
@@ -351,15 +333,11 @@ class AdjudicationApi(APIView):
         if page.audit_item.status == LabelAuditItem.Status.ADJUDICATING:
             require_fresh(request, adjudication_etag(page))
         try:
-            services.label_item_adjudicate(
-                audit_item_id=label_item_id,
-                adjudicator=request.user,
-                decision=cleaned["decision"],
-                note=cleaned["note"],
-                options=form.changed_options(page.options),
-                new_key=cleaned["new_key"],
+            actions.label_item_adjudicate(
+                form, user=request.user, label_item_id=label_item_id, options=page.options
             )
-        except LabelAuditError as error:
+        except ActionRefused as refused:
+            error = refused.cause
             if page.audit_item.status != LabelAuditItem.Status.ADJUDICATING and not isinstance(
                 error, services.LabelAuditConflict
             ):

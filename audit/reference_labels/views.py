@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.mcq.models import OPTION_LABELS
 from audit.reference_labels import (
+    actions,
     adjudicator_pages,
     expert_pages,
     selectors,
@@ -30,7 +31,7 @@ from core.conflicts import conflict_page, team_member_conflict
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
 from core.tidy import table_download, table_links
-from core.web import add_error_messages, csv_download
+from core.web import csv_download
 
 members_required = role_required(Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
 expert_required = role_required(Role.AUDIT_EXPERT)
@@ -80,19 +81,11 @@ def home(request):
 @require_http_methods(["GET", "POST"])
 def create(request):
     form = LabelAuditCreateForm(request.POST or None, initial={"seed": services.new_seed()})
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
+    if request.method == "POST":
         try:
-            audit = services.label_audit_create(
-                created_by=request.user,
-                experts=list(data["experts"]),
-                adjudicator=data["adjudicator"],
-                items_per_stratum=data["items_per_stratum"],
-                seed=data["seed"],
-                note=data["note"],
-            )
-        except LabelAuditError as error:
-            add_error_messages(form, error)
+            audit = actions.label_audit_create(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
             messages.success(
                 request, f"Audit #{audit.pk} created: {audit.items.count()} items sampled."
@@ -156,23 +149,16 @@ def select(request, label_item_id):
         )
     if request.method == "POST":
         form = LabelSelectionForm(request.POST, audit_item_id=label_item_id)
-        if form.is_valid():
-            try:
-                services.label_selection_submit(
-                    audit_item_id=label_item_id,
-                    expert=request.user,
-                    choice=form.cleaned_data["choice"],
-                    note=form.cleaned_data["note"],
-                )
-            except services.LabelAuditConflict as error:
-                return conflict_page(request, error)
-            except LabelAuditError as error:
-                add_error_messages(form, error)
-            else:
-                messages.success(request, f"Selection recorded for item {page.position}.")
-                if page.next_item_id:
-                    return redirect("audit:labels:select", page.next_item_id)
-                return redirect("audit:labels:expert-queue", page.audit.pk)
+        try:
+            actions.label_selection_submit(form, user=request.user, label_item_id=label_item_id)
+        except actions.ActionRefused as refused:
+            if isinstance(refused.cause, services.LabelAuditConflict):
+                return conflict_page(request, refused.cause)
+        else:
+            messages.success(request, f"Selection recorded for item {page.position}.")
+            if page.next_item_id:
+                return redirect("audit:labels:select", page.next_item_id)
+            return redirect("audit:labels:expert-queue", page.audit.pk)
     else:
         form = LabelSelectionForm(
             initial={"choice": page.choice, "note": page.note},
@@ -239,26 +225,16 @@ def adjudicate(request, label_item_id):
             raise PermissionDenied("This item is not awaiting your decision.")
         if conflict:
             return conflict_page(request, services.LabelAuditConflict(conflict))
-        if form.is_valid():
-            data = form.cleaned_data
-            decision = data["decision"]
-            options = form.changed_options(page.options)
-            try:
-                services.label_item_adjudicate(
-                    audit_item_id=label_item_id,
-                    adjudicator=request.user,
-                    decision=decision,
-                    note=data["note"],
-                    options=options,
-                    new_key=data["new_key"],
-                )
-            except services.LabelAuditConflict as error:
-                return conflict_page(request, error)
-            except LabelAuditError as error:
-                add_error_messages(form, error)
-            else:
-                messages.success(request, "Decision recorded.")
-                return redirect("audit:labels:audit", audit.pk)
+        try:
+            actions.label_item_adjudicate(
+                form, user=request.user, label_item_id=label_item_id, options=page.options
+            )
+        except actions.ActionRefused as refused:
+            if isinstance(refused.cause, services.LabelAuditConflict):
+                return conflict_page(request, refused.cause)
+        else:
+            messages.success(request, "Decision recorded.")
+            return redirect("audit:labels:audit", audit.pk)
     return render(
         request,
         "audit/labels/adjudicate.html",

@@ -1,0 +1,91 @@
+"""Scenario review's actions, one door each (issue #33): the review pages and
+``/api/review/scenarios/`` validate with the same forms and reach the services through
+these functions, so both refuse with the same words (``core.actions``)."""
+
+from annotation.profile_review.models import ReviewError
+from annotation.scenario_review import services
+from core.actions import ActionRefused, form_action
+
+__all__ = [
+    "ActionRefused",
+    "scenario_create",
+    "scenario_rate",
+    "scenario_reassess_confirm",
+    "scenario_reassess_propose",
+    "scenario_revise",
+    "scenario_screen",
+]
+
+REFUSALS = (ReviewError,)
+
+
+def scenario_create(form, *, user):
+    """A scenario entered by hand, from a bound ``ScenarioContentForm``."""
+    return form_action(
+        form,
+        lambda data: services.scenario_create_manual(
+            user=user, content=form.content(), note=data["note"]
+        ),
+        refusals=REFUSALS,
+    )
+
+
+def scenario_screen(form, *, user, scenario_id: str):
+    """A pass-1 screening decision, from a bound ``ScreeningForm``."""
+    return form_action(
+        form,
+        lambda data: services.scenario_screen(scenario_id=scenario_id, reviewer=user, **data),
+        refusals=REFUSALS,
+    )
+
+
+def scenario_revise(form, *, user, scenario_id: str):
+    """A consensus revision, from a bound ``ScenarioContentForm``."""
+    return form_action(
+        form,
+        lambda data: services.scenario_revise(
+            scenario_id=scenario_id, reviewer=user, content=form.content(), note=data["note"]
+        ),
+        refusals=REFUSALS,
+    )
+
+
+def scenario_rate(form, *, user, scenario_id: str):
+    """Pass-2 DIAMONDS ratings, from a bound ``DiamondsRatingForm``."""
+    return form_action(
+        form,
+        lambda data: services.scenario_rate(
+            scenario_id=scenario_id, reviewer=user, scores=form.scores(), note=data["note"]
+        ),
+        refusals=REFUSALS,
+    )
+
+
+def scenario_reassess_propose(form, *, user, scenario_id: str, unoffered: dict | None = None):
+    """A joint re-assessment proposal, from a bound ``ReassessmentForm``. ``unoffered``:
+    dimensions a script sent that the form does not offer, left to the service to refuse
+    in its own words."""
+
+    def propose(data):
+        agreed = form.agreed()
+        agreed.update({k: v for k, v in (unoffered or {}).items() if k not in agreed})
+        return services.scenario_reassess_propose(
+            scenario_id=scenario_id, reviewer=user, agreed=agreed, note=data["note"]
+        )
+
+    return form_action(form, propose, refusals=REFUSALS)
+
+
+def scenario_reassess_confirm(form, *, user, scenario_id: str):
+    """The other reviewer's confirmation, from a bound ``ReassessmentConfirmForm``."""
+    return form_action(
+        form,
+        lambda data: services.scenario_reassess_confirm(
+            scenario_id=scenario_id,
+            reviewer=user,
+            proposal_id=data["proposal"],
+            agreed=form.agreed(),
+            note=data["note"],
+        ),
+        refusals=REFUSALS,
+    )

@@ -1,0 +1,84 @@
+"""The memory audit's actions, one door each (issue #33): the audit pages and
+``/api/audit/`` validate with the same forms and reach the services through these
+functions, so both refuse with the same words (``core.actions``)."""
+
+from audit.memory_quality.models import AuditError
+from audit.memory_quality.services import classifier, configuration, finalize, review
+from core.actions import ActionRefused, form_action
+
+__all__ = [
+    "ActionRefused",
+    "case_decide",
+    "case_senior_edit",
+    "run_classify",
+    "run_finalize",
+    "settings_create",
+]
+
+REFUSALS = (AuditError,)
+CRITERION_MISSING = "Choose a criterion, 1-6."
+
+
+def case_decide(form, *, user, case_id: int):
+    """A reviewer's decision on a flagged memory, from a bound ``ReviewDecisionForm``."""
+    return form_action(
+        form,
+        lambda data: review.case_review_decide(
+            case_id=case_id, reviewer=user, decision=data["decision"], reason=data["reason"]
+        ),
+        refusals=REFUSALS,
+    )
+
+
+def case_senior_edit(form, *, user, case_id: int):
+    """The senior's edit, re-audited: ``(memory, findings)``, from a bound
+    ``SeniorEditForm``."""
+    return form_action(
+        form,
+        lambda data: review.case_senior_edit(
+            case_id=case_id,
+            editor=user,
+            context=data["context"],
+            content_summary=data["content_summary"],
+            content_full=data["content_full"],
+            note=data["note"],
+        ),
+        refusals=REFUSALS,
+    )
+
+
+def run_finalize(*, user, run_id: int):
+    """Build a finished run's timeline (no form). ``AuditRun.DoesNotExist`` passes
+    through: each door answers its own 404."""
+    try:
+        return finalize.audit_run_finalize(run_id=run_id, actor=user)
+    except AuditError as error:
+        raise ActionRefused(None, cause=error) from error
+
+
+def run_classify(*, user, run_id: int, criterion) -> tuple[int, int]:
+    """Queue the classifier over a run on one criterion (the page's select, the API's
+    number): ``(criterion, calls queued)``."""
+    try:
+        criterion = int(criterion)
+    except (TypeError, ValueError):
+        raise ActionRefused(None, cause=AuditError({"criterion": [CRITERION_MISSING]})) from None
+    try:
+        queued = classifier.classifier_run_start(run_id=run_id, criterion=criterion, actor=user)
+    except AuditError as error:
+        raise ActionRefused(None, cause=error) from error
+    return criterion, queued
+
+
+def settings_create(form, *, user, character_names):
+    """A new version of the audit settings, from a bound ``AuditSettingsForm``."""
+    return form_action(
+        form,
+        lambda data: configuration.audit_settings_create(
+            created_by=user,
+            note=data["note"],
+            character_names=character_names,
+            **form.settings_values(),
+        ),
+        refusals=REFUSALS,
+    )
