@@ -1,7 +1,7 @@
 """How do the MCQ assembly filters (seed 000 App. D.3) behave on the authors' release?
 
 Two measurements, both on the public release, with the pure core
-(``adjudication.mcq.assembly``, no database):
+(``adjudication.mcq.assembly_rules``, no database):
 
   1. the authors' own 2,019 distractors (mcq.json): their TF-IDF cosine to the key and to
      the scenario text, and how many the default thresholds would reject (the defaults
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudication.mcq import assembly as mcq_assembly  # noqa: E402
+from adjudication.mcq import assembly_rules as mcq_assembly  # noqa: E402
 from core.release import find_release_dir  # noqa: E402
 
 

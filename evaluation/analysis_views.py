@@ -13,7 +13,7 @@ from core import display
 from core.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import csv_download
 
 from . import analysis, analysis_k, analysis_plots, selectors, statistics

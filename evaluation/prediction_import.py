@@ -11,8 +11,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
+from core.plurals import agree, counted
 from core.text_rules import NOTE, check_texts
-from core.wording import agree, counted
 
 from . import parsing
 from .models import LABEL_MAX, EvaluationError, EvaluationPrediction, EvaluationRun, Setting

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 
 from . import analysis
 from .models import EvaluationPrediction, EvaluationRun, Setting

@@ -16,10 +16,10 @@ from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
+from core.plurals import agree, counted
 from core.providers import cached_client
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
-from core.wording import agree, counted
 
 from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (

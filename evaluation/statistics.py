@@ -1,10 +1,10 @@
 """The evaluation analysis (seed 000 §3.1, App. G, I, K) as a tidy table
-(core.tidy): one row per estimate, in eleven columns, for the analysis
+(core.tidy_tables): one row per estimate, in eleven columns, for the analysis
 page's CSV (its long-standing layout, ``value`` named ``accuracy`` there) and Parquet
 downloads, the API rows and the statistics export. Admins only, as the page."""
 
 from core.life_stages import LIFE_STAGE_KEYS
-from core.tidy import TidySpec, TidyTable
+from core.tidy_tables import TidySpec, TidyTable
 
 from . import analysis, analysis_k
 from .models import Setting

@@ -4,7 +4,7 @@ tidy CSV and Parquet downloads, over the same runs (``?run=`` as on the page).""
 from drf_spectacular.utils import OpenApiParameter
 
 from core.roles import Role
-from core.tidy import tidy_api
+from core.tidy_tables import tidy_api
 
 from . import statistics
 from .analysis_views import analysis_for_request

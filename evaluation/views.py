@@ -7,9 +7,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.plurals import counted
 from core.roles import Role, role_required
 from core.web import csv_download
-from core.wording import counted
 
 from . import actions, embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)

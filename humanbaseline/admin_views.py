@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from core import display
 from core.plot_views import page_plot
 from core.roles import Role, role_required
-from core.tidy import table_links
+from core.tidy_tables import table_links
 from core.web import add_error_messages
 
 from . import actions, selectors, services, statistics

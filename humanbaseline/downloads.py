@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404
 
 from core.plot_views import plot_download
 from core.roles import Role, role_required
-from core.tidy import table_download
+from core.tidy_tables import table_download
 from core.web import csv_download
 
 from . import selectors, statistics

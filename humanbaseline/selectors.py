@@ -19,8 +19,8 @@ from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus.models import ProfileVersion
 from core import display
 from core.life_stages import BY_KEY, LIFE_STAGE_BINS, LIFE_STAGE_KEYS
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 from evaluation import analysis as evaluation_analysis
 from evaluation import selectors as evaluation_selectors
 from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemory, Setting

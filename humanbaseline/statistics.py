@@ -1,12 +1,12 @@
 """The human-baseline report (seed 000 App. J, Table 19) as a tidy table
-(core.tidy): one row per estimate of the latest finished report, for the
+(core.tidy_tables): one row per estimate of the latest finished report, for the
 report page's CSV and Parquet downloads, the API rows and the statistics export. Admins
 only, as the report page."""
 
 from django.http import Http404
 
 from core.roles import Role
-from core.tidy import TidySpec, TidyTable, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, tidy_api
 
 from . import selectors
 from .models import BaselineStudy

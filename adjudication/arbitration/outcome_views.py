@@ -9,7 +9,7 @@ from adjudication.arbitration.models import AdjudicationSettings
 from core import display, plots
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import csv_download
 
 arbitration_readers = role_required(Role.ARBITRATOR, Role.ADMIN)

@@ -14,7 +14,7 @@ from adjudication.arbitration.models import (
     ReferenceResponse,
 )
 from agreement import UndefinedStatisticError, fleiss_kappa
-from annotation.blinding.stats import letter_counts
+from annotation.blinding.guess_rates import letter_counts
 from annotation.comparison.models import (
     COMPARISON_LETTERS,
     ComparisonJudgment,
@@ -24,10 +24,10 @@ from annotation.comparison.models import (
 from annotation.comparison.selectors import by_item_of_pair
 from annotation.generation.models import ModelFamily
 from audit.memory_quality.corpus import audited_memories
+from core.plurals import counted
 from core.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
 from core.roles import Role, user_roles
 from core.text_diff import word_diff
-from core.wording import counted
 
 EDIT_RATE_BINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 

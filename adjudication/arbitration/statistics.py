@@ -1,9 +1,9 @@
 """The comparison outcomes (App. D.2) and the arbitration analytics (issue 22) as tidy
-tables (core.tidy): the pages' CSV and Parquet downloads, the API rows and
+tables (core.tidy_tables): the pages' CSV and Parquet downloads, the API rows and
 the statistics export read these builders, so their columns never drift apart."""
 
 from adjudication.arbitration import analytics, selectors
-from core.tidy import TidySpec, TidyTable
+from core.tidy_tables import TidySpec, TidyTable
 
 COMPARISON_OUTCOMES = TidySpec(
     "comparison_outcomes",

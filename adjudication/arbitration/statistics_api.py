@@ -4,7 +4,7 @@ same columns as the pages' CSV and Parquet downloads (``statistics``)."""
 from adjudication.arbitration import statistics
 from adjudication.arbitration.models import AdjudicationSettings
 from core.roles import Role, user_roles
-from core.tidy import tidy_api
+from core.tidy_tables import tidy_api
 
 
 def _outcome_rows(request):

@@ -16,9 +16,9 @@ from annotation.comparison import services as comparison_services
 from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import GenerationRun
+from core.plurals import counted
 from core.roles import Role, role_required
 from core.web import add_error_messages
-from core.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)

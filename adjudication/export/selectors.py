@@ -14,8 +14,8 @@ from adjudication.mcq.models import McqItem, McqItemVersion, McqOption
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality.corpus import audited_memory_ids
 from core.life_stages import LIFE_STAGE_KEYS
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 
 # What the zip holds, for the page (adjudication.export.services builds it).
 EXPORT_LAYOUT = (

@@ -1,5 +1,5 @@
 """Every statistics page's data as files (issue #23): each tidy table
-(core.tidy) as CSV and Parquet, with the columns of the pages' downloads
+(core.tidy_tables) as CSV and Parquet, with the columns of the pages' downloads
 and of the API rows. The export job (a Celery task) calls :func:`statistics_files`.
 
 The files are the admin's view (source families shown). Tables of one record (a label
@@ -24,7 +24,7 @@ from audit.memory_quality.models import AuditRun
 from audit.reference_labels import statistics as reference_labels
 from audit.reference_labels.models import LabelAudit
 from audit.reference_labels.outcomes import label_audit_outcomes
-from core.tidy import TidyTable, csv_bytes, parquet_bytes
+from core.tidy_tables import TidyTable, csv_bytes, parquet_bytes
 from evaluation import selectors as evaluation_selectors
 from evaluation import statistics as evaluation
 from humanbaseline import statistics as baseline

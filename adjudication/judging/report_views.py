@@ -20,7 +20,7 @@ from annotation.comparison.models import COMPARISON_LETTERS
 from core import display, plots
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required
-from core.tidy import table_links
+from core.tidy_tables import table_links
 from core.web import csv_download
 
 admin_required = role_required(Role.ADMIN)

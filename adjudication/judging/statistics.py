@@ -1,5 +1,5 @@
 """A judge run's calibration report (issue 22) as a tidy table
-(core.tidy): one row per figure, the columns of the report page's CSV plus
+(core.tidy_tables): one row per figure, the columns of the report page's CSV plus
 the run's id, for the page's CSV and Parquet downloads, the API rows and the statistics
 export. Admins only (the judge's output never reaches annotators)."""
 
@@ -9,7 +9,7 @@ from django.urls import path
 from adjudication.judging.report import judge_report
 from adjudication.judging.report_views import report_rows
 from core.roles import Role, role_required
-from core.tidy import TidySpec, TidyTable, table_download, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, table_download, tidy_api
 
 JUDGE_REPORT = TidySpec(
     "judge_report",

@@ -19,7 +19,7 @@ called. Idempotent: a second call finds the demo items and changes nothing.
 """
 
 from adjudication.arbitration.models import ReferenceResponse
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.screening import MAX_SCREENING_ATTEMPTS
 from adjudication.mcq.services import item_assembly, item_screening

@@ -2,7 +2,7 @@
 
 from django import forms
 
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
 from core.text_rules import NOTE, TEXT, TextRules, text_problem
 

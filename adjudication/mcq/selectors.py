@@ -17,8 +17,8 @@ from adjudication.mcq.models import (
     McqScreening,
 )
 from adjudication.mcq.screening import REVIEW_RULES
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 
 # Who reviews flagged and incomplete items. App. D.3.1 says "the human reviewer" without
 # naming the team; D.4's audit team is "not involved in construction", so the review is

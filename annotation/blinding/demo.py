@@ -15,8 +15,8 @@ Idempotent: a second run finds the demo pair and changes nothing.
 
 from django.db import transaction
 
+from annotation.blinding.guess_rates import NO_IDEA
 from annotation.blinding.services import family_guess_save
-from annotation.blinding.stats import NO_IDEA
 from annotation.candidate_screening.models import LeakFlag
 from annotation.candidate_screening.services import flag_clean, screen_pair_candidates
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonPair, PairAssignment

@@ -4,7 +4,7 @@ from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Submit
 from django import forms
 
-from annotation.blinding.stats import NO_IDEA
+from annotation.blinding.guess_rates import NO_IDEA
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.generation.models import ModelFamily
 

@@ -5,9 +5,9 @@ which ``adjudication.arbitration.selectors.comparison_outcomes`` reuses)."""
 
 from dataclasses import dataclass
 
+from annotation.blinding.guess_rates import NO_IDEA, GuessTally, letter_counts, tally
 from annotation.blinding.models import FamilyGuess
 from annotation.blinding.services import judgment_final
-from annotation.blinding.stats import NO_IDEA, GuessTally, letter_counts, tally
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonJudgment, PairAssignment
 from annotation.generation.models import Candidate, ModelFamily
 

@@ -2,8 +2,8 @@
 
 from django.db import transaction
 
+from annotation.blinding.guess_rates import NO_IDEA
 from annotation.blinding.models import FamilyGuess
-from annotation.blinding.stats import NO_IDEA
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonJudgment, PairAssignment
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import ModelFamily

@@ -1,4 +1,4 @@
-"""The blinding report (issue 22) as a tidy table (core.tidy): one row
+"""The blinding report (issue 22) as a tidy table (core.tidy_tables): one row
 per tally of the annotators' family guesses (all, per true family, per annotator), per
 displayed letter selected, and the number of assignments with a guess. For the report
 page's CSV and Parquet downloads, the API rows and the statistics export. Admins only."""
@@ -7,7 +7,7 @@ from django.urls import path
 
 from annotation.blinding import selectors
 from core.roles import Role, role_required
-from core.tidy import TidySpec, TidyTable, table_download, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, table_download, tidy_api
 
 BLINDING_REPORT = TidySpec(
     "blinding_report",

@@ -11,13 +11,13 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.blinding import selectors, services, statistics
 from annotation.blinding.forms import FamilyGuessForm
-from annotation.blinding.stats import CHANCE
+from annotation.blinding.guess_rates import CHANCE
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import ComparisonError
 from core import display, plots
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required
-from core.tidy import table_links
+from core.tidy_tables import table_links
 from core.web import add_error_messages, csv_download
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)

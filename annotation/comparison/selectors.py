@@ -29,8 +29,8 @@ from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
 from audit.memory_quality.corpus import audited_memories
 from core.display import character_name, scenario_title
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 
 
 @dataclass(frozen=True)

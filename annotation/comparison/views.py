@@ -12,8 +12,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.comparison import selectors, services
 from annotation.comparison.models import JUDGMENT_FIELDS
+from core.plurals import counted
 from core.roles import Role, role_required
-from core.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 admin_required = role_required(Role.ADMIN)

@@ -18,7 +18,7 @@ from annotation.corpus.models import ProfileVersion
 from annotation.scenario_review.models import ScenarioReview
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.memory_quality.models import AuditRun, MemoryCase
-from core.wording import agree, counted
+from core.plurals import agree, counted
 
 
 class Gate(StrEnum):

@@ -29,7 +29,7 @@ from annotation.generation.models import (
     ModelFamily,
     PromptVersion,
 )
-from core.wording import agree, counted
+from core.plurals import agree, counted
 
 STAGES = list(GenerationStage.values)
 _RUNNING_STAGE = {

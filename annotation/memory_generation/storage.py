@@ -44,7 +44,7 @@ import json
 import re
 
 from annotation.corpus.models import MEMORY_ID_RE
-from core.wording import agree, counted
+from core.plurals import agree, counted
 
 HEADER = re.compile(r"^===(?P<id>[^=\s]+)===\s*$")
 DELIMITER = "---content_full---"

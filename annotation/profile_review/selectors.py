@@ -22,9 +22,9 @@ from annotation.profile_review.models import (
     Recommendation,
     profile_field_text,
 )
+from core.plurals import counted
 from core.protocol import PROFILE_REVIEWERS
 from core.roles import Role, user_roles
-from core.wording import counted
 
 
 def _latest_versions_prefetch() -> Prefetch:

@@ -24,11 +24,11 @@ from annotation.profile_review.models import (
     ReviewEvent,
     profile_field_text,
 )
+from core.plurals import agree, counted
 from core.protocol import PROFILE_REVIEWERS
 from core.roles import Role, has_any_role
 from core.text_diff import passage_in, word_diff
 from core.text_rules import NOTE, TEXT, check_text, check_texts
-from core.wording import agree, counted
 
 __all__ = ["ReviewError"]
 

@@ -1,10 +1,10 @@
 """The initial profile-review outcomes (like seed 000 Table 6) as a tidy table
-(core.tidy), for the page's CSV and Parquet downloads, the API rows and
+(core.tidy_tables), for the page's CSV and Parquet downloads, the API rows and
 the statistics export."""
 
 from annotation.profile_review import selectors
 from core.roles import Role
-from core.tidy import TidySpec, TidyTable, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, tidy_api
 
 PROFILE_REVIEW_OUTCOMES = TidySpec(
     "profile_review_outcomes",

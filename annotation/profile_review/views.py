@@ -19,10 +19,10 @@ from annotation.profile_review.forms import (
 )
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
 from core import drafts
+from core.plurals import counted
 from core.roles import Role, role_required, user_roles
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import add_error_messages, csv_download
-from core.wording import counted
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 senior_required = role_required(Role.ARBITRATOR)

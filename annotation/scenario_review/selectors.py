@@ -29,10 +29,10 @@ from annotation.scenario_review.models import (
 from annotation.scenario_review.services import disagreements
 from core.life_stages import BY_KEY as LIFE_STAGES
 from core.life_stages import LIFE_STAGE_BINS
+from core.plurals import agree, counted
 from core.protocol import SCENARIOS_PER_LIFE_STAGE
 from core.roles import Role, user_roles
 from core.text_diff import identity_anchors
-from core.wording import agree, counted
 
 
 @dataclass

@@ -1,11 +1,11 @@
-"""Scenario coverage (App. C.2, Table 13) as tidy tables (core.tidy): the
+"""Scenario coverage (App. C.2, Table 13) as tidy tables (core.tidy_tables): the
 final DIAMONDS ratings, the scenarios per life-stage bin and the agreement before
 re-assessment, for the page's CSV and Parquet downloads, the API rows and the statistics
 export."""
 
 from annotation.scenario_review import selectors
 from core.roles import Role
-from core.tidy import TidySpec, TidyTable, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, tidy_api
 
 DIAMONDS_FINAL_RATINGS = TidySpec(
     "diamonds_final_ratings",

@@ -25,7 +25,7 @@ from core import display, drafts
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
 from core.tasks import enqueue_on_commit
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import add_error_messages, csv_download
 
 scenario_reviewer_required = role_required(Role.SCENARIO_REVIEWER)

@@ -22,9 +22,9 @@ from audit.memory_quality.models import (
     RepairDefect,
 )
 from core.display import memory_field_label
+from core.plurals import counted
 from core.roles import Role, user_roles
 from core.text_diff import word_diff
-from core.wording import counted
 
 TEXT_COLUMNS = (
     "memory_id",

@@ -1,5 +1,5 @@
 """The memory quality audit's outcomes (seed 000 §2.2 Stage 3) as tidy tables
-(core.tidy): one row per character, and one row per criterion of the
+(core.tidy_tables): one row per character, and one row per criterion of the
 initial audit, for the outcome page's CSV and Parquet downloads, the API rows and the
 statistics export."""
 
@@ -8,7 +8,7 @@ from django.http import Http404
 from audit.memory_quality import selectors
 from audit.memory_quality.models import AuditRun
 from core.roles import Role
-from core.tidy import TidySpec, TidyTable, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, tidy_api
 
 MEMORY_AUDIT_OUTCOMES = TidySpec(
     "memory_audit_outcomes",

@@ -24,11 +24,11 @@ from audit.memory_quality.forms import (
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, review, runs
 from core import drafts
+from core.plurals import counted
 from core.roles import Role, role_required, user_roles
 from core.tasks import enqueue_on_commit
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import add_error_messages, csv_download
-from core.wording import counted
 
 readers_required = role_required(Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 reviewer_required = role_required(Role.MEMORY_REVIEWER)

@@ -32,8 +32,8 @@ from audit.reference_labels.models import (
 )
 from core.conflicts import Involvement, arbitration_conflict_rows, construction_involvement
 from core.life_stages import BY_KEY as LIFE_STAGES
+from core.plurals import counted
 from core.roles import Role, user_roles
-from core.wording import counted
 
 # --- Audits -------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The reference-label audit's outcomes (seed 000 Table 14, App. D.4) as tidy tables
-(core.tidy): the outcome counts with Fleiss' κ, and one row per audited
+(core.tidy_tables): the outcome counts with Fleiss' κ, and one row per audited
 item. The outcome page's CSV and Parquet downloads, the API rows and the statistics export
 read these builders. Admins and the audit's own adjudicator only: the rows name the key."""
 
@@ -9,7 +9,7 @@ from audit.reference_labels import selectors
 from audit.reference_labels.models import LabelAudit
 from audit.reference_labels.outcomes import label_audit_outcomes
 from core.roles import Role, user_roles
-from core.tidy import TidySpec, TidyTable, tidy_api
+from core.tidy_tables import TidySpec, TidyTable, tidy_api
 
 LABEL_AUDIT_OUTCOMES = TidySpec(
     "label_audit_outcomes",

@@ -30,7 +30,7 @@ from core import display, drafts
 from core.conflicts import conflict_page, team_member_conflict
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
-from core.tidy import table_download, table_links
+from core.tidy_tables import table_download, table_links
 from core.web import csv_download
 
 members_required = role_required(Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)

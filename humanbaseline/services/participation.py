@@ -16,9 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from adjudication.mcq.models import OPTION_LABELS
+from core.plurals import agree, counted
 from core.roles import Role, user_roles
 from core.text_rules import check_text
-from core.wording import agree, counted
 
 from ..models import (
     PASSWORD_MAX,

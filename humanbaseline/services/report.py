@@ -4,9 +4,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.deviations import ProtocolDeviation, record_deviation
+from core.plurals import agree, counted
 from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, check_text
-from core.wording import agree, counted
 
 from .. import selectors
 from ..models import (

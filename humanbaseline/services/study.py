@@ -11,9 +11,9 @@ from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import OPTION_LABELS, McqItem
 from annotation.corpus.models import Scenario
 from core.life_stages import LIFE_STAGE_KEYS
+from core.plurals import agree, counted
 from core.protocol import RETRIEVAL_K
 from core.text_rules import check_texts
-from core.wording import agree, counted
 from evaluation.models import RetrievalSet
 from evaluation.retrieval import retrieve_for_item
 

@@ -11,8 +11,8 @@ from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
 from annotation.blinding import services as blinding
+from annotation.blinding.guess_rates import binomial_p_greater, wilson_interval
 from annotation.blinding.selectors import blinding_report, selected_letter_counts
-from annotation.blinding.stats import binomial_p_greater, wilson_interval
 from annotation.comparison.models import COMPARISON_LETTERS, ComparisonJudgment
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import Candidate

@@ -7,8 +7,8 @@ report."""
 
 import pytest
 
+from annotation.blinding.guess_rates import NO_IDEA
 from annotation.blinding.models import FamilyGuess
-from annotation.blinding.stats import NO_IDEA
 from annotation.comparison.models import PairAssignment
 from annotation.generation.models import Candidate
 from tests.browser.actions import keep_screenshot, submit

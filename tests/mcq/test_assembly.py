@@ -5,7 +5,7 @@ recorded seed."""
 
 import pytest
 
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import McqAssemblyRun, McqError, McqItem, McqItemVersion
 from adjudication.mcq.services import item_assembly
 from llm.testing.replies import json_reply

@@ -8,7 +8,7 @@ import random
 import pytest
 from django.urls import reverse
 
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.selectors import key_distribution
 from adjudication.mcq.services import item_assembly, item_review

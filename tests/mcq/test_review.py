@@ -5,7 +5,7 @@ an incomplete item is completed without padding, and the queue is for reviewers 
 import pytest
 from django.urls import reverse
 
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import (
     McqError,
     McqItem,

@@ -20,8 +20,8 @@ from adjudication.judging.selectors import judge_materials
 from adjudication.judging.services.runs import judge_provider_configs, run_finish_if_done
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import ComparisonError, check_judgment
+from core.plurals import counted
 from core.providers import cached_client, storable
-from core.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from adjudication.export.encoding import sha256
 from adjudication.export.services import MANIFEST, build_export
-from core.wording import counted
+from core.plurals import counted
 
 
 class Command(BaseCommand):

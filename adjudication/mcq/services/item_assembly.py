@@ -7,7 +7,7 @@ places its keys so that every label holds the same number, give or take one
 (``assembly.balanced_key_label``), seeded by the run's recorded seed.
 
 The selector LLM (when configured) chooses three distractors among the valid candidates
-the pure core (:mod:`adjudication.mcq.assembly`) scores; otherwise the deterministic
+the pure core (:mod:`adjudication.mcq.assembly_rules`) scores; otherwise the deterministic
 fallback does. A complete item is queued for screening once it is committed.
 """
 
@@ -18,7 +18,7 @@ from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
 from adjudication.arbitration.models import ReferenceResponse
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import (
     OPTION_LABELS,
     McqAssemblyRun,
@@ -29,11 +29,11 @@ from adjudication.mcq.models import (
 )
 from adjudication.mcq.versions import record_version
 from core.deviations import ProtocolDeviation, record_deviation
+from core.plurals import counted
 from core.protocol import PROTOCOL_SEED
 from core.providers import configured_provider
 from core.roles import Role, has_any_role
 from core.tasks import enqueue_on_commit
-from core.wording import counted
 from llm import ProviderConfig, make_client
 
 SELECTOR_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SELECTOR"

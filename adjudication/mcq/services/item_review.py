@@ -8,7 +8,7 @@ import random
 from django.db import transaction
 
 from adjudication.arbitration.models import ReferenceResponse
-from adjudication.mcq import assembly as mcq_assembly
+from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import (
     OPTION_LABELS,
     McqError,
@@ -33,7 +33,7 @@ from adjudication.mcq.versions import (
     remove_item,
     revise_item,
 )
-from core.wording import agree, counted
+from core.plurals import agree, counted
 
 REVIEWABLE = (McqItem.Status.FLAGGED, McqItem.Status.NEEDS_COMPLETION)
 NOTE_REQUIRED = {

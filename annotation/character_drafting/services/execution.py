@@ -40,8 +40,8 @@ from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import record_event
 from core.llm_runs.services import record_call
+from core.plurals import counted
 from core.providers import storable
-from core.wording import counted
 from llm.records import OUTPUT_RETRYABLE
 
 logger = logging.getLogger(__name__)

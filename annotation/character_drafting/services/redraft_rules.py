@@ -15,8 +15,8 @@ from annotation.character_drafting.models import CharacterDraft, DraftingJob
 from annotation.character_drafting.profile_schema import profile_as_json
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.profile_review.models import PROFILE_FIELD_LABELS, ProfileReviewCase
+from core.plurals import counted
 from core.protocol import PROFILE_REVIEWERS
-from core.wording import counted
 
 FIELD_LABELS = PROFILE_FIELD_LABELS
 VERSION_FIELDS = (

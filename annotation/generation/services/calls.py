@@ -12,8 +12,8 @@ import llm
 from annotation.generation import prompts
 from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
 from core.llm_runs.services import record_call
+from core.plurals import counted
 from core.providers import at_temperature, cached_client, temperature_refused
-from core.wording import counted
 
 NOT_CONFIGURED = "not_configured"
 

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.corpus_import.importing import import_paths
 from annotation.corpus_import.problems import ImportRejected
-from core.wording import counted
+from core.plurals import counted
 
 
 class Command(BaseCommand):

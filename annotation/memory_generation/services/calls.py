@@ -21,8 +21,8 @@ import llm
 from annotation.memory_generation.models import MemoryBatch, MemoryCallRecord
 from annotation.memory_generation.schema import MEMORY_SCHEMA, memory_problems
 from core.llm_runs.services import record_call
+from core.plurals import counted
 from core.providers import cached_client, storable
-from core.wording import counted
 
 ENV_PREFIX = "HEARTBENCH_MEMORY"
 # Structured-output rounds of one call (invalid JSON, schema problems, cut output).

@@ -17,8 +17,8 @@ from audit.memory_quality.models import (
     TimelineEntry,
 )
 from audit.memory_quality.services.records import log_event, memory_change, require_role
+from core.plurals import agree, counted
 from core.roles import Role
-from core.wording import agree, counted
 
 
 def _normalized_hash(text: str) -> str:

@@ -27,8 +27,8 @@ from audit.memory_quality.models import (
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
 from audit.memory_quality.services.records import case_flags, log_event, memory_change
+from core.plurals import counted
 from core.tasks import enqueue_on_commit
-from core.wording import counted
 from llm import ProviderConfig, make_client
 
 # Kept for the callers that re-audit a text (review, classifier).

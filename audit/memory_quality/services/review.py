@@ -32,9 +32,9 @@ from audit.memory_quality.services.records import (
     memory_change,
     require_role,
 )
+from core.plurals import counted
 from core.roles import Role
 from core.text_rules import NOTE, TEXT, check_text, check_texts
-from core.wording import counted
 
 
 def _case_for_review(case_id: int) -> MemoryCase:

@@ -23,10 +23,10 @@ from audit.memory_quality.services.records import (
     log_event,
     require_role,
 )
+from core.plurals import agree
 from core.roles import Role
 from core.tasks import enqueue_on_commit
 from core.text_rules import check_text
-from core.wording import agree
 
 logger = logging.getLogger(__name__)
 
