@@ -44,7 +44,12 @@ def _copy_in(connection, tables: list[tuple[str, bytes]]) -> None:
     # checked once every table is in.
     with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
         raw = cursor.cursor
+        # Rows the caller wrote in this transaction leave deferred foreign-key checks
+        # pending, and PostgreSQL refuses to TRUNCATE a table with pending checks: run them
+        # now, then defer again for the copy.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("TRUNCATE " + ", ".join(f'"{t}"' for t in _tables(connection)))
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         for table, data in tables:
             with raw.copy(f'COPY "{table}" FROM STDIN (FORMAT BINARY)') as copy:
                 copy.write(data)
