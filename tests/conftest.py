@@ -220,3 +220,55 @@ def demo_built(django_db_setup, django_db_blocker, release_dir):
         with django_db_blocker.unblock():
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+# --- the migrations' seeded rows, back after every transactional test -------------------
+#
+# Data migrations seed rows every test may rely on (the role groups, the default prompts,
+# quota weights, settings rows). A transactional test ends with a flush, which deletes them
+# (its post-migrate signal makes content types and permissions again, not these). Run in one
+# process the suite put every transactional test last; under pytest-xdist a process runs
+# whole files in turn, so a plain test can follow a flush. After each transactional test
+# the seeded rows are loaded again from a copy taken once per process, before any flush.
+
+_SEEDS: list[tuple[type, str]] = []  # (model, its seeded rows as JSON)
+_NOT_SEEDS = {"contenttypes", "sessions", "admin"}
+
+
+def _is_transactional(item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    if marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])):
+        return True
+    names = getattr(item, "fixturenames", ())
+    return "transactional_db" in names or "live_server" in names
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _seeded_rows(django_db_setup, django_db_blocker):
+    from django.apps import apps
+    from django.contrib.auth.models import Permission
+    from django.core import serializers
+
+    with django_db_blocker.unblock():
+        for model in apps.get_models():
+            if model._meta.app_label in _NOT_SEEDS or model is Permission:
+                continue
+            rows = model._default_manager.order_by("pk")
+            if rows.exists():
+                _SEEDS.append((model, serializers.serialize("json", rows)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    if not _SEEDS or not _is_transactional(item):
+        return
+    from django.core import serializers
+    from django.db import transaction
+    from pytest_django.plugin import blocking_manager_key
+
+    with item.config.stash[blocking_manager_key].unblock(), transaction.atomic():
+        for model, data in _SEEDS:
+            if not model._default_manager.exists():
+                for obj in serializers.deserialize("json", data):
+                    obj.save()

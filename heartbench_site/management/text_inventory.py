@@ -126,11 +126,9 @@ def serializer_text_fields() -> list[TextField]:
             continue
         for name, field in fields.items():
             if isinstance(field, serializers.CharField) and not field.read_only:
-                rows.append(
-                    TextField(
-                        _workflow(cls), "API", cls, name, _label(name, field), field.max_length
-                    )
-                )
+                # The label the refusal names: the serializer's page wording when it has one.
+                label = getattr(cls, "text_labels", {}).get(name) or _label(name, field)
+                rows.append(TextField(_workflow(cls), "API", cls, name, label, field.max_length))
     return rows
 
 
