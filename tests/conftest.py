@@ -212,9 +212,15 @@ def demo_built(django_db_setup, django_db_blocker, release_dir):
     outer._from_testcase = True  # durable blocks inside behave as under TestCase
     with django_db_blocker.unblock():
         outer.__enter__()
-        with offline_demo_providers(), TestCase.captureOnCommitCallbacks(execute=True):
-            load_demo(release_dir)
     try:
+        # Inside the try: a build that fails still rolls the module's transaction back,
+        # instead of leaving it open under every later test of the process.
+        with (
+            django_db_blocker.unblock(),
+            offline_demo_providers(),
+            TestCase.captureOnCommitCallbacks(execute=True),
+        ):
+            load_demo(release_dir)
         yield
     finally:
         with django_db_blocker.unblock():
