@@ -2,20 +2,17 @@
 the subset selection draws on and what the report compares the participants with. The
 page's form validates, the page's service writes, with the same messages."""
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from core.api import (
-    ERROR,
-    ListFilter,
-    list_parameters,
-    list_response,
-    paginated_schema,
-)
+from core.api import ERROR, ListFilter, list_parameters, list_response, paginated_schema
 
-from . import actions, selectors, services
-from .api import ADMIN_ERRORS, BaselineAdminApi, form_data
-from .api_serializers import (
+from .. import actions, selectors, services
+from ..forms import FamilyCsvForm, PredictionCsvForm
+from ..models import ImportedPrediction, ItemSourceFamily
+from . import examples
+from .common import ADMIN_ERRORS, BaselineAdminApi, form_data
+from .serializers import (
     SOURCES_TEXT,
     BaselinePredictionSerializer,
     CsvUploadSerializer,
@@ -24,8 +21,6 @@ from .api_serializers import (
     ItemSourceSerializer,
     SourceCountsSerializer,
 )
-from .forms import FamilyCsvForm, PredictionCsvForm
-from .models import ImportedPrediction, ItemSourceFamily
 
 FAMILY_FILTERS = [
     ListFilter("family", "family", description=f"One source: {SOURCES_TEXT}."),
@@ -45,15 +40,7 @@ class SourceCountsApi(BaselineAdminApi):
         description="What the selection can draw on: final items per source, every source "
         "listed, then '(none)' for items without one (they are not candidates).",
         responses={200: SourceCountsSerializer, **ADMIN_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Counts",
-                value={
-                    "counts": {"gemini": 4, "claude": 4, "gpt": 3, "expert_rewrite": 1, "(none)": 0}
-                },
-                response_only=True,
-            )
-        ],
+        examples=examples.SOURCE_COUNTS_GET,
     )
     def get(self, request):
         return Response({"counts": selectors.source_counts()})
@@ -66,25 +53,7 @@ class FamiliesApi(BaselineAdminApi):
         "without a row here takes its reference's source.",
         parameters=list_parameters(FAMILY_FILTERS, FAMILY_ORDERINGS),
         responses={200: paginated_schema(ItemSourceSerializer), 400: ERROR, **ADMIN_ERRORS},
-        examples=[
-            OpenApiExample(
-                "One page",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [
-                        {
-                            "question_id": "Q_CHAR_01_SCN_SCHOOL_AGE_1",
-                            "family": "claude",
-                            "origin": "csv:families.csv",
-                            "updated_at": "2026-12-05T08:00:00Z",
-                        }
-                    ],
-                },
-                response_only=True,
-            )
-        ],
+        examples=examples.FAMILIES_GET,
     )
     def get(self, request):
         rows = ItemSourceFamily.objects.select_related("item").order_by("item__question_id")
@@ -108,14 +77,7 @@ class FamiliesApi(BaselineAdminApi):
             "application/json": FamiliesInputSerializer,
         },
         responses={200: ImportCountSerializer, 400: ERROR, **ADMIN_ERRORS},
-        examples=[
-            OpenApiExample("From the references", value={"from": "references"}, request_only=True),
-            OpenApiExample(
-                "Done",
-                value={"count": 12, "message": "12 item families copied from their references."},
-                response_only=True,
-            ),
-        ],
+        examples=examples.FAMILIES_POST,
     )
     def post(self, request):
         if form_data(request).get("from") == "references":
@@ -144,26 +106,7 @@ class PredictionsApi(BaselineAdminApi):
         "predictions are read from its runs and are not listed here).",
         parameters=list_parameters(PREDICTION_FILTERS, PREDICTION_ORDERINGS),
         responses={200: paginated_schema(BaselinePredictionSerializer), 400: ERROR, **ADMIN_ERRORS},
-        examples=[
-            OpenApiExample(
-                "One page",
-                value={
-                    "count": 1,
-                    "next": None,
-                    "previous": None,
-                    "results": [
-                        {
-                            "model_label": "model-a",
-                            "question_id": "Q_CHAR_01_SCN_SCHOOL_AGE_1",
-                            "letter": "B",
-                            "origin": "csv:predictions.csv",
-                            "created_at": "2026-12-05T08:00:00Z",
-                        }
-                    ],
-                },
-                response_only=True,
-            )
-        ],
+        examples=examples.PREDICTIONS_GET,
     )
     def get(self, request):
         rows = ImportedPrediction.objects.select_related("item").order_by("model_label", "item")
@@ -184,13 +127,7 @@ class PredictionsApi(BaselineAdminApi):
         "stored for a model and item is replaced.",
         request={"multipart/form-data": CsvUploadSerializer},
         responses={200: ImportCountSerializer, 400: ERROR, **ADMIN_ERRORS},
-        examples=[
-            OpenApiExample(
-                "Stored",
-                value={"count": 18, "message": "18 model predictions stored from p.csv."},
-                response_only=True,
-            )
-        ],
+        examples=examples.PREDICTIONS_POST,
     )
     def post(self, request):
         count, name = actions.predictions_import_csv(PredictionCsvForm(request.data, request.FILES))

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from core.text_rules import NOTE, SerializerTextRules
 
-from .models import (
+from ..models import (
     MODEL_LABEL_MAX,
     PASSWORD_MAX,
     STUDY_TEXT_LIMITS,
@@ -17,8 +17,8 @@ from .models import (
     BaselineStudy,
     Participation,
 )
-from .report import report_rows
-from .subset import BALANCE_GROUPS, DEFAULT_QUOTAS
+from ..report import report_rows
+from ..subset import BALANCE_GROUPS, DEFAULT_QUOTAS
 
 SOURCES_TEXT = ", ".join(source for source, _ in DEFAULT_QUOTAS)
 
