@@ -1,19 +1,17 @@
-"""REST endpoints of arbitration (arbitrators, admins), under /api/arbitration/: the
-escalated and decided pairs (paginated), one pair as the arbitrator's page shows it, and
-the comparison outcome statistics. The writes (decision, reopening) are in
-``api_writes``.
+"""Arbitration pairs over REST (/api/arbitration/pairs/): the escalated and decided pairs
+(paginated), and one pair as the arbitrator's page shows it.
 
 !!! BLINDING !!!  Candidates are numbered as on the page, never by id; a family is named
-only where the page names it (``AdjudicationSettings.show_family_to_arbitrator``)."""
+only where the page names it (``AdjudicationSettings.show_family_to_arbitrator``).
+"""
 
 from django.http import Http404
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adjudication.arbitration import selectors
-from adjudication.arbitration.models import AdjudicationSettings
 from annotation.comparison.models import ComparisonPair
 from core.api import (
     ERROR,
@@ -27,30 +25,7 @@ from core.api import (
 from core.conflicts import arbitration_conflict
 from core.roles import HasRole, Role, user_roles
 
-
-class OutcomesSerializer(serializers.Serializer):
-    statistics = serializers.DictField(child=serializers.FloatField(allow_null=True))
-
-
-class ComparisonOutcomesApi(APIView):
-    permission_classes = [HasRole]
-    allowed_roles = [Role.ARBITRATOR, Role.ADMIN]
-
-    @extend_schema(summary="Comparison and arbitration outcomes", responses=OutcomesSerializer)
-    def get(self, request):
-        families = (
-            Role.ADMIN in user_roles(request.user)
-            or AdjudicationSettings.current().show_family_to_arbitrator
-        )
-        rows = {
-            name: value
-            for name, value in selectors.comparison_outcomes().csv_rows()
-            if families or not name.startswith("references_from_")
-        }
-        return Response({"statistics": rows})
-
-
-# --- Pairs --------------------------------------------------------------------------------
+from . import examples
 
 LISTED_STATUSES = (ComparisonPair.Status.ESCALATED, *selectors.DECIDED_STATUSES)
 
@@ -83,15 +58,6 @@ PAIR_ORDERINGS = {
     "routed_at": "routed_at",
     "round": "round",
 }
-PAIR_ROW_EXAMPLE = {
-    "id": 12,
-    "character": "CHAR_07",
-    "scenario": "S_0042",
-    "round": 1,
-    "status": "escalated",
-    "escalation_reasons": ["no majority candidate"],
-    "routed_at": "2026-12-05T09:30:00Z",
-}
 
 
 class ArbitrationPairListApi(APIView):
@@ -105,13 +71,7 @@ class ArbitrationPairListApi(APIView):
         "(adopted unanimously, resolved, discarded), by character and scenario, paginated.",
         parameters=list_parameters(PAIR_FILTERS, PAIR_ORDERINGS),
         responses={200: paginated_schema(PairRowSerializer), 400: ERROR},
-        examples=[
-            OpenApiExample(
-                "The queue",
-                value={"count": 1, "next": None, "previous": None, "results": [PAIR_ROW_EXAMPLE]},
-                response_only=True,
-            )
-        ],
+        examples=examples.ARBITRATION_PAIR_LIST_GET,
     )
     def get(self, request):
         rows = ComparisonPair.objects.filter(status__in=LISTED_STATUSES).select_related(
@@ -259,40 +219,7 @@ class ArbitrationPairApi(APIView):
         "the open decision, the history and the reference it set. The ETag is the If-Match "
         "of a decision or a reopening.",
         responses={200: ArbitrationPairSerializer, 404: ERROR},
-        examples=[
-            OpenApiExample(
-                "An escalated pair",
-                value={
-                    **PAIR_ROW_EXAMPLE,
-                    "flagged": False,
-                    "occupation": "Primary-school teacher",
-                    "description": "Careful, loyal, slow to ask for help.",
-                    "self_value_logic": "I am worth something when I keep my word.",
-                    "core_patterns": ["Keeps promises at a cost to herself"],
-                    "scenario_description": "Your teacher trusted you with the class plants.",
-                    "trigger_sender": "Best friend",
-                    "trigger_message": "Come to the lake with us this weekend!",
-                    "candidates": [
-                        {
-                            "number": 1,
-                            "family": "",
-                            "summary": "I remember the cold library and feel torn.",
-                            "emotional_tone": "torn",
-                            "core_reasoning": "",
-                            "final_decision": "I stay behind and water the plants.",
-                            "memories": [{"memory_id": "M_07_003", "content_summary": "..."}],
-                            "chosen_by": ["ana", "ben"],
-                        }
-                    ],
-                    "judgments": [],
-                    "decision": None,
-                    "history": [],
-                    "reference": None,
-                    "can_decide": True,
-                },
-                response_only=True,
-            )
-        ],
+        examples=examples.ARBITRATION_PAIR_GET,
     )
     def get(self, request, pair_id):
         return pair_response(request, pair_page(pair_id))

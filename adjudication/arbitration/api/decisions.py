@@ -1,33 +1,26 @@
-"""REST writes of arbitration, under /api/arbitration/pairs/<id>/: the arbitrator's
-decision and the admin's reopening, through the same forms and services as the page.
+"""A pair's decisions over REST (/api/arbitration/pairs/<id>/decision/ and .../reopen/):
+the arbitrator's decision and the admin's reopening, through the same forms and services
+as the page.
 
 Idempotent: the first decision answers 201; the same decision sent again answers 200
-with the same record; a different one on a decided pair answers 409."""
+with the same record; a different one on a decided pair answers 409.
+"""
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from adjudication.arbitration import actions, services
-from adjudication.arbitration.api import (
-    DecisionSerializer,
-    ReferenceSerializer,
-    page_context,
-    pair_page,
-    pair_tag,
-)
 from adjudication.arbitration.forms import ReopenForm
 from adjudication.arbitration.models import ArbitrationDecision
 from core.actions import validated
-from core.api import (
-    ERROR,
-    IF_MATCH,
-    require_fresh,
-    with_etag,
-)
+from core.api import ERROR, IF_MATCH, require_fresh, with_etag
 from core.roles import HasRole, Role
 from core.text_rules import NAME, NOTE, TEXT, SerializerTextRules
+
+from . import examples
+from .pairs import DecisionSerializer, ReferenceSerializer, page_context, pair_page, pair_tag
 
 TEXT_FIELDS = services.REFERENCE_TEXT_FIELDS
 
@@ -67,34 +60,6 @@ class DecisionResponseSerializer(DecisionSerializer):
 
 class ReopenRequestSerializer(SerializerTextRules, serializers.Serializer):
     reason = serializers.CharField(max_length=NOTE)
-
-
-DECISION_EXAMPLE = {
-    "id": 31,
-    "kind": "edited",
-    "arbitrator": "sam",
-    "candidate": 2,
-    "reason": "",
-    "decided_at": "2026-12-05T10:02:00Z",
-    "reopened_at": None,
-    "reopened_by": None,
-    "reopen_reason": "",
-    "pair": 12,
-    "pair_status": "resolved",
-    "reference": {
-        "id": 40,
-        "decision_type": "edited",
-        "provenance": "Edited by sam",
-        "summary": "I remember the cold library and feel torn.",
-        "emotional_tone": "torn",
-        "core_reasoning": "",
-        "final_decision": "I water the plants, then call Mina.",
-        "word_edit_rate": 0.08,
-        "keyed_word_edit_rate": 0.2,
-        "source_family": "",
-    },
-    "warnings": [],
-}
 
 
 def _decision_response(request, pair_id, decision_id, code, warnings=()):
@@ -151,22 +116,7 @@ class ArbitrationDecisionApi(APIView):
             409: OpenApiResponse(ERROR, description="The pair already has another decision."),
             412: ERROR,
         },
-        examples=[
-            OpenApiExample(
-                "Edit candidate 2",
-                value={
-                    "kind": "edited",
-                    "candidate": 2,
-                    "summary": "I remember the cold library and feel torn.",
-                    "emotional_tone": "torn",
-                    "core_reasoning": "",
-                    "final_decision": "I water the plants, then call Mina.",
-                    "guidance_followed": [101],
-                },
-                request_only=True,
-            ),
-            OpenApiExample("The decision", value=DECISION_EXAMPLE, response_only=True),
-        ],
+        examples=examples.ARBITRATION_DECISION_POST,
     )
     def post(self, request, pair_id):
         page = pair_page(pair_id)
@@ -215,24 +165,7 @@ class ArbitrationReopenApi(APIView):
             404: ERROR,
             412: ERROR,
         },
-        examples=[
-            OpenApiExample(
-                "Reopen",
-                value={"reason": "The edit drops the scenario's deadline."},
-                request_only=True,
-            ),
-            OpenApiExample(
-                "The reopened decision",
-                value=DECISION_EXAMPLE
-                | {
-                    "reopened_at": "2026-12-05T11:00:00Z",
-                    "reopened_by": "admin",
-                    "reopen_reason": "The edit drops the scenario's deadline.",
-                    "pair_status": "escalated",
-                },
-                response_only=True,
-            ),
-        ],
+        examples=examples.ARBITRATION_REOPEN_POST,
     )
     def post(self, request, pair_id):
         page = pair_page(pair_id)
