@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from annotation.profile_review.api import ERROR, error_response, not_found, request_body
+from annotation.profile_review.api.common import ERROR, error_response, not_found, request_body
 from annotation.profile_review.models import ReviewError
 from annotation.scenario_review import blueprints, selectors
 from annotation.scenario_review.forms import BlueprintForm

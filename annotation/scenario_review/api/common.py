@@ -8,7 +8,13 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.profile_review.api import answer, conflict, data_etag, error_response, not_found
+from annotation.profile_review.api.common import (
+    answer,
+    conflict,
+    data_etag,
+    error_response,
+    not_found,
+)
 from annotation.scenario_review import selectors
 from annotation.scenario_review.actions import ActionRefused
 from core.api import form_error_response, require_fresh

@@ -6,7 +6,7 @@ agreed values, another confirms them.
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 
-from annotation.profile_review.api import ERROR, request_body
+from annotation.profile_review.api.common import ERROR, request_body
 from annotation.scenario_review import actions
 from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.forms import ReassessmentConfirmForm, ReassessmentForm

@@ -2,7 +2,7 @@
 
 from drf_spectacular.utils import extend_schema
 
-from annotation.profile_review.api import ERROR, request_body
+from annotation.profile_review.api.common import ERROR, request_body
 from annotation.scenario_review import actions
 from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.forms import ScenarioContentForm

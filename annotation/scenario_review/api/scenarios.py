@@ -4,7 +4,7 @@ as its page shows it (blinded by the same selectors), and a scenario entered by 
 
 from drf_spectacular.utils import extend_schema
 
-from annotation.profile_review.api import ERROR, answer, request_body
+from annotation.profile_review.api.common import ERROR, answer, request_body
 from annotation.scenario_review import actions, selectors
 from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.forms import ScenarioContentForm

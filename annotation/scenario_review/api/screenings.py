@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 
-from annotation.profile_review.api import CONFLICT, ERROR, request_body
+from annotation.profile_review.api.common import CONFLICT, ERROR, request_body
 from annotation.scenario_review import actions
 from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.forms import ScreeningForm
