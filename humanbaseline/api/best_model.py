@@ -3,7 +3,7 @@ before the report.
 """
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from core.actions import validated
@@ -15,10 +15,11 @@ from core.api import (
     paginated_schema,
     require_fresh,
 )
+from core.text_rules import NOTE, SerializerTextRules
 
 from .. import actions, selectors
 from ..forms import BestModelForm
-from ..models import BestModelChoice
+from ..models import MODEL_LABEL_MAX, BestModelChoice
 from . import examples
 from .common import (
     ADMIN_ERRORS,
@@ -28,7 +29,17 @@ from .common import (
     study_etag,
     study_or_404,
 )
-from .serializers import BestModelChoiceSerializer, BestModelInputSerializer
+from .serializers import BestModelChoiceSerializer
+
+
+class BestModelInputSerializer(SerializerTextRules, serializers.Serializer):
+    runs = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Naive-RAG run ids."
+    )
+    model_label = serializers.CharField(
+        required=False, allow_blank=True, max_length=MODEL_LABEL_MAX
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=NOTE)
 
 
 def replayed_choice(latest: BestModelChoice | None, data: dict) -> bool:

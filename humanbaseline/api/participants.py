@@ -3,18 +3,53 @@ accounts made by the admin, and their progress.
 """
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from core.actions import validated
 from core.api import ERROR, ListFilter, list_parameters, list_response, paginated_schema
+from core.text_rules import SerializerTextRules
 
 from .. import actions, selectors
 from ..forms import ParticipantAccountForm
-from ..models import Participation
+from ..models import PASSWORD_MAX, Participation
 from . import examples
 from .common import ADMIN_ERRORS, BaselineAdminApi, form_data, study_or_404
-from .serializers import ParticipantInputSerializer, ParticipantSerializer
+
+
+class ParticipantSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    username = serializers.CharField(source="user.username")
+    status = serializers.CharField(help_text=", ".join(Participation.Status.values))
+    enrolled_via = serializers.CharField(help_text="'invitation' or 'admin'.")
+    consent_version = serializers.CharField()
+    consent_decided_at = serializers.DateTimeField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    finalized_at = serializers.DateTimeField(allow_null=True)
+    n_items = serializers.SerializerMethodField()
+    n_answered = serializers.IntegerField()
+    item_seconds = serializers.FloatField(help_text="Time on items, summed.")
+    n_sessions = serializers.SerializerMethodField()
+    session_seconds = serializers.FloatField(help_text="Work-session time (payment).")
+    created_at = serializers.DateTimeField()
+
+    def get_n_items(self, p) -> int:
+        return self.context["n_items"]
+
+    def get_n_sessions(self, p) -> int:
+        return len(p.work_sessions)
+
+    def to_representation(self, p):
+        p.item_seconds = p.item_seconds or 0.0
+        return super().to_representation(p)
+
+
+class ParticipantInputSerializer(SerializerTextRules, serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(
+        max_length=PASSWORD_MAX, help_text="Give it to the participant."
+    )
+
 
 PARTICIPANT_FILTERS = [
     ListFilter("status", "status", choices=tuple(Participation.Status.values)),

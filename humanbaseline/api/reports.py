@@ -1,8 +1,8 @@
 """A study's report over REST (/api/baseline/studies/<id>/report/)."""
 
 from django.db.models import Max
-from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
@@ -12,9 +12,51 @@ from .. import actions, selectors
 from ..actions import REPORT_BOUNDS, fits_columns
 from ..forms import ReportForm
 from ..models import BaselineReport
+from ..report import report_rows
 from . import examples
 from .common import ADMIN_ERRORS, BaselineAdminApi, form_data, study_or_404
-from .serializers import ReportInputSerializer, ReportSerializer
+
+
+class ReportInputSerializer(serializers.Serializer):
+    seed = serializers.IntegerField()
+    n_boot = serializers.IntegerField(min_value=0)
+    n_permutations = serializers.IntegerField(min_value=0)
+
+
+class ReportRowSerializer(serializers.Serializer):
+    section = serializers.CharField()
+    statistic = serializers.CharField()
+    estimate = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class ReportSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    status = serializers.CharField(help_text=", ".join(BaselineReport.Status.values))
+    seed = serializers.IntegerField()
+    n_boot = serializers.IntegerField()
+    n_permutations = serializers.IntegerField()
+    error = serializers.CharField()
+    requested_by = serializers.CharField(source="requested_by.username")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    results = serializers.SerializerMethodField()
+    rows = serializers.SerializerMethodField()
+
+    def get_results(self, report) -> dict | None:
+        """Every statistic of App. J's report (null until it is done)."""
+        return report.results if report.status == BaselineReport.Status.DONE else None
+
+    @extend_schema_field(ReportRowSerializer(many=True))
+    def get_rows(self, report):
+        """The report CSV's rows (section, statistic, estimate, ci_low, ci_high)."""
+        if report.status != BaselineReport.Status.DONE:
+            return []
+        return [
+            {"section": s, "statistic": n, "estimate": v, "ci_low": lo, "ci_high": hi}
+            for s, n, v, lo, hi in report_rows(report.results)
+        ]
 
 
 def replayed_report(study, data: dict) -> BaselineReport | None:

@@ -4,7 +4,7 @@ runs, run one, see one and the items it chose.
 
 from django.db.models import Count
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
@@ -13,15 +13,85 @@ from core.api import ERROR, ListFilter, list_parameters, list_response, paginate
 from .. import actions, selectors
 from ..forms import SelectionForm
 from ..models import SubsetSelection
+from ..subset import BALANCE_GROUPS
 from . import examples
 from .common import ADMIN_ERRORS, BaselineAdminApi, form_data
-from .serializers import (
-    SELECTION_FIELDS_HELP,
-    BaselineSelectionSerializer,
-    SelectionInputSerializer,
-    SelectionItemSerializer,
-    SelectionRowSerializer,
+from .sources import SOURCES_TEXT
+
+
+class SelectionRowSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    seed = serializers.IntegerField()
+    feasible = serializers.BooleanField()
+    failed_at = serializers.CharField(help_text="'', 'precheck' or 'solver'.")
+    n_items = serializers.IntegerField()
+    n_candidates = serializers.IntegerField()
+    n_without_family = serializers.IntegerField()
+    created_by = serializers.CharField(source="created_by.username")
+    created_at = serializers.DateTimeField()
+
+
+class BaselineSelectionSerializer(SelectionRowSerializer):
+    parameters = serializers.JSONField(
+        help_text="Quotas, ranges set by hand, tolerances, and every range the model used."
+    )
+    problems = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(child=serializers.CharField())
+    proposal = serializers.JSONField(
+        help_text="When infeasible: the largest feasible study (the most items any choice of "
+        "quotas admits under App. J's scaled ranges, at most the size asked for): its quotas "
+        "and ranges (send the quotas back as a new selection to take it), `binding` (what "
+        "keeps it from being larger), `notes` and `proven`; {} otherwise."
+    )
+    objective = serializers.FloatField(allow_null=True)
+    tables = serializers.SerializerMethodField()
+
+    def get_tables(self, selection) -> dict:
+        """Selected items per character × life-stage bin, overall and per source."""
+        tables = self.context["tables"]
+
+        def table(t):
+            return {
+                "rows": [
+                    {"character": c, "counts": counts, "total": total}
+                    for c, counts, total in t["rows"]
+                ],
+                "totals": t["totals"],
+                "n": t["n"],
+            }
+
+        return {
+            "stages": [key for key, _ in tables["stages"]],
+            "overall": table(tables["overall"]),
+            "sources": {family: table(t) for family, t in tables["families"]},
+        }
+
+
+SELECTION_FIELDS_HELP = (
+    f"seed; quota_<source> for {SOURCES_TEXT} (the subset size is their sum); for each "
+    f"balance group ({', '.join(BALANCE_GROUPS)}) optional <group>_min and <group>_max "
+    "(both or neither) and <group>_slack; held_out_scenarios (scenario_ids, a list or one "
+    "per line): their items stay out of the candidates, for practice."
 )
+
+
+class SelectionInputSerializer(serializers.Serializer):
+    """The selection form's fields (documented; the form validates them)."""
+
+    seed = serializers.IntegerField()
+    held_out_scenarios = serializers.ListField(child=serializers.CharField(), required=False)
+    quota_gemini = serializers.IntegerField(min_value=0)
+    quota_claude = serializers.IntegerField(min_value=0)
+    quota_gpt = serializers.IntegerField(min_value=0)
+    quota_expert_rewrite = serializers.IntegerField(min_value=0)
+
+
+class SelectionItemSerializer(serializers.Serializer):
+    question_id = serializers.CharField(source="item.question_id")
+    family = serializers.CharField(help_text="The answer-key source the ILP balanced.")
+    character = serializers.CharField(source="character_key")
+    stage = serializers.CharField()
+
 
 SELECTION_FILTERS = [ListFilter("feasible", "feasible", bool), ListFilter("seed", "seed", int)]
 SELECTION_ORDERINGS = ["id", "created_at", "seed"]

@@ -2,7 +2,8 @@
 the subset selection draws on and what the report compares the participants with. The
 page's form validates, the page's service writes, with the same messages."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from core.api import ERROR, ListFilter, list_parameters, list_response, paginated_schema
@@ -10,17 +11,61 @@ from core.api import ERROR, ListFilter, list_parameters, list_response, paginate
 from .. import actions, selectors, services
 from ..forms import FamilyCsvForm, PredictionCsvForm
 from ..models import ImportedPrediction, ItemSourceFamily
+from ..subset import DEFAULT_QUOTAS
 from . import examples
 from .common import ADMIN_ERRORS, BaselineAdminApi, form_data
-from .serializers import (
-    SOURCES_TEXT,
-    BaselinePredictionSerializer,
-    CsvUploadSerializer,
-    FamiliesInputSerializer,
-    ImportCountSerializer,
-    ItemSourceSerializer,
-    SourceCountsSerializer,
+
+SOURCES_TEXT = ", ".join(source for source, _ in DEFAULT_QUOTAS)
+
+
+class ItemSourceSerializer(serializers.Serializer):
+    question_id = serializers.CharField(source="item.question_id")
+    family = serializers.CharField(help_text=f"The answer-key source: {SOURCES_TEXT}.")
+    origin = serializers.CharField(help_text="'reference', or 'csv:<file name>'.")
+    updated_at = serializers.DateTimeField()
+
+
+class BaselinePredictionSerializer(serializers.Serializer):
+    model_label = serializers.CharField()
+    question_id = serializers.CharField(source="item.question_id")
+    letter = serializers.CharField(help_text="A–D; empty for an invalid response.")
+    origin = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class CsvUploadSerializer(serializers.Serializer):
+    """Documents the multipart upload (the page's file field)."""
+
+    file = serializers.FileField()
+
+
+FamiliesInputSerializer = inline_serializer(
+    "BaselineFamiliesInput",
+    {
+        "file": serializers.FileField(
+            required=False, help_text="A question_id,family CSV (multipart)."
+        ),
+        "from": serializers.ChoiceField(
+            choices=["references"],
+            required=False,
+            help_text="'references': copy each final item's source from its reference "
+            "instead of uploading a CSV.",
+        ),
+    },
 )
+
+
+class ImportCountSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    message = serializers.CharField()
+
+
+class SourceCountsSerializer(serializers.Serializer):
+    counts = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Final items per answer-key source, every source listed, then '(none)'.",
+    )
+
 
 FAMILY_FILTERS = [
     ListFilter("family", "family", description=f"One source: {SOURCES_TEXT}."),

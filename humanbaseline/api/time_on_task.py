@@ -3,13 +3,24 @@ export's rows.
 """
 
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 
 from core.api import ERROR, ListFilter, list_parameters, list_response, paginated_schema
 
 from .. import selectors
 from . import examples
 from .common import ADMIN_ERRORS, BaselineAdminApi, study_or_404
-from .serializers import TimeRowSerializer
+
+
+class TimeRowSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="'item' or 'session'.")
+    participant = serializers.CharField()
+    position = serializers.IntegerField(allow_null=True)
+    question_id = serializers.CharField()
+    start = serializers.DateTimeField(allow_null=True)
+    end = serializers.DateTimeField(allow_null=True)
+    seconds = serializers.FloatField()
+
 
 TIME_FILTERS = [
     ListFilter("kind", "kind", choices=("item", "session")),
