@@ -2,38 +2,38 @@
 
 from django.urls import path
 
-from . import api, api_sources, api_study
+from .api import best_model, participants, reports, selections, sources, studies, time_on_task
 
 app_name = "baseline-api"
 urlpatterns = [
-    path("sources/", api_sources.SourceCountsApi.as_view(), name="sources"),
-    path("families/", api_sources.FamiliesApi.as_view(), name="families"),
-    path("predictions/", api_sources.PredictionsApi.as_view(), name="predictions"),
-    path("selections/", api.SelectionListApi.as_view(), name="selection-list"),
+    path("sources/", sources.SourceCountsApi.as_view(), name="sources"),
+    path("families/", sources.FamiliesApi.as_view(), name="families"),
+    path("predictions/", sources.PredictionsApi.as_view(), name="predictions"),
+    path("selections/", selections.SelectionListApi.as_view(), name="selection-list"),
     path(
         "selections/<int:selection_id>/",
-        api.SelectionDetailApi.as_view(),
+        selections.SelectionDetailApi.as_view(),
         name="selection-detail",
     ),
     path(
         "selections/<int:selection_id>/items/",
-        api.SelectionItemsApi.as_view(),
+        selections.SelectionItemsApi.as_view(),
         name="selection-items",
     ),
-    path("studies/", api.StudyListApi.as_view(), name="study-list"),
-    path("studies/<int:study_id>/", api.StudyDetailApi.as_view(), name="study-detail"),
-    path("studies/<int:study_id>/status/", api.StudyStatusApi.as_view(), name="study-status"),
-    path("studies/<int:study_id>/items/", api.StudyItemsApi.as_view(), name="study-items"),
+    path("studies/", studies.StudyListApi.as_view(), name="study-list"),
+    path("studies/<int:study_id>/", studies.StudyDetailApi.as_view(), name="study-detail"),
+    path("studies/<int:study_id>/status/", studies.StudyStatusApi.as_view(), name="study-status"),
+    path("studies/<int:study_id>/items/", studies.StudyItemsApi.as_view(), name="study-items"),
     path(
         "studies/<int:study_id>/participants/",
-        api_study.ParticipantsApi.as_view(),
+        participants.ParticipantsApi.as_view(),
         name="participants",
     ),
-    path("studies/<int:study_id>/time/", api_study.TimeOnTaskApi.as_view(), name="time"),
+    path("studies/<int:study_id>/time/", time_on_task.TimeOnTaskApi.as_view(), name="time"),
     path(
         "studies/<int:study_id>/best-model/",
-        api_study.BestModelApi.as_view(),
+        best_model.BestModelApi.as_view(),
         name="best-model",
     ),
-    path("studies/<int:study_id>/report/", api_study.ReportApi.as_view(), name="report"),
+    path("studies/<int:study_id>/report/", reports.ReportApi.as_view(), name="report"),
 ]

@@ -4,8 +4,8 @@ reference response (adopt, edit, rewrite); an admin may reopen the decision.
 
 Modules: models (ReferenceResponse, ArbitrationDecision, AdjudicationSettings), services
 (consensus routing, decisions, reopening), selectors (queue, pair page, App. D.2 outcome
-statistics, home card, the export's chain section), views, forms, urls, api (reads),
-api_writes (decision, reopening), api_urls,
-admin. Calls go views/api → services/selectors → models; down into
+statistics, home card, the export's chain section), views, forms, urls, api/ (one
+module per resource: outcomes, pairs, decisions; the schema's examples in examples.py),
+api_urls, admin. Calls go views/api → services/selectors → models; down into
 ``annotation.comparison``, ``annotation.generation``, ``annotation.corpus`` and ``agreement``.
 """

@@ -4,43 +4,54 @@ composes both."""
 
 from django.urls import path
 
-from annotation.scenario_review import api, api_writes, statistics
+from annotation.scenario_review import statistics
+from annotation.scenario_review.api import (
+    blueprints,
+    coverage,
+    ratings,
+    reassessments,
+    revisions,
+    scenarios,
+    screenings,
+)
 
 urlpatterns = [
-    path("scenarios/", api.ScenarioQueueApi.as_view(), name="scenario-list"),
-    path("scenario-coverage/", api.ScenarioCoverageApi.as_view(), name="scenario-coverage"),
-    path("blueprints/", api.BlueprintListApi.as_view(), name="blueprint-list"),
-    path("scenarios/new/", api_writes.ScenarioCreateApi.as_view(), name="scenario-new"),
-    path("blueprints/<int:id>/", api.BlueprintDetailApi.as_view(), name="blueprint-detail"),
-    path("blueprints/<int:id>/queue/", api.BlueprintQueueApi.as_view(), name="blueprint-queue"),
+    path("scenarios/", scenarios.ScenarioQueueApi.as_view(), name="scenario-list"),
+    path("scenario-coverage/", coverage.ScenarioCoverageApi.as_view(), name="scenario-coverage"),
+    path("blueprints/", blueprints.BlueprintListApi.as_view(), name="blueprint-list"),
+    path("scenarios/new/", scenarios.ScenarioCreateApi.as_view(), name="scenario-new"),
+    path("blueprints/<int:id>/", blueprints.BlueprintDetailApi.as_view(), name="blueprint-detail"),
+    path(
+        "blueprints/<int:id>/queue/", blueprints.BlueprintQueueApi.as_view(), name="blueprint-queue"
+    ),
     path(
         "scenarios/<str:scenario_id>/",
-        api.ScenarioReviewDetailApi.as_view(),
+        scenarios.ScenarioReviewDetailApi.as_view(),
         name="scenario-review",
     ),
     path(
         "scenarios/<str:scenario_id>/screening/",
-        api_writes.ScenarioScreenApi.as_view(),
+        screenings.ScenarioScreenApi.as_view(),
         name="scenario-screen",
     ),
     path(
         "scenarios/<str:scenario_id>/revisions/",
-        api_writes.ScenarioReviseApi.as_view(),
+        revisions.ScenarioReviseApi.as_view(),
         name="scenario-revise",
     ),
     path(
         "scenarios/<str:scenario_id>/ratings/",
-        api_writes.ScenarioRatingApi.as_view(),
+        ratings.ScenarioRatingApi.as_view(),
         name="scenario-rate",
     ),
     path(
         "scenarios/<str:scenario_id>/reassessment/",
-        api_writes.ScenarioReassessApi.as_view(),
+        reassessments.ScenarioReassessApi.as_view(),
         name="scenario-reassess",
     ),
     path(
         "scenarios/<str:scenario_id>/reassessment/confirm/",
-        api_writes.ScenarioReassessConfirmApi.as_view(),
+        reassessments.ScenarioReassessConfirmApi.as_view(),
         name="scenario-reassess-confirm",
     ),
 ]

@@ -4,18 +4,19 @@ given by heartbench_site.api_urls, which also puts the reference-label audit's
 
 from django.urls import path
 
-from audit.memory_quality import api, api_writes, statistics
+from audit.memory_quality import statistics
+from audit.memory_quality.api import cases, runs, settings
 
 urlpatterns = [
-    path("runs/", api.AuditRunListApi.as_view(), name="run-list"),
-    path("runs/<int:run_id>/", api.AuditRunDetailApi.as_view(), name="run-detail"),
-    path("runs/<int:run_id>/finalize/", api_writes.RunFinalizeApi.as_view(), name="run-finalize"),
-    path("runs/<int:run_id>/classify/", api_writes.RunClassifyApi.as_view(), name="run-classify"),
-    path("cases/", api.CaseQueueApi.as_view(), name="case-list"),
-    path("cases/<int:case_id>/", api_writes.CaseDetailApi.as_view(), name="case-detail"),
-    path("cases/<int:case_id>/decision/", api_writes.CaseDecideApi.as_view(), name="case-decide"),
-    path("cases/<int:case_id>/edit/", api_writes.CaseEditApi.as_view(), name="case-edit"),
-    path("settings/", api_writes.SettingsApi.as_view(), name="settings"),
+    path("runs/", runs.AuditRunListApi.as_view(), name="run-list"),
+    path("runs/<int:run_id>/", runs.AuditRunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/finalize/", runs.RunFinalizeApi.as_view(), name="run-finalize"),
+    path("runs/<int:run_id>/classify/", runs.RunClassifyApi.as_view(), name="run-classify"),
+    path("cases/", cases.CaseQueueApi.as_view(), name="case-list"),
+    path("cases/<int:case_id>/", cases.CaseDetailApi.as_view(), name="case-detail"),
+    path("cases/<int:case_id>/decision/", cases.CaseDecideApi.as_view(), name="case-decide"),
+    path("cases/<int:case_id>/edit/", cases.CaseEditApi.as_view(), name="case-edit"),
+    path("settings/", settings.SettingsApi.as_view(), name="settings"),
 ]
 
 # Tidy statistics rows (issue #23), the JSON twin of the outcome page's downloads.

@@ -3,25 +3,26 @@
 
 from django.urls import path
 
-from audit.reference_labels import api, api_writes, statistics
+from audit.reference_labels import statistics
+from audit.reference_labels.api import adjudications, audits, expert_items, outcomes
 
 app_name = "labels-api"
 urlpatterns = [
-    path("", api_writes.LabelAuditListCreateApi.as_view(), name="audit-list"),
-    path("<int:label_audit_id>/", api.LabelAuditDetailApi.as_view(), name="audit"),
-    path("<int:label_audit_id>/items/", api.LabelAuditItemsApi.as_view(), name="audit-items"),
-    path("<int:label_audit_id>/mine/", api.ExpertQueueApi.as_view(), name="expert-queue"),
-    path("<int:label_audit_id>/outcomes/", api.LabelOutcomesApi.as_view(), name="outcomes"),
-    path("items/<int:label_item_id>/", api.ExpertItemApi.as_view(), name="expert-item"),
-    path("items/<int:label_item_id>/draft/", api_writes.ExpertDraftApi.as_view(), name="draft"),
+    path("", audits.LabelAuditListCreateApi.as_view(), name="audit-list"),
+    path("<int:label_audit_id>/", audits.LabelAuditDetailApi.as_view(), name="audit"),
+    path("<int:label_audit_id>/items/", audits.LabelAuditItemsApi.as_view(), name="audit-items"),
+    path("<int:label_audit_id>/mine/", expert_items.ExpertQueueApi.as_view(), name="expert-queue"),
+    path("<int:label_audit_id>/outcomes/", outcomes.LabelOutcomesApi.as_view(), name="outcomes"),
+    path("items/<int:label_item_id>/", expert_items.ExpertItemApi.as_view(), name="expert-item"),
+    path("items/<int:label_item_id>/draft/", expert_items.ExpertDraftApi.as_view(), name="draft"),
     path(
         "items/<int:label_item_id>/selection/",
-        api_writes.ExpertSelectionApi.as_view(),
+        expert_items.ExpertSelectionApi.as_view(),
         name="selection",
     ),
     path(
         "items/<int:label_item_id>/adjudication/",
-        api_writes.AdjudicationApi.as_view(),
+        adjudications.AdjudicationApi.as_view(),
         name="adjudication",
     ),
 ]

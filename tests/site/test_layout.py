@@ -64,3 +64,27 @@ def test_every_workflow_package_says_what_lives_where():
     ]
     silent = [p for p in packages if not (ROOT / p / "__init__.py").read_text().strip()]
     assert silent == []
+
+
+def test_an_api_is_split_by_resource_and_not_by_read_and_write():
+    """Issue 33: a workflow's API is ``api.py`` or an ``api/`` package with one module per
+    resource, never ``api_writes.py``/``api_senior.py``-style halves beside it."""
+    halves = [
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if path.name.startswith("api_") and path.name != "api_urls.py"
+    ]
+    assert halves == []
+
+
+def test_api_packages_keep_their_schema_examples_apart():
+    """In an ``api/`` package the OpenAPI examples live in ``examples.py``, so the endpoint
+    modules read as code."""
+    inline = [
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if path.parent.name == "api"
+        and path.name != "examples.py"
+        and "OpenApiExample(" in path.read_text(encoding="utf-8")
+    ]
+    assert inline == []
