@@ -87,9 +87,6 @@ class DraftingJob(LlmRun):
     started_at = None
     is_demo = models.BooleanField(default=False)
 
-    class Meta(LlmRun.Meta):
-        pass
-
     def __str__(self):
         return f"drafting job {self.pk} ({self.status})"
 

@@ -107,9 +107,6 @@ class GenerationRun(LlmRun):
     # Declared last: the field's name shadows the ``models`` module in the class body.
     models = models.JSONField(default=dict, blank=True, help_text="{family: model name}")
 
-    class Meta(LlmRun.Meta):
-        pass
-
     def __str__(self):
         return f"generation run {self.pk} ({self.status})"
 

@@ -67,9 +67,6 @@ class MemoryRun(LlmRun):
         default=dict, help_text='ABCD tier proportions, e.g. {"A": 0.25, "B": 0.35, ...}.'
     )
 
-    class Meta(LlmRun.Meta):
-        pass
-
     def __str__(self):
         return f"memory run {self.pk} ({self.status})"
 
