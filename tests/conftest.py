@@ -267,7 +267,9 @@ def _seeded_rows(django_db_setup, django_db_blocker):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield
-    if not _SEEDS or not _is_transactional(item):
+    # After the last test the session's fixtures, the test database among them, are
+    # already torn down: nothing left to reload.
+    if nextitem is None or not _SEEDS or not _is_transactional(item):
         return
     from django.core import serializers
     from django.db import transaction

@@ -45,13 +45,18 @@ def wait_saved(page, **expected):
     """Wait for the status line to say so, and for the server's draft to hold
     ``expected`` (field → value): typing saves after a pause, so an earlier save of the
     same form may have answered first."""
-    page.get_by_test_id("autosave-status").filter(has_text=SAVED).wait_for()
-    for _ in range(100):
+    status = page.get_by_test_id("autosave-status")
+    status.filter(has_text=SAVED).wait_for()
+    # Up to 30 s, Playwright's own default: on a loaded machine the later saves queue
+    # behind the first.
+    for _ in range(300):
         drafts = [d.data for d in FormDraft.objects.all()]
         if not expected or any(expected.items() <= data.items() for data in drafts):
             return
         page.wait_for_timeout(100)
-    raise AssertionError(f"no draft holds {expected}: {drafts}")
+    raise AssertionError(
+        f"no draft holds {expected}: {drafts}; the status line says {status.inner_text()!r}"
+    )
 
 
 def cancel_confirmation(page, button):
