@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from tests import demo_data
+from tests.reliability.faults import Redis
 from tests.web.conftest import client_for, make_user, role_groups  # noqa: F401
 
 # Rows that legitimately change on any request: the session, the login throttle.
@@ -56,3 +57,39 @@ def demo_db(db, release_dir, demo_providers, django_capture_on_commit_callbacks)
     """The demo's data inside the test's transaction."""
     with django_capture_on_commit_callbacks(execute=True):
         load_demo(release_dir)
+
+
+# --- faults through real workers (tests/reliability/test_faults*.py) ---
+
+
+@pytest.fixture
+def through_workers():
+    """Tasks go to the broker and a worker, never run in this process (an earlier test
+    or a demo loader may have left Celery eager)."""
+    from heartbench_site.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """The test process and its workers use this Redis; the suite's own stays untouched."""
+    from heartbench_site.celery import app
+
+    redis = Redis(tmp_path).start()
+    previous = app.conf.broker_url
+
+    def point_at(url):
+        # Celery resolves the read and write URLs from broker_url once; set all three.
+        app.conf.update(broker_url=url, broker_write_url=url, broker_read_url=url)
+        # Drop (do not close: kombu's shared registry may hold them) the cached pools.
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    point_at(redis.url)
+    yield redis
+    point_at(previous)
+    redis.stop()

@@ -9,9 +9,6 @@ yields two candidates. A worker killed mid-run is covered by
 """
 
 import random
-import shutil
-import socket
-import subprocess
 import threading
 import time
 
@@ -31,99 +28,14 @@ from tests.factories import UserFactory
 from tests.generation.helpers import ScriptedProvider, family_settings, worker_env
 from tests.generation.test_worker import WAIT_SECONDS, corpus, finished, wait_for
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("through_workers"),
+]
 
 FAULT_SHARE = 0.2
 FAULT_SEED = 20261012
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Redis:
-    """A redis-server of our own, persisting as docker-compose's does (append-only file),
-    so a restart keeps the queue; fsync on every write, so the restart loses nothing."""
-
-    def __init__(self, directory):
-        self.port = free_port()
-        self.dir = directory
-        self.proc = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self):
-        self.proc = subprocess.Popen(
-            [
-                shutil.which("redis-server"),
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--dir",
-                str(self.dir),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        for _ in range(100):
-            if self.ping():
-                return self
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def ping(self) -> bool:
-        result = subprocess.run(
-            ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
-        )
-        return result.stdout.strip() == "PONG"
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()  # SIGTERM: redis flushes the append-only file and exits
-            self.proc.wait(timeout=20)
-
-
-@pytest.fixture(autouse=True)
-def through_workers():
-    """Tasks go to the broker and a worker, never run in this process (an earlier test
-    or a demo loader may have left Celery eager)."""
-    from heartbench_site.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = False
-    yield
-    app.conf.task_always_eager = previous
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """The test process and its workers use this Redis; the suite's own stays untouched."""
-    from heartbench_site.celery import app
-
-    redis = Redis(tmp_path).start()
-    previous = app.conf.broker_url
-
-    def point_at(url):
-        # Celery resolves the read and write URLs from broker_url once; set all three.
-        app.conf.update(broker_url=url, broker_write_url=url, broker_read_url=url)
-        # Drop (do not close: kombu's shared registry may hold them) the cached pools.
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    point_at(redis.url)
-    yield redis
-    point_at(previous)
-    redis.stop()
 
 
 @pytest.fixture
