@@ -2,7 +2,8 @@
 
 from celery import shared_task
 
-from annotation.character_drafting.services import execution
+from annotation.character_drafting.services import execution, jobs
+from core.tasks import resend_when_stranded
 
 
 @shared_task(name="annotation.execute_character_draft", acks_late=True)
@@ -12,3 +13,8 @@ def execute_character_draft(draft_id: int) -> str:
     once still gets one profile version, written under the draft's row lock (see
     ``services.execution.character_draft_execute``)."""
     return execution.character_draft_execute(draft_id=draft_id).status
+
+
+# A draft whose message a broker restart lost is sent again by a worker that
+# (re)connects (core.tasks.resend_stranded).
+resend_when_stranded("annotation.execute_character_draft", jobs.stranded_drafts)

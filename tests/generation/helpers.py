@@ -6,11 +6,13 @@ import threading
 from django.utils import timezone
 
 from llm import ProviderConfig
+from llm.testing.fake_server import FakeProviderServer
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
 from tests.pipeline_ready import memories_audited, scenario_reviewed
 
 FAMILY_KINDS = {"claude": "anthropic", "gpt": "openai", "gemini": "gemini"}
 ROUTE_OF_FAMILY = FAMILY_KINDS
+URL_KINDS = ("anthropic", "openai", "gemini", "openai_compatible", "embeddings")
 PASS = object()  # in a faults list: answer this request normally
 OFFERED_ID = re.compile(r"MEM_CHAR_\d{2}_\d{4,}")
 
@@ -154,3 +156,29 @@ def scenario(scenario_id="SCN_SCHOOL_AGE_1", age=10, *, reviewed=True):
     if reviewed:
         scenario_reviewed(row)
     return row
+
+
+class ClosedProvider:
+    """A fake provider whose port is closed until ``open()``: the addresses
+    (``base_url``, for ``family_settings``, ``worker_env`` and the like) are fixed
+    first, so a worker can be pointed at a provider that is not there yet and finds it
+    on the same port once it is back. Use as a context manager (stops it at the end)."""
+
+    def __init__(self, responder):
+        self.server = FakeProviderServer(responder=responder).start()
+        self.port = self.server.port
+        self._urls = {kind: self.server.base_url(kind) for kind in URL_KINDS}
+        self.server.stop()  # nothing listens on the port now: connections are refused
+
+    def base_url(self, kind: str) -> str:
+        return self._urls[kind]
+
+    def open(self) -> FakeProviderServer:
+        self.server.requested_port = self.port
+        return self.server.start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.server.stop()

@@ -1,10 +1,14 @@
-"""Faults during a generation run through real Celery workers (issue #12).
+"""Faults during a generation run through real Celery workers (issues #12, #33).
 
 - the broker (Redis) restarts while units are in flight;
-- the fake LLM provider fails a fifth of its calls at random.
+- the fake LLM provider fails a fifth of its calls at random;
+- the provider answers some units with output that is not JSON, or JSON that breaks
+  the response schema;
+- the provider cannot be reached at all (nothing listens on its port).
 
-Either way the run completes, or shows its failed units with their reasons, and no unit
-yields two candidates. A worker killed mid-run is covered by
+Either way the run completes, or shows its failed units with their reasons, a retry
+once the provider is fixed completes it, and no unit yields two candidates. A worker
+killed mid-run is covered by
 ``tests/generation/test_worker.py::test_killing_the_worker_mid_run_loses_and_duplicates_nothing``.
 """
 
@@ -23,9 +27,16 @@ from annotation.generation.services.runs import (
 )
 from core.providers import clear_client_cache
 from llm.testing.fake_server import FakeProviderServer
-from llm.testing.replies import server_error
+from llm.testing.replies import json_reply, non_json_reply, server_error
 from tests.factories import UserFactory
-from tests.generation.helpers import ScriptedProvider, family_settings, worker_env
+from tests.generation.helpers import (
+    VALID_RESPONSE,
+    ClosedProvider,
+    ScriptedProvider,
+    family_settings,
+    stage_of,
+    worker_env,
+)
 from tests.generation.test_worker import WAIT_SECONDS, corpus, finished, wait_for
 
 pytestmark = [
@@ -206,3 +217,133 @@ def test_a_provider_failing_a_fifth_of_its_calls_still_completes_the_run(
         Candidate.objects.filter(run=run).count()
         == run.units.filter(status=GenerationUnit.Status.SUCCEEDED).count()
     )
+
+
+class BrokenResponses(ScriptedProvider):
+    """Answers the response stage of the models in ``broken`` ({model: answer}) with
+    that answer, every time; every other request as the scripted provider does."""
+
+    def __init__(self):
+        super().__init__()
+        self.broken: dict[str, object] = {}
+
+    def __call__(self, req):
+        if stage_of(req) == "response" and req.model in self.broken:
+            return self.broken[req.model]
+        return super().__call__(req)
+
+
+def calls_per_stage(unit) -> dict[str, int]:
+    stages = list(LlmCallRecord.objects.filter(unit=unit).values_list("stage", flat=True))
+    return {stage: stages.count(stage) for stage in set(stages)}
+
+
+def test_bad_output_fails_its_units_with_a_reason_and_a_retry_completes_them(
+    celery_worker_factory, settings
+):
+    provider = BrokenResponses()
+    provider.broken = {
+        "fake-gpt-response": non_json_reply("Of course! I think I would stay home."),
+        # valid JSON, but without the inner consciousness the schema requires
+        "fake-gemini-response": json_reply({"final_decision": VALID_RESPONSE["final_decision"]}),
+    }
+    with FakeProviderServer(responder=provider) as server:
+        settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(server, timeout=2.0)
+        worker = celery_worker_factory(
+            extra_env=worker_env(server, timeout=2.0), pool="threads", concurrency=3
+        )
+        corpus(characters=1, scenarios=2)
+        run = generation_run_create(user=UserFactory(), families=["claude", "gpt", "gemini"])
+        generation_run_start(run_id=run.pk)
+        wait_for(run, finished, worker)
+
+        assert run.status == GenerationRun.Status.FINISHED_WITH_FAILURES
+        units = {u.pk: u for u in run.units.all()}
+        assert len(units) == 6
+        assert_no_duplicates(run)
+        by_family = {
+            family: [u for u in units.values() if u.family == family]
+            for family in ("claude", "gpt", "gemini")
+        }
+        assert all(u.status == GenerationUnit.Status.SUCCEEDED for u in by_family["claude"])
+        for unit in by_family["gpt"]:
+            assert unit.status == GenerationUnit.Status.FAILED
+            assert unit.error_kind == "invalid_json"
+            assert unit.error_message.startswith("Response failed after 3 requests in 3 rounds")
+            assert "the reply is not valid JSON" in unit.error_message
+        for unit in by_family["gemini"]:
+            assert unit.status == GenerationUnit.Status.FAILED
+            assert unit.error_kind == "schema_invalid"
+            assert "'inner_consciousness' is a required property" in unit.error_message
+        calls_before = {}
+        for unit in by_family["gpt"] + by_family["gemini"]:
+            # the stages before the response keep their results; no candidate is stored
+            assert unit.stage_reached == "reranking"
+            assert not Candidate.objects.filter(unit=unit).exists()
+            calls_before[unit.pk] = calls_per_stage(unit)
+            assert calls_before[unit.pk]["screening"] == calls_before[unit.pk]["response"] == 1
+            call = LlmCallRecord.objects.get(unit=unit, stage="response")
+            assert not call.ok and call.error_kind == unit.error_kind
+
+        provider.broken.clear()  # the provider is fixed
+        generation_run_retry_failed(run_id=run.pk)
+        wait_for(run, finished, worker)
+        clear_client_cache()
+
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
+    assert Candidate.objects.filter(run=run).count() == 6
+    assert_no_duplicates(run)
+    for unit in run.units.exclude(family="claude"):
+        assert unit.attempts == 2 and not unit.error_kind and not unit.error_message
+        # the retry started at the response: screening and re-ranking were not asked again
+        assert calls_per_stage(unit) == {**calls_before[unit.pk], "response": 2}
+
+
+def test_an_unreachable_provider_fails_units_by_name_and_a_retry_completes_them(
+    celery_worker_factory, settings
+):
+    with ClosedProvider(ScriptedProvider()) as provider:
+        settings.HEARTBENCH_GENERATION_FAMILIES = family_settings(
+            provider, timeout=2.0, max_retries=1
+        )
+        worker = celery_worker_factory(
+            extra_env=worker_env(provider, timeout=2.0, max_retries=1),
+            pool="threads",
+            concurrency=2,
+        )
+        corpus(characters=1, scenarios=2)
+        run = generation_run_create(user=UserFactory(), families=["gpt", "gemini"])
+        generation_run_start(run_id=run.pk)
+        wait_for(run, finished, worker)
+
+        assert run.status == GenerationRun.Status.FINISHED_WITH_FAILURES
+        assert run.units.count() == 4
+        for unit in run.units.all():
+            assert unit.status == GenerationUnit.Status.FAILED
+            assert unit.error_kind == "connection_error"
+            assert unit.error_message.startswith("Screening")
+            assert "failed after 2 requests in 1 round: connection_error: ConnectError" in (
+                unit.error_message
+            )
+            assert "Connection refused" in unit.error_message
+            # nothing half-stored: no stage result, no candidate, no tokens or cost
+            assert unit.stage_reached == ""
+            assert not unit.activated_memory_ids
+            assert unit.tokens_in == unit.tokens_out == 0 and not unit.cost_usd
+            call = LlmCallRecord.objects.get(unit=unit)
+            assert (call.stage, call.ok, call.error_kind) == (
+                "screening",
+                False,
+                "connection_error",
+            )
+        assert not Candidate.objects.filter(run=run).exists()
+
+        provider.open()  # the provider is back, on the same address
+        generation_run_retry_failed(run_id=run.pk)
+        wait_for(run, finished, worker)
+        clear_client_cache()
+
+    assert run.status == GenerationRun.Status.FINISHED, generation_run_progress(run_id=run.pk)
+    assert Candidate.objects.filter(run=run).count() == 4
+    assert_no_duplicates(run)
+    assert set(run.units.values_list("attempts", flat=True)) == {2}

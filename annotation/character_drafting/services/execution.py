@@ -178,6 +178,8 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
         )
     config = config.with_options(model=job.model)
     planned = PlannedCharacter.from_dict(draft.planned)
+    if _finish_from_record(draft, planned):
+        return
     system, first_user = draft_prompt(draft)
     user = first_user
     done = draft.calls.count()
@@ -228,6 +230,20 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
         "prompt or the model.",
         problems,
     )
+
+
+def _finish_from_record(draft: CharacterDraft, planned: PlannedCharacter) -> bool:
+    """Finish the draft from an answer already accepted and on record, without asking
+    the model again: a worker killed after recording the call but before creating the
+    version, then the task redelivered. True when it did."""
+    accepted = draft.calls.filter(ok=True).order_by("-attempt").first()
+    if accepted is None or not isinstance(accepted.parsed, dict):
+        return False
+    check = check_profile(merge_redraft(draft, accepted.parsed), planned)
+    if not check.ok:
+        return False
+    _finish(draft, check, model=accepted.model)
+    return True
 
 
 def _record(draft, attempt, result, system, user, problems, *, ok=False) -> None:

@@ -159,6 +159,18 @@ def drafting_job_create(
     return job
 
 
+def stranded_drafts():
+    """(draft id,) of every waiting draft of a running job a worker should take: the
+    worker's sweep (``core.tasks.resend_stranded``) sends those with no message in the
+    broker again (a broker restart can lose one). A demo job's drafts are drafted in
+    the process that made them, never by a worker."""
+    return CharacterDraft.objects.filter(
+        status=DraftStatus.PENDING,
+        job__status=DraftingJob.Status.RUNNING,
+        job__is_demo=False,
+    ).values_list("pk")
+
+
 @transaction.atomic
 def drafting_job_retry_failed(*, job_id: int, user, on_unavailable=None) -> DraftingJob:
     """Queue the job's failed drafts again, with the job's model and prompt version."""

@@ -126,6 +126,18 @@ def dispatch_locked(run: MemoryRun, *, on_unavailable=None) -> list[int]:
     return ids
 
 
+def stranded_batches():
+    """(batch id,) of every batch a running run has sent (``queued_at``) that no worker
+    has taken yet: the worker's sweep (``core.tasks.resend_stranded``) sends those with
+    no message in the broker again. A batch that ended while the broker was down could
+    not send the next ones; their rows say they were sent, and this finds them."""
+    return MemoryBatch.objects.filter(
+        status=BatchStatus.PENDING,
+        queued_at__isnull=False,
+        run__status=RunStatus.RUNNING,
+    ).values_list("pk")
+
+
 def run_dispatch(*, run_id: int) -> list[int]:
     with transaction.atomic():
         run = MemoryRun.objects.select_for_update().get(pk=run_id)
