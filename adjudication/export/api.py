@@ -13,12 +13,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from adjudication.export import jobs
+from adjudication.export import actions, jobs
 from adjudication.export.models import ExportJob
 from adjudication.export.views import job_file_response
 from core.api import (
     ERROR,
     ListFilter,
+    action_refused_response,
     etag,
     list_parameters,
     list_response,
@@ -170,7 +171,10 @@ class ExportJobListApi(ExportAdminApi):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         kind = request.data.get("kind", ExportJob.Kind.FINAL_SET)
-        job, created = jobs.export_job_start(kind=str(kind), user=request.user)
+        try:
+            job, created = actions.export_job_start(kind=str(kind), user=request.user)
+        except actions.ActionRefused as refused:
+            return action_refused_response(refused)
         job = jobs.export_job_list().get(pk=job.pk)
         body = ExportJobSerializer(job, context={"request": request}).data
         return with_etag(

@@ -10,7 +10,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from adjudication.export import jobs
+from adjudication.export import actions, jobs
 from adjudication.export import selectors as export_selectors
 from adjudication.export.models import ExportJob
 from core.roles import Role, role_required
@@ -46,13 +46,13 @@ def export_home(request):
 def export_start(request):
     unqueued: list[str] = []
     try:
-        job, created = jobs.export_job_start(
+        job, created = actions.export_job_start(
             kind=request.POST.get("kind", ExportJob.Kind.FINAL_SET),
             user=request.user,
             on_unavailable=unqueued.append,
         )
-    except jobs.ExportJobError as error:
-        messages.error(request, " ".join(error.messages))
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
         return redirect("export:home")
     if unqueued:
         messages.error(request, unqueued[0])

@@ -26,6 +26,7 @@ from annotation.character_drafting.services.common import (
 from annotation.character_drafting.services.redraft_rules import redraft_blocker
 from annotation.corpus.models import Character
 from core import web
+from core.llm_runs.buttons import retry_button
 from core.roles import CORPUS_ADMINS, role_required
 from core.web import add_error_messages
 
@@ -130,10 +131,24 @@ def _render_job(request, job_id, *, action_error: str = ""):
             "run": job,  # the name core/llm_run_detail.html reads
             "progress": progress,
             "polling": job.status == DraftingJob.Status.RUNNING,
-            "can_retry": progress["counts"]["failed"] > 0,
+            "run_buttons": _job_buttons(job, progress),
             "action_error": action_error,
         },
     )
+
+
+def _job_buttons(job, progress) -> list:
+    """What the job offers now (core.llm_runs.buttons): a retry of its failed drafts."""
+    failed = progress["counts"]["failed"]
+    if not failed:
+        return []
+    return [
+        retry_button(
+            reverse("drafting:job-retry", kwargs={"job_id": job.pk}),
+            label=f"Retry failed drafts ({failed})",
+            element_id="retry-failed-drafts",
+        )
+    ]
 
 
 @admin_required

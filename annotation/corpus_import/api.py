@@ -6,13 +6,14 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from annotation.corpus.api import CorpusAdminApi
-from annotation.corpus_import import selectors, services
+from annotation.corpus_import import actions, selectors
+from annotation.corpus_import.forms import CorpusImportForm
 from annotation.corpus_import.serializers import (
     ImportJobCreateSerializer,
     ImportJobListSerializer,
     ImportJobSerializer,
 )
-from core.tasks import enqueue_on_commit
+from core.api import action_refused_response
 
 
 @extend_schema_view(
@@ -37,16 +38,12 @@ class ImportJobListApi(CorpusAdminApi, generics.ListAPIView):
         return selectors.import_job_list()
 
     def post(self, request):
-        upload = ImportJobCreateSerializer(data=request.data)
-        upload.is_valid(raise_exception=True)
-        job = services.import_job_create(
-            files=[(f.name, f.read()) for f in upload.validated_data["files"]],
-            user=request.user,
-            as_new_versions=upload.validated_data["as_new_versions"],
-        )
-        # Queued once the job row is committed, so the worker can read it. Without a
-        # broker the job stays pending, which is what a client polling it will see.
-        enqueue_on_commit("annotation.run_import_job", job.pk, what=f"Import job {job.pk}")
+        # The page's form validates the upload (``ImportJobCreateSerializer`` documents it).
+        form = CorpusImportForm(request.data, request.FILES)
+        try:
+            job = actions.import_job_create(form, user=request.user)
+        except actions.ActionRefused as refused:
+            return action_refused_response(refused)
         return Response(
             ImportJobSerializer(selectors.import_job_get(job_id=job.pk)).data,
             status=status.HTTP_202_ACCEPTED,

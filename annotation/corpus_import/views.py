@@ -5,12 +5,11 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotation.corpus_import import selectors, services
+from annotation.corpus_import import actions, selectors
 from annotation.corpus_import.forms import CorpusImportForm
 from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.summary import KINDS as SUMMARY_KINDS
 from core.roles import CORPUS_ADMINS, role_required
-from core.tasks import enqueue_on_commit
 
 RECENT_IMPORT_JOBS = 20
 SUMMARY_LABELS = {"mcq_items": "MCQ items"}
@@ -25,23 +24,16 @@ def import_upload(request):
         form = CorpusImportForm(request.POST, request.FILES)
     else:
         form = CorpusImportForm()
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            job = services.import_job_create(
-                files=[(f.name, f.read()) for f in form.cleaned_data["files"]],
+            job = actions.import_job_create(
+                form,
                 user=request.user,
-                as_new_versions=form.cleaned_data["as_new_versions"],
-            )
-        except services.ImportJobError as error:
-            form.add_error("files", str(error))
-        else:
-            # Queued once the row is committed, so the worker can see it.
-            enqueue_on_commit(
-                "annotation.run_import_job",
-                job.pk,
-                what=f"Import job {job.pk}",
                 on_unavailable=lambda message: messages.error(request, message),
             )
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
             return redirect("corpus:import-job", job_id=job.pk)
     return render(
         request,

@@ -17,7 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.corpus.api import CorpusAdminApi
-from annotation.generation import selectors
+from annotation.generation import actions, selectors
+from annotation.generation.forms import GenerationRunForm
 from annotation.generation.models import GenerationUnit
 from annotation.generation.serializers import (
     GenerationGatesQuerySerializer,
@@ -28,8 +29,9 @@ from annotation.generation.serializers import (
     GenerationUnitFilterSerializer,
     GenerationUnitSerializer,
 )
-from annotation.generation.services import runs
-from annotation.generation.services.runs import GenerationBlocked, GenerationError
+from annotation.generation.services.calls import generation_family_configs
+from annotation.generation.services.runs import GenerationBlocked
+from core.api import form_error_response
 
 
 def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
@@ -65,16 +67,20 @@ class GenerationRunListApi(CorpusAdminApi, generics.ListAPIView):
         return selectors.generation_run_list()
 
     def post(self, request):
-        params = GenerationRunCreateSerializer(data=request.data)
-        params.is_valid(raise_exception=True)
+        # The page's form validates the launch (``GenerationRunCreateSerializer``
+        # documents it); a JSON body is not a QueryDict, so lists pass as they are.
+        if not hasattr(request.data, "get"):
+            raise ValidationError({"detail": 'Send an object such as {"families": ["gpt"]}.'})
+        form = GenerationRunForm(request.data, configured=list(generation_family_configs()))
         try:
-            run = runs.generation_run_create(user=request.user, **params.validated_data)
-        except GenerationBlocked as blocked:
-            raise ValidationError({"detail": str(blocked), "blocked": blocked.blocks}) from blocked
-        except GenerationError as error:
-            raise ValidationError({"detail": str(error)}) from error
-        # Without a broker the run is saved and shown as running; its units wait.
-        runs.generation_run_start(run_id=run.pk)
+            run = actions.generation_run_launch(form, user=request.user)
+        except actions.ActionRefused as refused:
+            blocked = refused.cause
+            if isinstance(blocked, GenerationBlocked):
+                raise ValidationError({"detail": str(blocked), "blocked": blocked.blocks}) from None
+            if blocked is not None:
+                raise ValidationError({"detail": str(blocked)}) from None
+            return form_error_response(refused.form)
         return _run_response(run.pk, status.HTTP_201_CREATED)
 
 
@@ -99,8 +105,8 @@ class GenerationRunActionApi(CorpusAdminApi, APIView):
         selectors.generation_run_get(run_id=run_id)  # 404 first
         try:
             type(self).action(run_id=run_id)
-        except GenerationError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        except actions.ActionRefused as refused:
+            return Response({"detail": " ".join(refused.messages)}, status=status.HTTP_409_CONFLICT)
         return _run_response(run_id)
 
 
@@ -120,7 +126,7 @@ _conflict = OpenApiResponse(
     )
 )
 class GenerationRunCancelApi(GenerationRunActionApi):
-    action = staticmethod(runs.generation_run_cancel)
+    action = staticmethod(actions.generation_run_cancel)
 
 
 @extend_schema_view(
@@ -132,7 +138,7 @@ class GenerationRunCancelApi(GenerationRunActionApi):
     )
 )
 class GenerationRunRetryApi(GenerationRunActionApi):
-    action = staticmethod(runs.generation_run_retry_failed)
+    action = staticmethod(actions.generation_run_retry)
 
 
 @extend_schema_view(

@@ -37,6 +37,8 @@ class GenerationRunForm(TextRules, forms.Form):
         queryset=Character.objects.order_by("key"),
         to_field_name="key",
         required=False,
+        # A script may send any key (the page offers only real ones): name it plainly.
+        error_messages={"invalid_choice": "Unknown character %(value)s."},
         widget=forms.SelectMultiple(attrs={"size": 8}),
         help_text="None chosen: every character (each pair must pass the gates).",
     )
@@ -45,6 +47,7 @@ class GenerationRunForm(TextRules, forms.Form):
         queryset=Scenario.objects.order_by("scenario_id"),
         to_field_name="scenario_id",
         required=False,
+        error_messages={"invalid_choice": "Unknown scenario %(value)s."},
         widget=forms.SelectMultiple(attrs={"size": 8}),
         help_text="None chosen: every scenario.",
     )

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.generation import selectors
+from annotation.generation import actions, selectors
 from annotation.generation.forms import GenerationRunForm, PromptVersionForm
 from annotation.generation.models import GenerationRun, GenerationStage, ModelFamily
 from annotation.generation.prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
@@ -20,6 +20,7 @@ from annotation.generation.services import runs
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.runs import GenerationError
 from core import web
+from core.llm_runs.buttons import cancel_button, retry_button
 from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
@@ -54,21 +55,16 @@ def generation_run_new(request):
         form = GenerationRunForm(request.POST, configured=configured)
     else:
         form = GenerationRunForm(configured=configured)
-    if request.method == "POST" and not counting and form.is_valid():
+    if request.method == "POST" and not counting:
         try:
-            run = runs.generation_run_create(
+            run = actions.generation_run_launch(
+                form,
                 user=request.user,
-                families=form.cleaned_data["families"],
-                note=form.cleaned_data["note"],
-                **form.pair_filter(),
-                **form.override(),
+                on_unavailable=lambda message: messages.error(request, message),
             )
-        except GenerationError as error:
-            form.add_error(None, str(error))
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
-            runs.generation_run_start(
-                run_id=run.pk, on_unavailable=lambda message: messages.error(request, message)
-            )
             return redirect("corpus:generation-detail", run_id=run.pk)
     template = "annotation/generation/run_new.html"
     if request.htmx and counting:
@@ -108,19 +104,39 @@ def _render_run_detail(request, run_id, *, action_error: str = ""):
                 if family.value in (run.families or [])
             ],
             "polling": run.status in selectors.ACTIVE_RUN_STATUSES,
-            "can_cancel": run.status in CANCELLABLE_RUN_STATUSES,
-            "can_retry": progress["failed"] > 0 and run.status in RETRYABLE_RUN_STATUSES,
+            "run_buttons": _run_buttons(run, progress),
             "action_error": action_error,
         },
     )
 
 
+def _run_buttons(run, progress) -> list:
+    """What the run offers now (core.llm_runs.buttons)."""
+    buttons = []
+    if run.status in CANCELLABLE_RUN_STATUSES:
+        buttons.append(
+            cancel_button(
+                reverse("corpus:generation-cancel", kwargs={"run_id": run.pk}),
+                question=f"Cancel run {run.pk}? Units not yet finished stop; finished "
+                "candidates are kept.",
+            )
+        )
+    if progress["failed"] > 0 and run.status in RETRYABLE_RUN_STATUSES:
+        buttons.append(
+            retry_button(
+                reverse("corpus:generation-retry", kwargs={"run_id": run.pk}),
+                label=f"Retry failed units ({progress['failed']})",
+            )
+        )
+    return buttons
+
+
 def _run_action(request, run_id, action, done_message: str):
-    """``action(on_unavailable)`` is one run-level service call (``web.run_action``)."""
+    """``action(on_unavailable)`` is one run action (``actions``, ``web.run_action``)."""
     return web.run_action(
         request,
         action,
-        refusal=GenerationError,
+        refusal=actions.ActionRefused,
         fragment=lambda problem: _render_run_detail(request, run_id, action_error=problem),
         done_url=reverse("corpus:generation-detail", kwargs={"run_id": run_id}),
         done_message=done_message,
@@ -134,7 +150,7 @@ def generation_run_cancel(request, run_id):
     return _run_action(
         request,
         run_id,
-        lambda on_unavailable: runs.generation_run_cancel(run_id=run_id),
+        lambda on_unavailable: actions.generation_run_cancel(run_id=run_id),
         f"Run {run_id} is cancelling: units in flight finish their current call, the rest stop.",
     )
 
@@ -146,7 +162,7 @@ def generation_run_retry(request, run_id):
     return _run_action(
         request,
         run_id,
-        lambda on_unavailable: runs.generation_run_retry_failed(
+        lambda on_unavailable: actions.generation_run_retry(
             run_id=run_id, on_unavailable=on_unavailable
         ),
         f"Run {run_id}: the failed units are queued again.",

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.profile_review import selectors, services, statistics
+from annotation.profile_review import actions, selectors, statistics
 from annotation.profile_review.forms import (
     PROFILE_REVIEW_FIELDS,
     ChangeRequestForm,
@@ -17,12 +17,12 @@ from annotation.profile_review.forms import (
     ProfileEditForm,
     ProfileReviewForm,
 )
-from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest, ReviewError
+from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest
 from core import drafts
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
 from core.tidy_tables import table_download, table_links
-from core.web import add_error_messages, csv_download
+from core.web import csv_download
 
 annotator_required = role_required(Role.PRIMARY_ANNOTATOR)
 senior_required = role_required(Role.ARBITRATOR)
@@ -81,31 +81,21 @@ def profile_review(request, key):
     form = None
     if request.method == "POST":
         form = ProfileReviewForm(request.POST, character_key=key)
-        if form.is_valid():
-            submit = "submit" in request.POST
-            try:
-                review = services.profile_review_save(
-                    character_key=key,
-                    reviewer=request.user,
-                    recommendation=form.cleaned_data["recommendation"],
-                    criteria=form.criteria(),
-                    explanation=form.cleaned_data["explanation"],
-                    unresolved_concern=form.cleaned_data["unresolved_concern"],
-                    missing_information=form.cleaned_data["missing_information"],
-                    submit=submit,
-                )
-            except ReviewError as error:
-                add_error_messages(form, error)
-            else:
-                # The saved review now holds what the draft held.
-                drafts.form_draft_clear(
-                    user=request.user,
-                    key=f"profile-review:{key}:v{review.case.reviewed_version.number}",
-                )
-                messages.success(
-                    request, f"Review of {key} submitted." if submit else "Draft saved."
-                )
-                return redirect("review:profile-review", key=key)
+        submit = "submit" in request.POST
+        try:
+            review = actions.profile_review_save(
+                form, user=request.user, character_key=key, submit=submit
+            )
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            # The saved review now holds what the draft held.
+            drafts.form_draft_clear(
+                user=request.user,
+                key=f"profile-review:{key}:v{review.case.reviewed_version.number}",
+            )
+            messages.success(request, f"Review of {key} submitted." if submit else "Draft saved.")
+            return redirect("review:profile-review", key=key)
     return render(
         request,
         "review/profile_review.html",
@@ -133,18 +123,15 @@ def profile_review_draft(request, key):
 @require_POST
 def change_request_add(request, key):
     form = ChangeRequestForm(request.POST, character_key=key)
-    if form.is_valid():
-        try:
-            services.change_request_add(
-                character_key=key, reviewer=request.user, **form.cleaned_data
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            if not request.htmx:
-                messages.success(request, "Change request added.")
-                return redirect("review:profile-review", key=key)
-            form = None
+    try:
+        actions.change_request_add(form, user=request.user, character_key=key)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        if not request.htmx:
+            messages.success(request, "Change request added.")
+            return redirect("review:profile-review", key=key)
+        form = None
     template = "review/profile_review.html"
     if request.htmx:
         template += "#change-requests"
@@ -155,9 +142,9 @@ def change_request_add(request, key):
 @require_POST
 def change_request_withdraw(request, key, id):
     try:
-        services.change_request_withdraw(request_id=id, reviewer=request.user)
-    except ReviewError as error:
-        messages.error(request, " ".join(error.messages))
+        actions.change_request_withdraw(user=request.user, request_id=id)
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     if request.htmx:
         return render(
             request,
@@ -198,23 +185,16 @@ def profile_edit(request, key):
     if request.method == "GET":
         return redirect(reverse("review:profile-adjudicate", kwargs={"key": key}) + "#edit")
     form = ProfileEditForm(request.POST, character_key=key)
-    if form.is_valid():
-        try:
-            edit = services.profile_edit(
-                character_key=key,
-                editor=request.user,
-                values=form.values(),
-                confirm_anchor_change=form.cleaned_data["confirm_anchor_change"],
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(
-                request,
-                f"Saved as v{edit.to_version.number}: {counted(len(edit.diff), 'field')} changed.",
-            )
-            return redirect("review:profile-edit-detail", key=key, id=edit.pk)
+    try:
+        edit = actions.profile_edit(form, user=request.user, character_key=key)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(
+            request,
+            f"Saved as v{edit.to_version.number}: {counted(len(edit.diff), 'field')} changed.",
+        )
+        return redirect("review:profile-edit-detail", key=key, id=edit.pk)
     return render(
         request, "review/profile_adjudicate.html", _adjudication_context(key, edit_form=form)
     )
@@ -232,21 +212,15 @@ def profile_edit_detail(request, key, id):
 @require_POST
 def change_request_resolve(request, key, id):
     form = ChangeRequestResolveForm(request.POST, character_key=key, request_id=id)
-    if form.is_valid():
-        try:
-            services.change_request_resolve(
-                request_id=id,
-                arbitrator=request.user,
-                status=form.cleaned_data["status"],
-                reason=form.cleaned_data["reason"],
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            if not request.htmx:
-                messages.success(request, "Change request resolved.")
-                return redirect("review:profile-adjudicate", key=key)
-            form = None
+    try:
+        actions.change_request_resolve(form, user=request.user, request_id=id)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        if not request.htmx:
+            messages.success(request, "Change request resolved.")
+            return redirect("review:profile-adjudicate", key=key)
+        form = None
     context = _adjudication_context(key)
     if form is not None:
         context["resolve_forms"][id] = form
@@ -264,19 +238,13 @@ def change_request_resolve(request, key, id):
 @require_POST
 def profile_freeze(request, key):
     form = FreezeForm(request.POST, character_key=key)
-    if form.is_valid():
-        try:
-            version = services.profile_freeze(
-                character_key=key,
-                arbitrator=request.user,
-                suitability_confirmed=form.cleaned_data["suitability_confirmed"],
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(request, f"{version} is frozen.")
-            return redirect("review:profile-adjudicate", key=key)
+    try:
+        version = actions.profile_freeze(form, user=request.user, character_key=key)
+    except actions.ActionRefused:
+        pass  # the form carries the messages
+    else:
+        messages.success(request, f"{version} is frozen.")
+        return redirect("review:profile-adjudicate", key=key)
     return render(
         request, "review/profile_adjudicate.html", _adjudication_context(key, freeze_form=form)
     )

@@ -3,11 +3,14 @@
 these functions, so both refuse with the same words (``core.actions``)."""
 
 from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import services
+from annotation.scenario_review import blueprints, services
 from core.actions import ActionRefused, form_action
+from core.tasks import enqueue_on_commit
 
 __all__ = [
     "ActionRefused",
+    "blueprint_create",
+    "blueprint_queue",
     "scenario_create",
     "scenario_rate",
     "scenario_reassess_confirm",
@@ -88,4 +91,34 @@ def scenario_reassess_confirm(form, *, user, scenario_id: str):
             note=data["note"],
         ),
         refusals=REFUSALS,
+    )
+
+
+def blueprint_create(form, *, user, on_unavailable=None):
+    """A blueprint from a bound ``BlueprintForm``; a worker expands it into a draft
+    scenario once the transaction commits."""
+    blueprint = form_action(
+        form, lambda data: blueprints.blueprint_create(user=user, **data), refusals=REFUSALS
+    )
+    _queue_expansion(blueprint.pk, on_unavailable)
+    return blueprint
+
+
+def blueprint_queue(*, user, blueprint_id: int, on_unavailable=None):
+    """Queue a blueprint's expansion again; a failed one is reset first, an expanded one
+    refused (a button: no fields to validate)."""
+    try:
+        blueprint = blueprints.blueprint_requeue(blueprint_id=blueprint_id, user=user)
+    except REFUSALS as error:
+        raise ActionRefused(None, cause=error) from error
+    _queue_expansion(blueprint_id, on_unavailable)
+    return blueprint
+
+
+def _queue_expansion(blueprint_id: int, on_unavailable) -> None:
+    enqueue_on_commit(
+        "annotation.expand_scenario_blueprint",
+        blueprint_id,
+        what=f"Blueprint {blueprint_id}",
+        on_unavailable=on_unavailable,
     )

@@ -79,6 +79,22 @@ def blueprint_retry(*, blueprint_id: int, user) -> ScenarioBlueprint:
     return blueprint
 
 
+@transaction.atomic
+def blueprint_requeue(*, blueprint_id: int, user) -> ScenarioBlueprint:
+    """Ready a blueprint's expansion to be queued again (the page's "Queue the expansion
+    again" and "Retry the expansion"): a failed one is reset to pending, a pending one
+    stays; an expanded one is refused, since its draft scenario exists already."""
+    blueprint = ScenarioBlueprint.objects.select_for_update().get(pk=blueprint_id)
+    if blueprint.status == ScenarioBlueprint.Status.FAILED:
+        return blueprint_retry(blueprint_id=blueprint_id, user=user)
+    if blueprint.status == ScenarioBlueprint.Status.EXPANDED:
+        raise ReviewError(
+            f"Blueprint {blueprint_id} is expanded already: its draft scenario exists, so "
+            "there is nothing to queue."
+        )
+    return blueprint
+
+
 # App. L.4: temperature 0 where the endpoint supports it, and up to two retries (three
 # structured-output rounds, each invalid answer sent back naming what is wrong).
 EXPANSION_TEMPERATURE = 0.0

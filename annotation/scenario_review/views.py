@@ -8,8 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import actions, blueprints, selectors, statistics
+from annotation.scenario_review import actions, selectors, statistics
 from annotation.scenario_review.coverage_plots import coverage_plots
 from annotation.scenario_review.forms import (
     DIAMONDS_RATING_FIELDS,
@@ -20,13 +19,12 @@ from annotation.scenario_review.forms import (
     ScenarioContentForm,
     ScreeningForm,
 )
-from annotation.scenario_review.models import DIAMONDS_SCALE, ScenarioBlueprint
+from annotation.scenario_review.models import DIAMONDS_SCALE
 from core import display, drafts
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
-from core.tasks import enqueue_on_commit
 from core.tidy_tables import table_download, table_links
-from core.web import add_error_messages, csv_download
+from core.web import csv_download
 
 scenario_reviewer_required = role_required(Role.SCENARIO_REVIEWER)
 scenario_readers_required = role_required(Role.SCENARIO_REVIEWER, Role.ADMIN)
@@ -264,19 +262,14 @@ def blueprint_list(request):
     if request.method == "POST":
         if Role.SCENARIO_REVIEWER not in user_roles(request.user):
             return HttpResponse("Only scenario reviewers draft blueprints.", status=403)
-        if form.is_valid():
-            try:
-                blueprint = blueprints.blueprint_create(user=request.user, **form.cleaned_data)
-            except ReviewError as error:
-                add_error_messages(form, error)
-            else:
-                enqueue_on_commit(
-                    "annotation.expand_scenario_blueprint",
-                    blueprint.pk,
-                    what=f"Blueprint {blueprint.pk}",
-                    on_unavailable=lambda m: messages.error(request, m),
-                )
-                return redirect("review:blueprint-detail", id=blueprint.pk)
+        try:
+            blueprint = actions.blueprint_create(
+                form, user=request.user, on_unavailable=lambda m: messages.error(request, m)
+            )
+        except actions.ActionRefused:
+            pass  # the form carries the messages
+        else:
+            return redirect("review:blueprint-detail", id=blueprint.pk)
     return render(
         request,
         "review/blueprint_list.html",
@@ -296,19 +289,14 @@ def blueprint_detail(request, id):
 @scenario_reviewer_required
 @require_POST
 def blueprint_queue(request, id):
-    blueprint = selectors.blueprint_get(blueprint_id=id)
     try:
-        if blueprint.status == ScenarioBlueprint.Status.FAILED:
-            blueprints.blueprint_retry(blueprint_id=id, user=request.user)
-    except ReviewError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        enqueue_on_commit(
-            "annotation.expand_scenario_blueprint",
-            id,
-            what=f"Blueprint {id}",
+        actions.blueprint_queue(
+            user=request.user,
+            blueprint_id=id,
             on_unavailable=lambda m: messages.error(request, m),
         )
+    except actions.ActionRefused as refused:
+        messages.error(request, " ".join(refused.messages))
     return redirect("review:blueprint-detail", id=id)
 
 

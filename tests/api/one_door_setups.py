@@ -8,8 +8,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from adjudication.mcq.forms import AssemblyRunForm
 from adjudication.mcq.models import McqItem
 from adjudication.mcq.services import item_assembly
+from annotation.generation.models import GenerationRun, PromptVersion
+from annotation.memory_generation.batching import DEFAULT_TIER_SHARES
+from annotation.memory_generation.models import MemoryRun
+from annotation.memory_generation.services.plans import weights_current
+from annotation.profile_review.forms import ProfileEditForm
 from annotation.scenario_review import services as scenario_services
-from annotation.scenario_review.models import ScenarioVersion
+from annotation.scenario_review.models import ScenarioBlueprint, ScenarioVersion
 from audit.memory_quality.forms import AuditSettingsForm
 from audit.memory_quality.models import MemoryCase
 from audit.memory_quality.services import configuration
@@ -17,6 +22,7 @@ from audit.memory_quality.services.runs import audit_run_execute, audit_run_star
 from audit.reference_labels import adjudicator_pages
 from audit.reference_labels import services as label_services
 from audit.reference_labels.models import LabelAuditItem
+from core.protocol import PROFILE_REVIEWERS
 from core.roles import Role
 from evaluation.prediction_import import evaluation_run_import
 from humanbaseline import services as baseline_services
@@ -27,9 +33,10 @@ from tests.evaluation.conftest import build_corpus
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory, UserFactory
 from tests.humanbaseline.conftest import build_items, enrol, make_study
 from tests.mcq.conftest import KEY, PLAUSIBLE, flag, reference
+from tests.memory_generation.run_rows import frozen_profile, make_run, plan_for
 from tests.memory_quality.conftest import CLEAN, DRIFT, hand_written
 from tests.reference_labels.conftest import make_team, small_final_set
-from tests.review.conftest import approve
+from tests.review.conftest import approve, rate, request_change, submit
 
 LONG_NOTE = "x" * 4_001  # one past core.text_rules.NOTE
 
@@ -278,3 +285,169 @@ def comparison_assignment():
     assignment = next(iter(assign(pair, who["annotators"], who["admin"]).values()))
     ids = {"assignment": assignment.public_id}
     return assignment.annotator, ids, ids, {}
+
+
+# --- Run buttons (issue #33: generation, memory generation) ------------------------------------
+
+
+def generation_run(status: str = "finished"):
+    """A generation run in ``status`` (finished by default: nothing to cancel, no failed
+    unit to retry)."""
+    prompt = {
+        s: PromptVersion.objects.filter(stage=s).order_by("number").first()
+        for s in ("screening", "reranking", "response")
+    }
+    user = UserFactory(roles=[Role.ADMIN])
+    run = GenerationRun.objects.create(
+        created_by=user,
+        families=["claude"],
+        status=status,
+        screening_prompt=prompt["screening"],
+        reranking_prompt=prompt["reranking"],
+        response_prompt=prompt["response"],
+    )
+    ids = {"run_id": run.pk}
+    return user, ids, ids, {}
+
+
+def memory_run_finished():
+    """A finished memory run: nothing to cancel, resume or retry."""
+    user = UserFactory(roles=[Role.ADMIN])
+    run = make_run(status=MemoryRun.Status.FINISHED, user=user)
+    ids = {"run_id": run.pk}
+    return user, ids, ids, {}
+
+
+# --- Scenario re-assessment (issue #33) ---------------------------------------------------------
+
+
+def _scenario_split():
+    """Both reviewers approved and rated SID; adversity (6/3) and deception (2/4) are more
+    than one point apart: the scenario waits for its joint re-assessment."""
+    ScenarioFactory(scenario_id=SID)
+    first, second = (UserFactory(roles=[Role.SCENARIO_REVIEWER]) for _ in range(2))
+    for reviewer in (first, second):
+        approve(SID, reviewer)
+    rate(SID, first)
+    rate(SID, second, adversity=3, deception=4, duty=6)
+    return first, second
+
+
+def scenario_to_reassess():
+    first, _ = _scenario_split()
+    return first, {"scenario_id": SID}, {"scenario_id": SID}, {}
+
+
+def scenario_to_confirm():
+    """The first reviewer proposed adversity 5, deception 3; the second confirms."""
+    first, second = _scenario_split()
+    proposal = scenario_services.scenario_reassess_propose(
+        scenario_id=SID, reviewer=first, agreed={"adversity": 5, "deception": 3}, note=""
+    )
+    ids = {"scenario_id": SID}
+    return second, ids, ids, {}, {"proposal": proposal.pk}
+
+
+# --- Profile review (issue #33) -----------------------------------------------------------------
+
+
+def _profile_draft():
+    """CHAR_01 v1 under review."""
+    return ProfileVersionFactory(character=CharacterFactory(key="CHAR_01"), number=1)
+
+
+def profile_annotator():
+    _profile_draft()
+    ids = {"key": "CHAR_01"}
+    return UserFactory(roles=[Role.PRIMARY_ANNOTATOR]), ids, ids, {}
+
+
+def _reviewed_case(*, with_request: bool):
+    """CHAR_01 v1 with every review in, so the senior may adjudicate; with a change
+    request from the first annotator when ``with_request``."""
+    version = _profile_draft()
+    annotators = [UserFactory(roles=[Role.PRIMARY_ANNOTATOR]) for _ in range(PROFILE_REVIEWERS)]
+    change = request_change("CHAR_01", annotators[0]) if with_request else None
+    for n, annotator in enumerate(annotators):
+        revise = n == 0 and with_request
+        recommendation = "local_revision" if revise else "accept"
+        submit("CHAR_01", annotator, recommendation, explanation="Read in full.")
+    return version, annotators[0], change
+
+
+def _submitted_change_request():
+    """An annotator's change request on CHAR_01, in a review already submitted."""
+    _, annotator, change = _reviewed_case(with_request=True)
+    return annotator, change
+
+
+def change_request_submitted():
+    annotator, change = _submitted_change_request()
+    ids = {"key": "CHAR_01", "id": change.pk}
+    return annotator, ids, ids, {}
+
+
+def change_request_to_resolve(body: dict) -> Callable[[], tuple]:
+    """The senior expert resolves a submitted change request; the page's resolve form
+    names its fields with the request's prefix, so the setup carries ``body`` for it."""
+
+    def setup():
+        _, change = _submitted_change_request()
+        ids = {"key": "CHAR_01", "id": change.pk}
+        page = {f"cr{change.pk}-{name}": value for name, value in body.items()}
+        return UserFactory(roles=[Role.ARBITRATOR]), ids, ids, page
+
+    return setup
+
+
+def profile_senior():
+    version, _, _ = _reviewed_case(with_request=False)
+    ids = {"key": "CHAR_01"}
+    page_fields = ProfileEditForm.initial_for(version)
+    return UserFactory(roles=[Role.ARBITRATOR]), ids, ids, page_fields
+
+
+# --- Scenario blueprints (issue #33) ------------------------------------------------------------
+
+
+def blueprint_expanded():
+    """A blueprint a worker expanded already into its draft scenario."""
+    user = UserFactory(roles=[Role.SCENARIO_REVIEWER])
+    blueprint = ScenarioBlueprint.objects.create(
+        title="The lost notebook",
+        summary="A classmate reads the notebook aloud.",
+        stage="school_age",
+        diamonds_dimension="duty",
+        created_by=user,
+        status=ScenarioBlueprint.Status.EXPANDED,
+        scenario=ScenarioFactory(scenario_id=SID),
+    )
+    ids = {"id": blueprint.pk}
+    return user, ids, ids, {}
+
+
+def memory_plan_unaudited():
+    """CHAR_12's plan, with no audit finalized since it was made: nothing to top up."""
+    plan = plan_for("CHAR_12")
+    ids = {"plan_id": plan.pk}
+    return UserFactory(roles=[Role.ADMIN]), ids, ids, {}
+
+
+def memory_plan_to_launch():
+    """CHAR_12's plan, ready for a run; the launch form's defaults and its confirm step."""
+    plan = plan_for("CHAR_12")
+    tiers = {f"tier_{tier.lower()}": share for tier, share in DEFAULT_TIER_SHARES.items()}
+    page = {"concurrency": 4, "seed": 0, **tiers, "confirm": "1"}
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, page, {"plans": [plan.pk]}
+
+
+def memory_planner():
+    """An admin on the plan and weight pages (CHAR_12 can be planned, so the plan form is
+    drawn); the plan form's weight version and target."""
+    frozen_profile("CHAR_12")
+    version = weights_current()
+    page = {"weights": version.pk, "target": 1000}
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, page
+
+
+ZERO_WEIGHTS = {f"age_{age}": 0 for age in range(6, 51)}

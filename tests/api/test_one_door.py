@@ -24,6 +24,7 @@ from tests.api.one_door_setups import (
     NO_QUOTA,
     QUOTAS,
     SCENARIO_CONTENT,
+    ZERO_WEIGHTS,
     arbitration_pair,
     arbitration_reopen,
     audit_case,
@@ -33,18 +34,30 @@ from tests.api.one_door_setups import (
     baseline_admin,
     baseline_study,
     baseline_study_one_finalized,
+    blueprint_expanded,
+    change_request_submitted,
+    change_request_to_resolve,
     comparison_assignment,
     csv_upload,
     evaluation_admin,
     evaluation_imported_run,
+    generation_run,
     label_adjudicator,
     label_audit_admin,
     label_expert,
     mcq_admin_item,
     mcq_assembly_admin,
     mcq_flagged,
+    memory_plan_to_launch,
+    memory_plan_unaudited,
+    memory_planner,
+    memory_run_finished,
+    profile_annotator,
+    profile_senior,
     scenario_reviewer,
+    scenario_to_confirm,
     scenario_to_rate,
+    scenario_to_reassess,
     scenario_to_revise,
     scenario_to_screen,
 )
@@ -359,48 +372,267 @@ DOORS = {
         Door("mcq-api:runs", "mcq:runs", mcq_assembly_admin, {"include_unadjudicated": True}),
         Door("mcq-api:runs", "mcq:runs", mcq_assembly_admin, {"similarity_max": 5}),
     ],
+    "review-api:scenario-reassess": [
+        Door(
+            "review-api:scenario-reassess",
+            "review:scenario-reassess",
+            scenario_to_reassess,
+            {"agreed": {"adversity": 5, "deception": 9}},
+            page_body={"adversity": 5, "deception": 9},
+        ),
+        Door(
+            "review-api:scenario-reassess",
+            "review:scenario-reassess",
+            scenario_to_reassess,
+            {"agreed": {"adversity": 5, "deception": 3}, "note": LONG_NOTE},
+            page_body={"adversity": 5, "deception": 3, "note": LONG_NOTE},
+        ),
+    ],
+    "review-api:scenario-reassess-confirm": [
+        Door(
+            "review-api:scenario-reassess-confirm",
+            "review:scenario-reassess-confirm",
+            scenario_to_confirm,
+            {"agreed": {"adversity": 4, "deception": 3}},
+            page_body={"adversity": 4, "deception": 3},
+        ),
+    ],
+    "review-api:profile-review": [
+        Door(
+            "review-api:profile-review",
+            "review:profile-review",
+            profile_annotator,
+            {"recommendation": "maybe"},
+        ),
+        Door(
+            "review-api:profile-review",
+            "review:profile-review",
+            profile_annotator,
+            {"recommendation": "accept", "explanation": LONG_NOTE},
+        ),
+    ],
+    "review-api:change-request-create": [
+        Door(
+            "review-api:change-request-create",
+            "review:change-request-add",
+            profile_annotator,
+            {
+                "field": "description",
+                "passage": "a passage the description never holds",
+                "concern": "Too categorical.",
+                "suggested_correction": "Say 'tends to'.",
+            },
+        ),
+        Door(
+            "review-api:change-request-create",
+            "review:change-request-add",
+            profile_annotator,
+            {"field": "description", "concern": LONG_NOTE},
+        ),
+    ],
+    "review-api:change-request-withdraw": [
+        Door(
+            "review-api:change-request-withdraw",
+            "review:change-request-withdraw",
+            change_request_submitted,
+            {},
+        ),
+    ],
+    "review-api:change-request-resolve": [
+        Door(
+            "review-api:change-request-resolve",
+            "review:change-request-resolve",
+            change_request_to_resolve({"status": "rejected", "reason": LONG_NOTE}),
+            {"status": "rejected", "reason": LONG_NOTE},
+            page_body={},
+        ),
+        Door(
+            "review-api:change-request-resolve",
+            "review:change-request-resolve",
+            change_request_to_resolve({"status": "rejected"}),
+            {"status": "rejected"},
+            page_body={},
+        ),
+    ],
+    "review-api:profile-edit": [
+        Door(
+            "review-api:profile-edit",
+            "review:profile-edit",
+            profile_senior,
+            {"occupation": "Nurse", "note": LONG_NOTE},
+        ),
+    ],
+    "review-api:profile-freeze": [
+        Door(
+            "review-api:profile-freeze",
+            "review:profile-freeze",
+            profile_senior,
+            {"suitability_confirmed": False, "note": "Ready."},
+            expect=("Confirm the final suitability check",),
+        ),
+    ],
+    "review-api:blueprint-list": [
+        Door(
+            "review-api:blueprint-list",
+            "review:blueprint-list",
+            scenario_reviewer,
+            {"title": "The move", "stage": "school_age", "diamonds_dimension": "duty"},
+        ),
+        Door(
+            "review-api:blueprint-list",
+            "review:blueprint-list",
+            scenario_reviewer,
+            {
+                "title": "The move",
+                "summary": LONG_NOTE,
+                "stage": "school_age",
+                "diamonds_dimension": "dignity",
+            },
+        ),
+    ],
+    "review-api:blueprint-queue": [
+        Door(
+            "review-api:blueprint-queue",
+            "review:blueprint-queue",
+            blueprint_expanded,
+            {},
+            expect=("nothing to queue",),
+        ),
+    ],
+    "export-api:jobs": [
+        Door("export-api:jobs", "export:start", evaluation_admin, {"kind": "everything"}),
+    ],
+    "memory-generation-api:plan-top-up": [
+        Door(
+            "memory-generation-api:plan-top-up",
+            "memory_generation:plan-top-up",
+            memory_plan_unaudited,
+            {"note": "After the audit."},
+            expect=("No memory audit of CHAR_12",),
+        ),
+    ],
+    "corpus-api:import-list": [
+        Door(
+            "corpus-api:import-list",
+            "corpus:import",
+            evaluation_admin,
+            lambda: {
+                "files": [
+                    SimpleUploadedFile("scenarios.json", b"[]"),
+                    SimpleUploadedFile("scenarios.json", b"[]"),
+                ]
+            },
+            multipart=True,
+            expect=("chosen twice: scenarios.json",),
+        ),
+        Door("corpus-api:import-list", "corpus:import", evaluation_admin, {}, multipart=True),
+    ],
+    "generation-api:run-list": [
+        Door(
+            "generation-api:run-list",
+            "corpus:generation-new",
+            evaluation_admin,
+            {"families": ["claude"], "override_gates": True},
+        ),
+        Door(
+            "generation-api:run-list",
+            "corpus:generation-new",
+            evaluation_admin,
+            {"families": ["mistral"], "characters": ["CHAR_98"], "note": LONG_NOTE},
+            expect=("Unknown character CHAR_98.",),
+        ),
+    ],
+    "memory-generation-api:run-list": [
+        Door(
+            "memory-generation-api:run-list",
+            "memory_generation:run-new",
+            memory_plan_to_launch,
+            {"tier_shares": {"A": 0.5, "B": 0.5, "C": 0.5, "D": 0.5}},
+            page_body={"tier_a": 0.5, "tier_b": 0.5, "tier_c": 0.5, "tier_d": 0.5},
+            expect=("The four tier shares must add up to 1; they add up to 2.",),
+        ),
+        Door(
+            "memory-generation-api:run-list",
+            "memory_generation:run-new",
+            memory_plan_to_launch,
+            {"concurrency": 0, "note": LONG_NOTE},
+        ),
+    ],
+    "memory-generation-api:weights-list": [
+        Door(
+            "memory-generation-api:weights-list",
+            "memory_generation:weights",
+            memory_planner,
+            {"weights": [0] * 45, "note": "Flat."},
+            page_body={**ZERO_WEIGHTS, "note": "Flat."},
+            expect=("At least one age needs a weight above 0.",),
+        ),
+    ],
+    "memory-generation-api:plan-list": [
+        Door(
+            "memory-generation-api:plan-list",
+            "memory_generation:plan-new",
+            memory_planner,
+            {"characters": ["CHAR_09"], "note": "Trial."},
+            expect=("CHAR_09: no such character.",),
+        ),
+    ],
+    # Run buttons: a state that refuses the action.
+    "generation-api:run-cancel": [
+        Door(
+            "generation-api:run-cancel",
+            "corpus:generation-cancel",
+            generation_run,
+            {},
+            expect=("finished",),
+        ),
+    ],
+    "generation-api:run-retry": [
+        Door("generation-api:run-retry", "corpus:generation-retry", generation_run, {}),
+    ],
+    "memory-generation-api:run-cancel": [
+        Door(
+            "memory-generation-api:run-cancel",
+            "memory_generation:run-cancel",
+            memory_run_finished,
+            {},
+        ),
+    ],
+    "memory-generation-api:run-resume": [
+        Door(
+            "memory-generation-api:run-resume",
+            "memory_generation:run-resume",
+            memory_run_finished,
+            {},
+        ),
+    ],
+    "memory-generation-api:run-retry": [
+        Door(
+            "memory-generation-api:run-retry",
+            "memory_generation:run-retry",
+            memory_run_finished,
+            {},
+        ),
+    ],
 }
 
 # API writes a script makes and no page offers.
 NO_PAGE_TWIN = {
     "api-token": "the token is the script's own credential; a person signs in instead",
+    "memory-generation-api:run-start": (
+        "the page starts a run as it creates it (the launch form's confirm step); starting "
+        "a pending run again is a script's recovery, and no page offers it"
+    ),
 }
 
 # Writes with a page twin that this test does not drive yet (issue #33, remaining work).
 PENDING = "page twin not driven yet: its setup and bad input are still to write"
-RUN_BUTTON = (
-    "a run page's button (start/cancel/resume/retry): both doors go through the run "
-    "services that issue #33's one LLM-run framework rewrites; driven once it lands"
-)
 NOT_YET_DRIVEN: dict[str, str] = {
-    "corpus-api:import-list": PENDING,
-    "generation-api:run-list": PENDING,
-    "generation-api:run-cancel": RUN_BUTTON,
-    "generation-api:run-retry": RUN_BUTTON,
-    "memory-generation-api:weights-list": PENDING,
-    "memory-generation-api:plan-list": PENDING,
-    "memory-generation-api:plan-top-up": PENDING,
-    "memory-generation-api:run-list": PENDING,
-    "memory-generation-api:run-start": RUN_BUTTON,
-    "memory-generation-api:run-cancel": RUN_BUTTON,
-    "memory-generation-api:run-resume": RUN_BUTTON,
-    "memory-generation-api:run-retry": RUN_BUTTON,
-    "review-api:profile-review": PENDING,
-    "review-api:change-request-create": PENDING,
-    "review-api:change-request-withdraw": PENDING,
-    "review-api:change-request-resolve": PENDING,
-    "review-api:profile-edit": PENDING,
-    "review-api:profile-freeze": PENDING,
-    "review-api:blueprint-list": PENDING,
-    "review-api:blueprint-queue": PENDING,
-    "review-api:scenario-reassess": PENDING,
-    "review-api:scenario-reassess-confirm": PENDING,
     "audit-api:run-list": PENDING,
     "baseline-api:study-status": (
         "the page offers open/close buttons and ignores any other status without a word; "
         "the API answers 400 from its serializer: nothing a person types to compare"
     ),
-    "export-api:jobs": PENDING,
 }
 
 

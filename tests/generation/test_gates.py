@@ -261,7 +261,7 @@ def test_the_api_shows_the_gates_and_refuses_a_blocked_launch(providers, admin):
         "SCN_SCHOOL_AGE_3",
     }
     no_reason = api.post(launch, {"families": ["claude"], "override_gates": True}, format="json")
-    assert no_reason.status_code == 400 and "override_reason" in no_reason.json()
+    assert no_reason.status_code == 400 and "override_reason" in no_reason.json()["fields"]
     assert not GenerationRun.objects.exists() and not ProtocolDeviation.objects.exists()
 
     created = api.post(

@@ -490,9 +490,9 @@ def test_the_api_refuses_a_bad_launch_and_creates_nothing(
         format="json",
     )
     assert response.status_code == 400
-    assert "Unknown character CHAR_98" in response.json()["detail"]
+    assert "Unknown character CHAR_98." in response.json()["fields"]["characters"]
     response = api_admin.post(reverse("generation-api:run-list"), {"families": ["mistral"]})
-    assert response.status_code == 400 and "families" in response.json()
+    assert response.status_code == 400 and "families" in response.json()["fields"]
     assert GenerationRun.objects.count() == 0
 
 

@@ -9,14 +9,11 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.memory_generation import quota
+from annotation.memory_generation import actions, quota
 from annotation.memory_generation.models import PLAN_NOTE_MAX, MemoryPlan
 from annotation.memory_generation.selectors import plans as selectors
 from annotation.memory_generation.services.plans import (
     PlanError,
-    plan_create,
-    plan_top_up,
-    weights_create,
     weights_current,
 )
 from core.roles import HasRole, Role
@@ -121,9 +118,9 @@ class QuotaWeightsListApi(AdminApi):
         params = QuotaWeightsSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         try:
-            version = weights_create(user=request.user, **params.validated_data)
-        except PlanError as error:
-            raise _refused(error) from error
+            version = actions.weights_save(user=request.user, **params.validated_data)
+        except actions.ActionRefused as refused:
+            raise _refused(refused.cause) from refused
         return Response(QuotaWeightsSerializer(version).data, status=status.HTTP_201_CREATED)
 
 
@@ -153,15 +150,15 @@ class MemoryPlanListApi(AdminApi):
         params.is_valid(raise_exception=True)
         data = params.validated_data
         try:
-            plans = plan_create(
+            plans = actions.plans_create(
                 user=request.user,
                 character_keys=data["characters"],
                 weights_id=data["weights_id"],
                 target=data["target"],
                 note=data["note"],
             )
-        except PlanError as error:
-            raise _refused(error) from error
+        except actions.ActionRefused as refused:
+            raise _refused(refused.cause) from refused
         plans = selectors.plan_list(ids=[p.pk for p in plans], limit=len(plans))
         return Response(
             MemoryPlanDetailSerializer(plans, many=True).data, status=status.HTTP_201_CREATED
@@ -201,9 +198,9 @@ class MemoryPlanTopUpApi(AdminApi):
         params = TopUpSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         try:
-            plan = plan_top_up(user=request.user, plan_id=plan_id, **params.validated_data)
-        except PlanError as error:
-            raise _refused(error) from error
+            plan = actions.plan_top_up(user=request.user, plan_id=plan_id, **params.validated_data)
+        except actions.ActionRefused as refused:
+            raise _refused(refused.cause) from refused
         plan = selectors.plan_get(plan_id=plan.pk)
         return Response(MemoryPlanDetailSerializer(plan).data, status=status.HTTP_201_CREATED)
 

@@ -20,16 +20,24 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.corpus.api import CorpusAdminApi
-from annotation.memory_generation.forms.runs import DEFAULT_TIER_SHARES, MAX_CONCURRENCY
+from annotation.memory_generation import actions
+from annotation.memory_generation.forms.runs import (
+    DEFAULT_TIER_SHARES,
+    MAX_CONCURRENCY,
+    TIERS,
+    MemoryRunForm,
+)
 from annotation.memory_generation.models import MemoryBatch, MemoryRun
 from annotation.memory_generation.selectors import runs as selectors
 
 # The run services are h3's; until the branches merge they may be missing here.
 # Lead: at the merge, keep only the two imports.
 from annotation.memory_generation.services import runs as run_services
-from annotation.memory_generation.services.runs import MemoryGenerationError
+from core.api import form_error_response
 from core.text_rules import NAME, NOTE, SerializerTextRules
 
+# The form's own default when no provider is configured (the service then says so).
+DEFAULT_CONCURRENCY = MemoryRunForm.base_fields["concurrency"].initial
 RUN_STATUSES = ", ".join(MemoryRun.Status.values)
 BATCH_STATUSES = ", ".join(MemoryBatch.Status.values)
 
@@ -212,6 +220,27 @@ class MemoryBatchSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+def _launch_form_data(body) -> dict:
+    """The launch form's fields from an API body: ``tier_shares`` spread over the four
+    tier fields, the provider's concurrency and the default shares when left out."""
+    shares = body.get("tier_shares")
+    shares = DEFAULT_TIER_SHARES if shares is None else shares
+    if not isinstance(shares, dict):
+        shares = {}  # each tier field then says it is required
+    concurrency = body.get("concurrency")
+    if concurrency is None:
+        config = run_services.memory_provider_config()
+        concurrency = config.concurrency if config is not None else DEFAULT_CONCURRENCY
+    return {
+        "plans": body.get("plans"),
+        "model_name": body.get("model_name") or "",
+        "concurrency": concurrency,
+        "seed": body.get("seed", 0),
+        **{f"tier_{tier.lower()}": shares.get(tier) for tier in TIERS},
+        "note": body.get("note") or "",
+    }
+
+
 def _run_response(run_id: int, status_code=status.HTTP_200_OK) -> Response:
     run = selectors.memory_run_get(run_id=run_id)
     run.progress = selectors.memory_run_progress(run=run)
@@ -248,16 +277,18 @@ class MemoryRunListApi(CorpusAdminApi, generics.ListAPIView):
         return selectors.memory_run_list()
 
     def post(self, request):
-        params = MemoryRunCreateSerializer(data=request.data)
-        params.is_valid(raise_exception=True)
-        data = dict(params.validated_data)
-        start = data.pop("start")
+        # The page's form validates the launch (``MemoryRunCreateSerializer`` documents
+        # it); what a script leaves out takes the page's defaults.
+        if not hasattr(request.data, "get"):
+            raise ValidationError({"detail": 'Send an object such as {"plans": [1]}.'})
+        start = serializers.BooleanField().to_internal_value(request.data.get("start", True))
+        form = MemoryRunForm(_launch_form_data(request.data))
         try:
-            run = run_services.run_create(user=request.user, plan_ids=data.pop("plans"), **data)
-            if start:
-                run_services.run_start(run_id=run.pk, user=request.user)
-        except MemoryGenerationError as error:
-            raise ValidationError({"detail": str(error)}) from error
+            run = actions.memory_run_launch(form, user=request.user, start=start)
+        except actions.ActionRefused as refused:
+            if refused.cause is not None:
+                raise ValidationError({"detail": str(refused.cause)}) from None
+            return form_error_response(refused.form)
         return _run_response(run.pk, status.HTTP_201_CREATED)
 
 
@@ -280,10 +311,19 @@ class MemoryRunActionApi(CorpusAdminApi, APIView):
     def post(self, request, run_id):
         get_object_or_404(MemoryRun, pk=run_id)  # 404 first
         try:
-            getattr(run_services, self.action_name)(run_id=run_id, user=request.user)
-        except MemoryGenerationError as error:
-            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+            RUN_ACTIONS[self.action_name](run_id=run_id, user=request.user)
+        except actions.ActionRefused as refused:
+            return Response({"detail": " ".join(refused.messages)}, status=status.HTTP_409_CONFLICT)
         return _run_response(run_id)
+
+
+# The run page's buttons call the same functions (``annotation.memory_generation.actions``).
+RUN_ACTIONS = {
+    "run_start": actions.memory_run_start,
+    "run_cancel": actions.memory_run_cancel,
+    "run_resume": actions.memory_run_resume,
+    "run_retry_failed": actions.memory_run_retry,
+}
 
 
 def _action(name: str, summary: str, description: str):

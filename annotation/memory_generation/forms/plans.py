@@ -62,8 +62,17 @@ class QuotaWeightsForm(TextRules, forms.Form):
         return [self.cleaned_data[_age_field(age)] for age in quota.SEGMENT_AGES]
 
 
+class CharacterKeysField(forms.MultipleChoiceField):
+    """Offers the plannable characters, and takes any key it is sent: the service names
+    why a character cannot be planned (no such character, a profile not frozen, ...) in
+    the words the API answers too."""
+
+    def valid_value(self, value) -> bool:
+        return bool(str(value).strip())
+
+
 class MemoryPlanForm(TextRules, forms.Form):
-    characters = forms.MultipleChoiceField(
+    characters = CharacterKeysField(
         label="Characters",
         widget=forms.CheckboxSelectMultiple,
         help_text="Only characters whose latest profile version is frozen can be planned.",

@@ -8,13 +8,10 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotation.memory_generation import actions
 from annotation.memory_generation.forms.plans import MemoryPlanForm, QuotaWeightsForm
 from annotation.memory_generation.selectors import plans as selectors
 from annotation.memory_generation.services.plans import (
-    PlanError,
-    plan_create,
-    plan_top_up,
-    weights_create,
     weights_current,
 )
 from core.life_stages import LIFE_STAGE_BINS
@@ -57,11 +54,11 @@ def weights(request):
     form = QuotaWeightsForm(request.POST or None, current=current.weights)
     if request.method == "POST" and form.is_valid():
         try:
-            version = weights_create(
+            version = actions.weights_save(
                 user=request.user, weights=form.weights(), note=form.cleaned_data["note"]
             )
-        except PlanError as error:
-            add_error_messages(form, error)
+        except actions.ActionRefused as refused:
+            add_error_messages(form, refused)
         else:
             messages.success(request, f"Saved as quota weights v{version.number}.")
             return redirect("memory_generation:weights")
@@ -94,15 +91,15 @@ def plan_new(request):
     )
     if request.method == "POST" and form.is_valid():
         try:
-            plans = plan_create(
+            plans = actions.plans_create(
                 user=request.user,
                 character_keys=form.cleaned_data["characters"],
                 weights_id=form.cleaned_data["weights"],
                 target=form.cleaned_data["target"],
                 note=form.cleaned_data["note"],
             )
-        except PlanError as error:
-            add_error_messages(form, error)
+        except actions.ActionRefused as refused:
+            add_error_messages(form, refused)
         else:
             if len(plans) == 1:
                 messages.success(request, f"Plan {plans[0].pk} computed; check it, then launch.")
@@ -129,9 +126,11 @@ def plan_detail(request, plan_id):
 @require_POST
 def plan_top_up_view(request, plan_id):
     try:
-        plan = plan_top_up(user=request.user, plan_id=plan_id, note=request.POST.get("note", ""))
-    except PlanError as error:
-        for message in error.messages:
+        plan = actions.plan_top_up(
+            user=request.user, plan_id=plan_id, note=request.POST.get("note", "")
+        )
+    except actions.ActionRefused as refused:
+        for message in refused.messages:
             messages.error(request, message)
         if request.POST.get("from") == "detail":
             return redirect("memory_generation:plan-detail", plan_id=plan_id)

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.memory_generation import actions
 from annotation.memory_generation.forms.runs import (
     TIERS,
     MemoryRunForm,
@@ -24,9 +25,10 @@ from annotation.memory_generation.selectors import runs as selectors
 # The run services are h3's (annotation/memory_generation/services/runs.py); until the
 # branches merge they may be missing here. Lead: at the merge, keep only the two imports.
 from annotation.memory_generation.services import runs as run_services
-from annotation.memory_generation.services.runs import MemoryGenerationError
 from annotation.memory_generation.storage import StorageFormatError, serialize
 from core import web
+from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.plurals import counted
 from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
@@ -78,10 +80,8 @@ def run_new(request):
     if "confirm" not in request.POST:
         return _render_new(request, form, provider, confirming=True)
     try:
-        run = run_services.run_create(user=request.user, **form.service_arguments())
-        run = run_services.run_start(run_id=run.pk, user=request.user)
-    except MemoryGenerationError as error:
-        form.add_error(None, str(error))
+        run = actions.memory_run_launch(form, user=request.user)
+    except actions.ActionRefused:  # the form carries the messages
         return _render_new(request, form, provider, confirming=False)
     messages.success(request, f"Memory run {run.pk} launched.")
     return redirect("memory_generation:run-detail", run_id=run.pk)
@@ -107,6 +107,41 @@ def _render_new(request, form, provider, *, confirming: bool):
     )
 
 
+def _run_buttons(run, progress) -> list:
+    """What the run offers now (core.llm_runs.buttons)."""
+
+    def url(name):
+        return reverse(f"memory_generation:run-{name}", kwargs={"run_id": run.pk})
+
+    buttons = []
+    if run.status in CANCELLABLE:
+        buttons.append(
+            cancel_button(
+                url("cancel"),
+                question=f"Cancel run {run.pk}? Batches stop after their current memory; "
+                "stored memories stay.",
+            )
+        )
+    if run.status in RESUMABLE:
+        buttons.append(
+            resume_button(
+                url("resume"),
+                question=f"Resume run {run.pk}? Unfinished batches ask only for their empty slots.",
+            )
+        )
+    failed = progress["batches_failed"]
+    if run.status in RETRYABLE and failed > 0:
+        buttons.append(
+            retry_button(
+                url("retry"),
+                label=f"Retry failed batches ({failed})",
+                question=f"Retry the {counted(failed, 'failed batch', 'failed batches')} "
+                f"of run {run.pk}? Only their empty slots are asked for.",
+            )
+        )
+    return buttons
+
+
 def _detail_context(request, run_id: int, *, action_error: str = "") -> dict:
     run = selectors.memory_run_get(run_id=run_id)
     progress = selectors.memory_run_progress(run=run)
@@ -114,9 +149,7 @@ def _detail_context(request, run_id: int, *, action_error: str = "") -> dict:
         "run": run,
         "progress": progress,
         "polling": run.status in selectors.ACTIVE_RUN_STATUSES,
-        "can_cancel": run.status in CANCELLABLE,
-        "can_resume": run.status in RESUMABLE,
-        "can_retry": run.status in RETRYABLE and progress["batches_failed"] > 0,
+        "run_buttons": _run_buttons(run, progress),
         "action_error": action_error,
     }
 
@@ -146,7 +179,7 @@ def _run_action(request, run_id, action, done_message: str):
     return web.run_action(
         request,
         lambda on_unavailable: action(run_id=run_id, user=request.user),
-        refusal=MemoryGenerationError,
+        refusal=actions.ActionRefused,
         fragment=lambda problem: render(
             request,
             "memory_generation/run_detail.html#run-progress",
@@ -163,7 +196,7 @@ def run_cancel(request, run_id):
     return _run_action(
         request,
         run_id,
-        run_services.run_cancel,
+        actions.memory_run_cancel,
         f"Memory run {run_id} is cancelling: batches in flight finish their current memory; "
         "stored memories stay.",
     )
@@ -175,7 +208,7 @@ def run_resume(request, run_id):
     return _run_action(
         request,
         run_id,
-        run_services.run_resume,
+        actions.memory_run_resume,
         f"Memory run {run_id} resumed: unfinished batches ask only for their empty slots.",
     )
 
@@ -186,7 +219,7 @@ def run_retry(request, run_id):
     return _run_action(
         request,
         run_id,
-        run_services.run_retry_failed,
+        actions.memory_run_retry,
         f"Memory run {run_id}: the failed batches are queued again for their empty slots.",
     )
 

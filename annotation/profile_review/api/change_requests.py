@@ -7,11 +7,12 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
-from annotation.profile_review import services
+from annotation.profile_review import actions
 from annotation.profile_review.forms import ChangeRequestForm, ChangeRequestResolveForm
-from annotation.profile_review.models import ChangeRequest, ReviewError
+from annotation.profile_review.models import ChangeRequest
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from core.api import IF_MATCH, form_error_response, require_fresh
+from core.actions import ActionRefused, validated
+from core.api import IF_MATCH, require_fresh
 from core.text_rules import SerializerTextRules
 
 from . import examples
@@ -24,7 +25,7 @@ from .common import (
     answer,
     conflict,
     data_etag,
-    error_response,
+    refused_answer,
     request_body,
 )
 from .profiles import page_data, review_page
@@ -46,14 +47,10 @@ class ChangeRequestCreateApi(AnnotatorApi):
     def post(self, request, key):
         require_fresh(request, data_etag(page_data(request, key)))
         form = ChangeRequestForm(data=request_body(request), character_key=key)
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            created = services.change_request_add(
-                character_key=key, reviewer=request.user, **form.cleaned_data
-            )
-        except ReviewError as error:
-            return error_response(error)
+            created = actions.change_request_add(form, user=request.user, character_key=key)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         return Response(ChangeRequestSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
@@ -80,9 +77,9 @@ class ChangeRequestWithdrawApi(AnnotatorApi):
             raise NotFound("You have no such change request on this profile.")
         require_fresh(request, data_etag(ProfileReviewPageSerializer(page).data))
         try:
-            services.change_request_withdraw(request_id=id, reviewer=request.user)
-        except ReviewError as error:
-            return error_response(error)
+            actions.change_request_withdraw(user=request.user, request_id=id)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         return answer(page_data(request, key))
 
 
@@ -141,18 +138,18 @@ class ChangeRequestResolveApi(SeniorApi):
         form = ChangeRequestResolveForm(
             data=request_body(request), character_key=key, request_id=id, prefix=None
         )
-        if not form.is_valid():
-            return form_error_response(form)
+        try:
+            validated(form)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         wanted, reason = form.cleaned_data["status"], form.cleaned_data["reason"].strip()
         if found.status != ChangeRequest.Status.OPEN:
             if found.status == wanted and found.resolution_reason == reason:
                 return Response(ResolvedRequestSerializer(found).data)
         try:
-            resolved = services.change_request_resolve(
-                request_id=id, arbitrator=request.user, status=wanted, reason=reason
-            )
-        except ReviewError as error:
+            resolved = actions.change_request_resolve(form, user=request.user, request_id=id)
+        except ActionRefused as refused:
             if found.status != ChangeRequest.Status.OPEN:
-                return conflict(error)
-            return error_response(error)
+                return conflict(refused.cause)
+            return refused_answer(refused)
         return Response(ResolvedRequestSerializer(resolved).data, status=status.HTTP_201_CREATED)

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.profile_review.models import ReviewError
-from core.api import etag, with_etag
+from core.api import etag, form_error_response, with_etag
 from core.roles import HasRole, Role
 
 ERROR = inline_serializer(
@@ -31,6 +31,15 @@ CONFLICT = inline_serializer("ReviewConflictResponse", {"detail": serializers.Ch
 def error_response(error: ReviewError) -> Response:
     """A ``ReviewError`` as a 400 response (``ERROR`` documents its shape)."""
     return Response({"detail": error.messages}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def refused_answer(refused) -> Response:
+    """An action refused (``core.actions.ActionRefused``, issue #33): the form's field
+    errors as ``form_error_response`` answers them, or the service's ``ReviewError`` as a
+    400 (``error_response``)."""
+    if refused.cause is None:
+        return form_error_response(refused.form)
+    return error_response(refused.cause)
 
 
 def conflict(error: ReviewError | str) -> Response:

@@ -7,16 +7,25 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from annotation.corpus.models import CORE_PATTERN_COUNT
-from annotation.profile_review import selectors, services
+from annotation.profile_review import actions, selectors
 from annotation.profile_review.forms import ProfileEditForm
 from annotation.profile_review.models import ReviewError
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from core.api import IF_MATCH, form_error_response, require_fresh
+from core.actions import ActionRefused
+from core.api import IF_MATCH, require_fresh
 from core.text_rules import SerializerTextRules
 
 from . import examples
 from .adjudications import AdjudicationSerializer, adjudication_page
-from .common import ERROR, SeniorApi, data_etag, error_response, not_found, request_body
+from .common import (
+    ERROR,
+    SeniorApi,
+    data_etag,
+    error_response,
+    not_found,
+    refused_answer,
+    request_body,
+)
 from .serializers import ProfileEditSerializer
 
 
@@ -79,18 +88,10 @@ class ProfileEditApi(SeniorApi):
         except ReviewError as error:
             return error_response(error)
         form = ProfileEditForm(data=data, character_key=key)
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            edit = services.profile_edit(
-                character_key=key,
-                editor=request.user,
-                values=form.values(),
-                confirm_anchor_change=form.cleaned_data["confirm_anchor_change"],
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
+            edit = actions.profile_edit(form, user=request.user, character_key=key)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         return Response(ProfileEditSerializer(edit).data, status=status.HTTP_201_CREATED)
 
 

@@ -6,16 +6,17 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from annotation.profile_review import services
+from annotation.profile_review import actions
 from annotation.profile_review.forms import FreezeForm
-from annotation.profile_review.models import ProfileReviewCase, ReviewError
+from annotation.profile_review.models import ProfileReviewCase
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
-from core.api import IF_MATCH, form_error_response, require_fresh
+from core.actions import ActionRefused, validated
+from core.api import IF_MATCH, require_fresh
 from core.text_rules import SerializerTextRules
 
 from . import examples
 from .adjudications import AdjudicationSerializer, adjudication_page
-from .common import CONFLICT, ERROR, SeniorApi, conflict, data_etag, error_response, request_body
+from .common import CONFLICT, ERROR, SeniorApi, conflict, data_etag, refused_answer, request_body
 
 
 class FreezeInputSerializer(SerializerTextRules, serializers.Serializer):
@@ -60,8 +61,10 @@ class ProfileFreezeApi(SeniorApi):
         page = adjudication_page(key)
         require_fresh(request, data_etag(AdjudicationSerializer(page).data))
         form = FreezeForm(data=request_body(request), character_key=key)
-        if not form.is_valid():
-            return form_error_response(form)
+        try:
+            validated(form)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         latest = page.latest
         if latest is not None and latest.is_frozen:
             frozen = FrozenVersionSerializer(latest).data
@@ -69,12 +72,7 @@ class ProfileFreezeApi(SeniorApi):
                 return Response(frozen)
             return conflict(f"{latest} is already frozen.")
         try:
-            version = services.profile_freeze(
-                character_key=key,
-                arbitrator=request.user,
-                suitability_confirmed=form.cleaned_data["suitability_confirmed"],
-                note=form.cleaned_data["note"],
-            )
-        except ReviewError as error:
-            return error_response(error)
+            version = actions.profile_freeze(form, user=request.user, character_key=key)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         return Response(FrozenVersionSerializer(version).data, status=status.HTTP_201_CREATED)

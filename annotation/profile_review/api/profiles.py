@@ -7,15 +7,15 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
 
-from annotation.profile_review import selectors, services
+from annotation.profile_review import actions, selectors
 from annotation.profile_review.forms import ProfileReviewForm
 from annotation.profile_review.models import (
     PROFILE_CRITERIA_FIELDS,
     CriterionJudgement,
     Recommendation,
-    ReviewError,
 )
 from annotation.profile_review.services import PROFILE_TEXT_LIMITS as LIMITS
+from core.actions import ActionRefused, validated
 from core.api import (
     IF_MATCH,
     ListFilter,
@@ -162,8 +162,10 @@ class ProfileReviewDetailApi(AnnotatorApi):
         if not isinstance(criteria, dict):
             raise ParseError({"criteria": ["Send the criteria as an object."]})
         form = ProfileReviewForm(data={**criteria, **body}, character_key=key)
-        if not form.is_valid():
-            return form_error_response(form)
+        try:
+            validated(form)
+        except ActionRefused as refused:
+            return form_error_response(refused.form)
         submit = serializers.BooleanField().to_internal_value(body.get("submit", False))
         own = page.own_review
         if own is not None and own.is_submitted and page.case is not None:
@@ -171,19 +173,12 @@ class ProfileReviewDetailApi(AnnotatorApi):
                 return answer(page_data(request, key))
         extra = {k: v for k, v in criteria.items() if k not in PROFILE_CRITERIA_FIELDS}
         try:
-            services.profile_review_save(
-                character_key=key,
-                reviewer=request.user,
-                recommendation=form.cleaned_data["recommendation"],
-                criteria={**form.criteria(), **extra},
-                explanation=form.cleaned_data["explanation"],
-                unresolved_concern=form.cleaned_data["unresolved_concern"],
-                missing_information=form.cleaned_data["missing_information"],
-                submit=submit,
+            actions.profile_review_save(
+                form, user=request.user, character_key=key, submit=submit, unoffered=extra
             )
-        except ReviewError as error:
+        except ActionRefused as refused:
             if own is not None and own.is_submitted:
-                return conflict(error)
-            return error_response(error)
+                return conflict(refused.cause)
+            return error_response(refused.cause)
         code = status.HTTP_201_CREATED if submit else status.HTTP_200_OK
         return answer(page_data(request, key), code=code)

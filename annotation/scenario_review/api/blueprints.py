@@ -6,9 +6,14 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from annotation.profile_review.api.common import ERROR, error_response, not_found, request_body
-from annotation.profile_review.models import ReviewError
-from annotation.scenario_review import blueprints, selectors
+from annotation.profile_review.api.common import (
+    ERROR,
+    not_found,
+    refused_answer,
+    request_body,
+)
+from annotation.scenario_review import actions, selectors
+from annotation.scenario_review.actions import ActionRefused
 from annotation.scenario_review.forms import BlueprintForm
 from annotation.scenario_review.models import (
     BLUEPRINT_TITLE_MAX,
@@ -17,14 +22,12 @@ from annotation.scenario_review.models import (
 )
 from core.api import (
     ListFilter,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
 )
 from core.life_stages import LIFE_STAGE_CHOICES
 from core.roles import Role
-from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, SerializerTextRules
 
 from . import examples
@@ -79,15 +82,10 @@ class BlueprintListApi(ScenarioReadApi):
     )
     def post(self, request):
         form = BlueprintForm(data=request_body(request))
-        if not form.is_valid():
-            return form_error_response(form)
         try:
-            blueprint = blueprints.blueprint_create(user=request.user, **form.cleaned_data)
-        except ReviewError as error:
-            return error_response(error)
-        enqueue_on_commit(
-            "annotation.expand_scenario_blueprint", blueprint.pk, what=f"Blueprint {blueprint.pk}"
-        )
+            blueprint = actions.blueprint_create(form, user=request.user)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -111,12 +109,10 @@ class BlueprintQueueApi(ScenarioReadApi):
         responses={202: BlueprintSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
     )
     def post(self, request, id):
-        blueprint = not_found(lambda: selectors.blueprint_get(blueprint_id=id))
-        if blueprint.status == ScenarioBlueprint.Status.FAILED:
-            try:
-                blueprints.blueprint_retry(blueprint_id=id, user=request.user)
-            except ReviewError as error:
-                return error_response(error)
-        enqueue_on_commit("annotation.expand_scenario_blueprint", id, what=f"Blueprint {id}")
+        not_found(lambda: selectors.blueprint_get(blueprint_id=id))
+        try:
+            actions.blueprint_queue(user=request.user, blueprint_id=id)
+        except ActionRefused as refused:
+            return refused_answer(refused)
         blueprint = selectors.blueprint_get(blueprint_id=id)
         return Response(BlueprintSerializer(blueprint).data, status=status.HTTP_202_ACCEPTED)
