@@ -110,7 +110,7 @@ def _send(call: JudgeCall) -> None:
             status=CallStatus.FAILED,
             kind=NOT_CONFIGURED,
             error=f"No provider is configured for {run.provider_family} in this worker; set "
-            f"HEARTBENCH_{run.provider_family.upper()}_* and resume the run.",
+            f"HEARTBENCH_{run.provider_family.upper()}_* and retry the failed calls.",
         )
         return
     if run.model and run.model != config.model:
