@@ -1,10 +1,12 @@
 """LLM judge runs on the blinded comparison (issue 22; the task of seed 000 App. D.2).
 
 A ``JudgeRun`` asks one configured model to do the annotators' comparison on chosen
-pairs, ``orders_per_pair`` times per pair; each (pair, order) is one ``JudgeCall`` with
-the seeded permutation it presented (letter A, B, C → candidate) and the prompt it sent.
-A call that returned a valid answer has one ``JudgeVerdict``, which has exactly the
-fields of an annotator's judgment, its letter mapped back to the canonical candidate.
+pairs, ``orders_per_pair`` times per pair; each (pair, order) is one ``JudgeCall``, the
+run's unit of work (core.llm_runs), with the seeded permutation it presented (letter A,
+B, C → candidate). Every model call a unit makes is a ``JudgeCallRecord``: the prompt
+sent, the answer, its tokens and time. A unit that got a valid answer has one
+``JudgeVerdict``, which has exactly the fields of an annotator's judgment, its letter
+mapped back to the canonical candidate.
 Gathered by :mod:`adjudication.models` under the ``adjudication`` label.
 
 !!! BLINDING !!!  The judge's output (verdicts, calls, the run's model and family) is for
@@ -16,27 +18,24 @@ from django.db import models
 
 from annotation.comparison.models import ComparisonPair, JudgmentContent
 from annotation.generation.models import ModelFamily
-from core.llm_runs.models import LlmRun
+from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
 from core.protocol import PROTOCOL_SEED
 
-__all__ = ["JudgeCall", "JudgeRun", "JudgeVerdict", "MAX_ORDERS_PER_PAIR"]
+__all__ = [
+    "JudgeCall",
+    "JudgeCallRecord",
+    "JudgeRun",
+    "JudgeVerdict",
+    "MAX_ORDERS_PER_PAIR",
+]
 
 # Six orders are every permutation of three candidates: more would repeat one.
 MAX_ORDERS_PER_PAIR = 6
 
 
 class JudgeRun(LlmRun):
-    # Not yet the framework's RunStatus: a judge run is a draft until it is started,
-    # queued until a worker takes up a call, and its stored states keep their names.
-    class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        CANCELLED = "cancelled", "Cancelled"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Finished with failures"
-
-    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    """The framework's states (``RunStatus``): pending until started, running, then
+    finished, finished with failures, or cancelled (through cancelling)."""
 
     name = models.CharField(max_length=200)
     # The judge model's own family: the calibration report's self-preference reads it.
@@ -52,7 +51,6 @@ class JudgeRun(LlmRun):
         max_length=40, help_text="The judge prompt's version (adjudication.judging.prompts)."
     )
     pairs = models.ManyToManyField(ComparisonPair, related_name="+")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
 
     class Meta(LlmRun.Meta):
         constraints = [
@@ -67,18 +65,10 @@ class JudgeRun(LlmRun):
     def __str__(self):
         return f"judge run {self.pk}: {self.name} ({self.status})"
 
-    @property
-    def is_active(self) -> bool:
-        return self.status in self.ACTIVE
 
-    @property
-    def is_over(self) -> bool:
-        """Every call has its final state: the calibration report can read the run."""
-        return self.status in (self.Status.FINISHED, self.Status.FAILED)
-
-
-class JudgeCall(models.Model):
-    """One (pair, order) of a run: the permutation shown, the prompt sent, the answer."""
+class JudgeCall(LlmUnit):
+    """One (pair, order) of a run: the permutation shown; its model calls are its
+    ``records``, its tokens and cost their totals, its error the last failure's."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting"
@@ -95,14 +85,6 @@ class JudgeCall(models.Model):
     # [candidate pk for A, for B, for C]: letters are per call, like an annotator's.
     permutation = models.JSONField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveIntegerField(default=0, help_text="Times a worker took it up.")
-    request = models.JSONField(default=dict, blank=True)
-    response_text = models.TextField(blank=True)
-    error = models.TextField(blank=True)
-    error_kind = models.CharField(max_length=40, blank=True)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(default=0.0)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -118,9 +100,18 @@ class JudgeCall(models.Model):
     def __str__(self):
         return f"judge call {self.pk}: {self.pair} order {self.order_index} ({self.status})"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in self.TERMINAL
+
+class JudgeCallRecord(AbstractCallRecord):
+    """One model call of a judge call: ``request`` is the judge's prompt as sent (its
+    version, provider, model, system and user text, the verdict schema)."""
+
+    call = models.ForeignKey(JudgeCall, on_delete=models.CASCADE, related_name="records")
+
+    class Meta:
+        ordering = ["call", "created_at", "pk"]
+
+    def __str__(self):
+        return f"model call for judge call {self.call_id} ({self.outcome or 'failed'})"
 
 
 class JudgeVerdict(JudgmentContent):

@@ -1,6 +1,6 @@
 """The admin's judge-run pages: the list, the launch form, a run's page (progress polled
-with htmx, cancel, resume, the per-call table). Thin: parse, call a selector or service,
-render.
+with htmx, the framework's cancel, resume and retry buttons, the per-call table). Thin:
+parse, call a selector or service, render.
 
 !!! BLINDING !!!  These pages show the judge's verdicts, model families and candidate
 ids; they stay admin-only (not even the arbitrator, whose decisions the judge must not
@@ -10,6 +10,7 @@ sway), and nothing here may be reused by an annotator- or participant-facing vie
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -19,12 +20,19 @@ from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
 from adjudication.judging.services.runs import JudgeRunError
 from core import web
+from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
 CALLS_PER_PAGE = 50
 
 admin_required = role_required(Role.ADMIN)
+
+Status = JudgeRun.Status
+# What the buttons offer; the services guard the same rules and have the last word.
+CANCELLABLE = (Status.PENDING, Status.RUNNING)
+# The calibration report reads a run whose every call has its final answer.
+REPORTABLE = (Status.FINISHED, Status.FINISHED_WITH_FAILURES)
 
 
 @admin_required
@@ -80,6 +88,7 @@ def _render_run(request, run_id, *, action_error: str = ""):
     """The whole run page, or for htmx only its progress fragment (the status, actions
     and call table, so a swap keeps them consistent)."""
     run = selectors.judge_run_get(run_id=run_id)
+    progress = selectors.judge_run_progress(run_id=run.pk)
     template = "judging/run_detail.html"
     if request.htmx:
         template += "#run-progress"
@@ -88,17 +97,39 @@ def _render_run(request, run_id, *, action_error: str = ""):
         template,
         {
             "run": run,
-            "progress": selectors.judge_run_progress(run_id=run.pk),
+            "progress": progress,
             "calls": selectors.judge_call_page(
                 run_id=run.pk, page_number=request.GET.get("page"), per_page=CALLS_PER_PAGE
             ),
-            "report_url": selectors.judge_report_url(run.pk) if run.is_over else None,
+            "report_url": selectors.judge_report_url(run.pk) if run.status in REPORTABLE else None,
             "polling": run.is_active,
-            "can_cancel": run.status in (JudgeRun.Status.DRAFT, *JudgeRun.ACTIVE),
-            "can_resume": run.status in (JudgeRun.Status.CANCELLED, JudgeRun.Status.FAILED),
+            "run_buttons": _run_buttons(run, progress),
             "action_error": action_error,
         },
     )
+
+
+def _run_buttons(run: JudgeRun, progress) -> list:
+    """Cancel while it is pending or running; resume once cancelled; retry the failed
+    calls once it finished with failures. Resume and retry post to the one resume URL,
+    whose service reads the run's state."""
+    again = reverse("judging:resume", kwargs={"run_id": run.pk})
+    if run.status in CANCELLABLE:
+        return [
+            cancel_button(
+                reverse("judging:cancel", kwargs={"run_id": run.pk}),
+                question=f"Cancel judge run {run.pk}? Calls not yet sent stop; calls already "
+                "sent finish and are recorded. You can resume the run later.",
+            )
+        ]
+    left = progress.without_verdict
+    if run.status == Status.CANCELLED and left:
+        label = f"Resume run ({left} call{pluralize(left)} without a verdict)"
+        return [resume_button(again, label=label)]
+    if run.status == Status.FINISHED_WITH_FAILURES and progress.failed:
+        failed = progress.failed
+        return [retry_button(again, label=f"Retry {failed} failed call{pluralize(failed)}")]
+    return []
 
 
 def _run_action(request, run_id, action, done_message: str):

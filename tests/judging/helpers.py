@@ -24,9 +24,14 @@ def judged_pairs(count=2, *, people_=None):
     return pairs, people_
 
 
+def sent_request(call: JudgeCall) -> dict:
+    """The judge's request of the call's latest model call (its ``JudgeCallRecord``)."""
+    return call.records.order_by("-created_at", "-pk").first().request
+
+
 def shown_block(call: JudgeCall, letter: str) -> str:
     """The text the call's prompt showed under ``letter``."""
-    user = call.request["user"]
+    user = sent_request(call)["user"]
     start = user.index(f"## Candidate {letter}\n")
     end = user.find("\n## ", start + 1)
     return user[start:] if end == -1 else user[start:end]

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from adjudication.judging.models import JudgeCall, JudgeRun
 from adjudication.judging.services.runs import (
+    FLOW,
     JudgeRunError,
     judge_run_cancel,
     judge_run_create,
@@ -41,7 +42,7 @@ def test_a_run_takes_every_fully_judged_pair_with_distinct_orders():
     run = create(orders_per_pair=4, judge_family="claude", model="judge-x")
     assert set(run.pairs.all()) == set(pairs)
     assert (run.judge_family, run.provider_family, run.model) == ("claude", "gpt", "judge-x")
-    assert run.status == JudgeRun.Status.DRAFT and run.name == "Claude judge"
+    assert run.status == JudgeRun.Status.PENDING and run.name == "Claude judge"
     for pair in pairs:
         calls = run.calls.filter(pair=pair).order_by("order_index")
         assert [c.order_index for c in calls] == [0, 1, 2, 3]
@@ -74,17 +75,70 @@ def test_cancel_and_resume_follow_the_runs_state():
     with pytest.raises(JudgeRunError, match="only a cancelled"):
         judge_run_resume(run_id=run.pk)
     judge_run_start(run_id=run.pk)
-    with pytest.raises(JudgeRunError, match="only a draft"):
+    with pytest.raises(JudgeRunError, match="only a run that has not started"):
         judge_run_start(run_id=run.pk)
     JudgeCall.objects.filter(pk=run.calls.first().pk).update(status="succeeded")
     run = judge_run_cancel(run_id=run.pk)
     assert run.status == JudgeRun.Status.CANCELLED
     assert sorted(run.calls.values_list("status", flat=True)) == ["cancelled"] * 3 + ["succeeded"]
-    with pytest.raises(JudgeRunError, match="only a draft, queued or running"):
+    with pytest.raises(JudgeRunError, match="only a pending or running run"):
         judge_run_cancel(run_id=run.pk)
     run = judge_run_resume(run_id=run.pk)
-    assert run.status == JudgeRun.Status.QUEUED and run.finished_at is None
+    assert run.status == JudgeRun.Status.RUNNING and run.finished_at is None
     assert sorted(run.calls.values_list("status", flat=True)) == ["pending"] * 3 + ["succeeded"]
+
+
+def test_a_cancel_waits_for_the_calls_in_flight_and_a_retry_takes_only_the_failed():
+    judged_pairs(2)
+    run = create(orders_per_pair=1)
+    judge_run_start(run_id=run.pk)
+    held, waiting = run.calls.order_by("pk")
+    JudgeCall.objects.filter(pk=held.pk).update(status="running")
+    run = judge_run_cancel(run_id=run.pk)
+    # A call a worker holds is not abandoned: the run is cancelling until it ends.
+    assert run.status == JudgeRun.Status.CANCELLING
+    assert run.calls.get(pk=waiting.pk).status == "cancelled"
+    with pytest.raises(JudgeRunError, match="wait until it has stopped"):
+        judge_run_resume(run_id=run.pk)
+    JudgeCall.objects.filter(pk=held.pk).update(status="failed", error_message="boom")
+    FLOW.finish_if_done(run_id=run.pk)
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.CANCELLED and run.finished_at
+
+    # A run that finished with failures retries its failed calls only.
+    JudgeCall.objects.filter(pk=waiting.pk).update(status="succeeded")
+    JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.FINISHED_WITH_FAILURES)
+    run = judge_run_resume(run_id=run.pk)
+    assert run.status == JudgeRun.Status.RUNNING and run.finished_at is None
+    held.refresh_from_db()
+    assert (held.status, held.error_message) == ("pending", "")
+    assert run.calls.get(pk=waiting.pk).status == "succeeded"
+
+
+@pytest.mark.parametrize(
+    ("status", "button", "label"),
+    [
+        ("pending", "cancel", "Cancel run"),
+        ("running", "cancel", "Cancel run"),
+        ("cancelled", "resume", "Resume run (2 calls without a verdict)"),
+        ("finished_with_failures", "retry", "Retry 1 failed call"),
+        ("finished", None, None),
+        ("cancelling", None, None),
+    ],
+)
+def test_the_run_page_offers_the_frameworks_buttons_for_the_state(client, status, button, label):
+    _, people_ = judged_pairs(2)
+    run = create(orders_per_pair=1)
+    JudgeRun.objects.filter(pk=run.pk).update(status=status)
+    JudgeCall.objects.filter(pk=run.calls.order_by("pk").first().pk).update(status="failed")
+    client.force_login(people_["admin"])
+    page = client.get(reverse("judging:run", kwargs={"run_id": run.pk})).content.decode()
+    assert page.count("data-run-action=") == (1 if button else 0)
+    if button:
+        action = "cancel" if button == "cancel" else "resume"
+        url = reverse(f"judging:{action}", kwargs={"run_id": run.pk})
+        assert f'data-run-action="{button}"' in page and f'hx-post="{url}"' in page
+        assert f">{label}</button>" in page
 
 
 def test_the_admin_launches_a_run_and_reads_its_calls(client):
@@ -109,7 +163,7 @@ def test_the_admin_launches_a_run_and_reads_its_calls(client):
     assert response.status_code == 302 and response["Location"] == reverse(
         "judging:run", kwargs={"run_id": run.pk}
     )
-    assert run.status == JudgeRun.Status.QUEUED and list(run.pairs.all()) == [pairs[1]]
+    assert run.status == JudgeRun.Status.RUNNING and list(run.pairs.all()) == [pairs[1]]
     page = client.get(response["Location"]).content.decode()
     for call in run.calls.all():
         a, b, c = call.permutation
@@ -159,7 +213,7 @@ def test_a_launch_without_a_broker_keeps_the_run_and_says_so(client, broker_down
     page = client.post(reverse("judging:launch"), data, follow=True).content.decode()
     run = JudgeRun.objects.get()
     assert f"Judge run {run.pk} is saved but could not be queued" in page
-    assert run.status == JudgeRun.Status.QUEUED
+    assert run.status == JudgeRun.Status.RUNNING
     assert set(run.calls.values_list("status", flat=True)) == {"pending"}
     # Once a worker is back, the admin cancels and resumes: the calls are queued again.
     judge_run_cancel(run_id=run.pk)

@@ -18,7 +18,7 @@ from llm.testing.fake_server import DemoResponder, FakeProviderServer
 from llm.testing.replies import server_error
 from tests.generation.helpers import family_settings, worker_env
 
-from .helpers import judged_pairs, letter_of, shown_block
+from .helpers import judged_pairs, letter_of, sent_request, shown_block
 
 WAIT_SECONDS = 180
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -79,7 +79,7 @@ def wait_for(run, done, worker, what="the run to finish"):
 def over(run):
     return run.status in (
         JudgeRun.Status.FINISHED,
-        JudgeRun.Status.FAILED,
+        JudgeRun.Status.FINISHED_WITH_FAILURES,
         JudgeRun.Status.CANCELLED,
     )
 
@@ -115,8 +115,11 @@ def test_a_run_records_every_call_and_maps_each_letter_back(
         assert len({tuple(o) for o in orders}) == 3, "three different orders per pair"
     for call in calls:
         assert call.status == JudgeCall.Status.SUCCEEDED and call.attempts == 1
-        assert call.request["model"] == "fake-gpt-response"
-        assert call.response_text and call.tokens_in > 0
+        (record,) = call.records.all()
+        assert record.ok and record.request["model"] == "fake-gpt-response"
+        assert record.raw_response and record.parsed["selected_letter"] in "ABC"
+        # The call's totals are its one record's tokens.
+        assert call.tokens_in == record.tokens_in > 0 and call.tokens_out == record.tokens_out
         verdict = call.verdict
         # The letter the judge chose is the candidate its prompt showed under that letter.
         assert letter_of(call, verdict.selected_candidate_id) == verdict.selected_letter
@@ -135,11 +138,9 @@ def test_a_cancelled_run_stops_and_resumes_to_the_end(celery_worker_factory, pro
     run = launch(pairs, orders=2)
     wait_for(run, lambda r: r.calls.filter(status="succeeded").exists(), worker, "a first verdict")
     judge_run_cancel(run_id=run.pk)
-    wait_for(
-        run, lambda r: not r.calls.filter(status="running").exists(), worker, "calls in flight"
-    )
-    run.refresh_from_db()
-    assert run.status == JudgeRun.Status.CANCELLED
+    # Cancelling until the calls in flight have ended, then cancelled.
+    wait_for(run, lambda r: r.status == JudgeRun.Status.CANCELLED, worker, "calls in flight")
+    assert not run.calls.filter(status="running").exists()
     cancelled = run.calls.filter(status=JudgeCall.Status.CANCELLED).count()
     assert cancelled > 0, "the calls still waiting were cancelled"
     kept = dict(run.calls.filter(status="succeeded").values_list("pk", "verdict__pk"))
@@ -162,12 +163,14 @@ def test_a_failed_call_is_recorded_and_succeeds_when_resumed(
     worker = celery_worker_factory(extra_env=worker_env(server, timeout=2.0, max_retries=1))
     run = launch(pairs, orders=1)
     wait_for(run, over, worker)
-    assert run.status == JudgeRun.Status.FAILED
+    assert run.status == JudgeRun.Status.FINISHED_WITH_FAILURES
     failed = run.calls.get(pair=pairs[0])
     assert failed.status == JudgeCall.Status.FAILED and failed.attempts == 1
     assert failed.error_kind == "server_error", failed.error_kind
-    assert "no valid answer" in failed.error
-    assert failed.request["user"].startswith(f"## Character {broken}")
+    assert "no valid answer" in failed.error_message
+    (record,) = failed.records.all()
+    assert not record.ok and record.error_kind == "server_error"
+    assert sent_request(failed)["user"].startswith(f"## Character {broken}")
     assert not JudgeVerdict.objects.filter(call=failed).exists()
     assert run.calls.get(pair=pairs[1]).status == JudgeCall.Status.SUCCEEDED
     judge.broken.clear()
@@ -176,4 +179,6 @@ def test_a_failed_call_is_recorded_and_succeeds_when_resumed(
     failed.refresh_from_db()
     assert run.status == JudgeRun.Status.FINISHED
     assert failed.status == JudgeCall.Status.SUCCEEDED and failed.attempts == 2
-    assert failed.error == "" and failed.verdict.selected_letter in "ABC"
+    assert failed.error_message == "" and failed.verdict.selected_letter in "ABC"
+    # Both model calls are kept: the failed one and the one that answered.
+    assert list(failed.records.values_list("ok", flat=True)) == [False, True]

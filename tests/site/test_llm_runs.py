@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.apps import apps
 
-from adjudication.judging.models import JudgeRun
+from adjudication.judging.models import JudgeCall, JudgeCallRecord, JudgeRun
 from annotation.character_drafting.models import DraftingCall, DraftingJob, DraftingPrompt
 from annotation.generation.models import (
     GenerationRun,
@@ -40,18 +40,16 @@ from tests.factories import CharacterFactory, ScenarioFactory
 ROOT = Path(__file__).resolve().parents[2]
 
 RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
-UNITS = [GenerationUnit, MemoryBatch]
-CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall]
+UNITS = [GenerationUnit, MemoryBatch, JudgeCall]
+CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall, JudgeCallRecord]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
 # yet, each with the reason; the list may only shrink.
 NOT_YET_CALLS = {
-    "adjudication.JudgeCall": "a judge call is its run's unit and its call in one row",
     "evaluation.EvaluationPrediction": "a prediction is its run's unit and its call",
 }
 NOT_YET_RUNS = {
-    "adjudication.JudgeRun": "draft/queued/failed states still stored under their own names",
     "evaluation.EvaluationRun": "imported runs and no cancelling state",
 }
 

@@ -1,25 +1,30 @@
-"""One judge call: claimed by a worker, its prompt built from the pair's materials in the
-call's order, sent to the run's provider, and its answer stored as a ``JudgeVerdict``
-whose letter is mapped back to the candidate through the call's permutation.
+"""One judge call (a unit of its run): claimed by a worker, its prompt built from the
+pair's materials in the call's order, sent to the run's provider, the model call stored
+as a ``JudgeCallRecord`` (``core.llm_runs.services.record_call``, which adds its tokens
+and cost to the call in the same transaction), and a valid answer stored as a
+``JudgeVerdict`` whose letter is mapped back to the candidate through the permutation.
 
-Each transition locks the call row only (see ``runs`` for the lock order). The prompt is
-stored on the call before it is sent, so even a call whose worker died shows what it
-asked.
+Each transition locks the call row only (see ``runs`` for the lock order). The model
+call is recorded before its answer is looked at, so a worker killed after it loses
+nothing that was paid for.
 
 !!! BLINDING !!!  Admin-facing only: nothing here may reach annotators.
 """
 
 import logging
+from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from adjudication.judging import prompts
-from adjudication.judging.models import JudgeCall, JudgeRun, JudgeVerdict
+from adjudication.judging.models import JudgeCall, JudgeCallRecord, JudgeRun, JudgeVerdict
 from adjudication.judging.selectors import judge_materials
 from adjudication.judging.services.runs import judge_provider_configs, run_finish_if_done
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import ComparisonError, check_judgment
+from core.llm_runs.services import record_call
 from core.plurals import counted
 from core.providers import cached_client, storable
 
@@ -36,6 +41,9 @@ def judge_call_execute(*, call_id: int) -> JudgeCall:
     unchanged, a call of a cancelled run is cancelled, and only one verdict is kept."""
     call = _claim(call_id)
     if call is None:
+        # A call of a cancelling run may have been the last one it waited for.
+        run_id = JudgeCall.objects.values_list("run_id", flat=True).get(pk=call_id)
+        run_finish_if_done(run_id=run_id)
         return JudgeCall.objects.get(pk=call_id)
     try:
         _send(call)
@@ -50,9 +58,6 @@ def judge_call_execute(*, call_id: int) -> JudgeCall:
 
 def _claim(call_id: int) -> JudgeCall | None:
     """The call, marked running; None when there is nothing to do."""
-    run_id = JudgeCall.objects.values_list("run_id", flat=True).get(pk=call_id)
-    # The first call a worker takes up moves the run on; a conditional update needs no lock.
-    JudgeRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(status=RunStatus.RUNNING)
     with transaction.atomic():
         call = (
             JudgeCall.objects.select_for_update(of=("self",))
@@ -64,21 +69,36 @@ def _claim(call_id: int) -> JudgeCall | None:
         # Read the run's status in a statement of its own, after the call's lock is held:
         # the joined row above may predate a resume that committed while we waited.
         run_status = JudgeRun.objects.values_list("status", flat=True).get(pk=call.run_id)
-        if run_status == RunStatus.CANCELLED:
+        if run_status in (RunStatus.CANCELLING, RunStatus.CANCELLED):
             call.status = CallStatus.CANCELLED
-            call.save(update_fields=["status"])
+            call.save(update_fields=["status", "updated_at"])
             return None
-        if run_status not in JudgeRun.ACTIVE:
+        if run_status != RunStatus.RUNNING:
             return None
         call.status = CallStatus.RUNNING
         call.attempts += 1
         call.started_at = timezone.now()
         call.finished_at = None
-        call.error = call.error_kind = ""
+        call.error_message = call.error_kind = ""
         call.save(
-            update_fields=["status", "attempts", "started_at", "finished_at", "error", "error_kind"]
+            update_fields=[
+                "status",
+                "attempts",
+                "started_at",
+                "finished_at",
+                "error_message",
+                "error_kind",
+                "updated_at",
+            ]
         )
         return call
+
+
+def judge_prices(family: str) -> tuple[Decimal, Decimal]:
+    """(in, out) USD per million tokens of the family's response provider."""
+    families = getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
+    setup = families.get(family) or {}
+    return Decimal(str(setup.get("price_in", 0))), Decimal(str(setup.get("price_out", 0)))
 
 
 def _send(call: JudgeCall) -> None:
@@ -90,7 +110,7 @@ def _send(call: JudgeCall) -> None:
             status=CallStatus.FAILED,
             kind=NOT_CONFIGURED,
             error=f"No provider is configured for {run.provider_family} in this worker; set "
-            f"HEARTBENCH_{run.provider_family.upper()}_* and resume the run.",
+            f"HEARTBENCH_{run.provider_family.upper()}_* and retry the failed calls.",
         )
         return
     if run.model and run.model != config.model:
@@ -105,19 +125,23 @@ def _send(call: JudgeCall) -> None:
         "user": user,
         "schema": prompts.VERDICT_SCHEMA,
     }
-    JudgeCall.objects.filter(pk=call.pk).update(request=storable(request))
     result = cached_client(config).complete_json(
         system=system,
         user=user,
         schema=prompts.VERDICT_SCHEMA,
         max_attempts=prompts.STRUCTURED_OUTPUT_ROUNDS,
     )
-    usage = {
-        "response_text": storable(result.raw_response or ""),
-        "tokens_in": result.tokens_in,
-        "tokens_out": result.tokens_out,
-        "latency_s": result.latency_s,
-    }
+    # Recorded, with the call's totals, before the answer is looked at. The record keeps
+    # the judge's request (what the calibration report and the run page read) in place
+    # of the client's HTTP body.
+    record_call(
+        JudgeCallRecord,
+        result=result,
+        totals=(JudgeCall, call.pk),
+        prices=judge_prices(run.provider_family),
+        call_id=call.pk,
+        request=storable(request),
+    )
     if not result.ok:
         _finish(
             call.pk,
@@ -126,7 +150,6 @@ def _send(call: JudgeCall) -> None:
             error=f"The judge gave no valid answer after "
             f"{counted(result.attempt_count, 'request')} in {counted(result.rounds, 'round')}: "
             f"{result.failure_reason}",
-            **usage,
         )
         return
     try:
@@ -137,7 +160,6 @@ def _send(call: JudgeCall) -> None:
             status=CallStatus.FAILED,
             kind=INVALID_VERDICT,
             error="The judge's answer breaks the guideline: " + " ".join(problems.messages),
-            **usage,
         )
         return
     letter = content["selected_letter"]
@@ -147,22 +169,20 @@ def _send(call: JudgeCall) -> None:
         if locked.status != CallStatus.RUNNING:
             return  # another delivery of the same task stored it first
         JudgeVerdict.objects.create(call=locked, selected_candidate_id=candidate_id, **content)
-        _set(locked, status=CallStatus.SUCCEEDED, kind="", error="", **usage)
+        _set(locked, status=CallStatus.SUCCEEDED, kind="", error="")
 
 
-def _finish(call_id: int, *, status: str, kind: str, error: str, **fields) -> None:
+def _finish(call_id: int, *, status: str, kind: str, error: str) -> None:
     with transaction.atomic():
         call = JudgeCall.objects.select_for_update().get(pk=call_id)
         if call.is_terminal:
             return
-        _set(call, status=status, kind=kind, error=error, **fields)
+        _set(call, status=status, kind=kind, error=error)
 
 
-def _set(call: JudgeCall, *, status: str, kind: str, error: str, **fields) -> None:
+def _set(call: JudgeCall, *, status: str, kind: str, error: str) -> None:
     call.status = status
     call.error_kind = kind[:40]
-    call.error = storable(error)
+    call.error_message = storable(error)
     call.finished_at = timezone.now()
-    for name, value in fields.items():
-        setattr(call, name, value)
-    call.save(update_fields=["status", "error_kind", "error", "finished_at", *fields])
+    call.save(update_fields=["status", "error_kind", "error_message", "finished_at", "updated_at"])

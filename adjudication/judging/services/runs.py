@@ -1,9 +1,12 @@
 """Judge runs: create one over chosen pairs, start it, cancel it, resume it (issue 22).
 
 A run is created with every call up front: one per (pair, order), each with its seeded
-permutation (``prompts.candidate_orders``). Starting or resuming queues the calls' tasks
-once the transaction commits; a worker runs each call (``calls``). Run-level changes lock
-the run row first and then touch calls; a call's own transitions lock only the call row.
+permutation (``prompts.candidate_orders``). Its states are the framework's and every
+transition is ``FLOW``'s (core.llm_runs.services.RunFlow): start, cancel, resume a
+cancelled run, retry the failed calls of a run that finished with failures. Starting,
+resuming or retrying queues the calls' tasks once the transaction commits; a worker runs
+each call (``calls``). Run-level changes lock the run row first and then touch calls; a
+call's own transitions lock only the call row.
 
 !!! BLINDING !!!  Admin-facing only: nothing here may reach annotators.
 """
@@ -11,7 +14,6 @@ the run row first and then touch calls; a call's own transitions lock only the c
 from django.conf import settings
 from django.db import transaction
 from django.db.models import prefetch_related_objects
-from django.utils import timezone
 
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR, JudgeCall, JudgeRun
 from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
@@ -29,20 +31,14 @@ class JudgeRunError(Exception):
     """A judge-run request that cannot be carried out as asked; the message says why."""
 
 
-# A judge run's transitions (core.llm_runs), under its own state names: a draft until it
-# is started, queued until a worker takes up a call, failed when it ended with failures.
+# A judge run's transitions: the framework's, with its default settings. A call that
+# waits again forgets when it was last taken up.
 FLOW = RunFlow(
     run_model=JudgeRun,
     unit_model=JudgeCall,
     error=JudgeRunError,
     label="Judge run",
-    waiting=RunStatus.DRAFT,
-    started=RunStatus.QUEUED,
-    active=JudgeRun.ACTIVE,
-    with_failures=RunStatus.FAILED,
-    stamp_start_on_reopen=False,
-    unit_error_field="error",
-    unit_touched_field="",
+    reopen_fields={"started_at": None, "finished_at": None},
 )
 
 
@@ -156,9 +152,9 @@ def _enqueue_calls(run: JudgeRun, call_ids: list[int], on_unavailable) -> None:
 
 @transaction.atomic
 def judge_run_start(*, run_id: int, on_unavailable=None) -> JudgeRun:
-    """Queue a draft run's calls once this transaction commits."""
+    """Queue a pending run's calls once this transaction commits."""
     run = FLOW.lock(run_id)
-    call_ids = FLOW.start_locked(run, only="a draft run")
+    call_ids = FLOW.start_locked(run)
     if call_ids:
         _enqueue_calls(run, call_ids, on_unavailable)
     else:
@@ -169,36 +165,38 @@ def judge_run_start(*, run_id: int, on_unavailable=None) -> JudgeRun:
 @transaction.atomic
 def judge_run_cancel(*, run_id: int) -> JudgeRun:
     """Stop a run: calls still waiting are cancelled now; a call already sent to the
-    model finishes and is recorded (its answer is not thrown away)."""
+    model finishes and is recorded (its answer is not thrown away), and the run is
+    cancelled once none is in flight."""
     run = FLOW.lock(run_id)
-    if run.status not in (RunStatus.DRAFT, *JudgeRun.ACTIVE):
-        raise FLOW.refusal(run, "a draft, queued or running run can be cancelled")
-    # Cancelled at once (no cancelling state): a call already sent is still recorded.
-    run.calls.filter(status=CallStatus.PENDING).update(status=CallStatus.CANCELLED)
-    run.status = RunStatus.CANCELLED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
+    FLOW.cancel_locked(run)
     return run
 
 
 @transaction.atomic
 def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
-    """Queue again every call of a cancelled or failed run that has no verdict: cancelled
-    and failed calls become pending; a call left running by a stopped worker is queued
-    too. Succeeded calls are kept as they are."""
+    """Queue again every call of a cancelled run that has no verdict (cancelled calls,
+    and waiting ones whose task may never have reached the broker), or the failed calls
+    of a run that finished with failures (a retry). Succeeded calls are kept as they
+    are."""
     run = FLOW.lock(run_id)
-    if run.status not in (RunStatus.CANCELLED, RunStatus.FAILED):
-        raise FLOW.refusal(run, "a cancelled run or one that finished with failures can be resumed")
-    calls = run.calls.select_for_update().exclude(status=CallStatus.SUCCEEDED)
-    call_ids = list(calls.order_by("pk").values_list("pk", flat=True))
+    if run.status == RunStatus.CANCELLED:
+        statuses = (CallStatus.CANCELLED, CallStatus.PENDING)
+    elif run.status == RunStatus.FINISHED_WITH_FAILURES:
+        statuses = (CallStatus.FAILED,)
+    else:
+        hint = " (wait until it has stopped)." if run.status == RunStatus.CANCELLING else ""
+        raise FLOW.refusal(
+            run, "a cancelled run or one that finished with failures can be resumed", hint=hint
+        )
+    call_ids = list(
+        run.calls.select_for_update()
+        .filter(status__in=statuses)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     if not call_ids:
         raise JudgeRunError(f"Judge run {run.pk} has no call left to run.")
-    FLOW.reopen_locked(
-        run,
-        ids=JudgeCall.objects.filter(
-            pk__in=call_ids, status__in=(CallStatus.CANCELLED, CallStatus.FAILED)
-        ).values_list("pk", flat=True),
-    )
+    FLOW.reopen_locked(run, ids=call_ids)
     _enqueue_calls(run, call_ids, on_unavailable)
     return run
 
