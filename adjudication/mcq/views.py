@@ -136,7 +136,9 @@ def item_screen(request, item_id):
     except McqItem.DoesNotExist:
         raise Http404("No such MCQ item.") from None
     else:
-        messages.success(request, f"Screening queued (screening run {run.pk}).")
+        messages.success(
+            request, f"Screening queued (screening run {run.pk})." if run else "Screening queued."
+        )
     return redirect("mcq:item", item_id=item_id)
 
 

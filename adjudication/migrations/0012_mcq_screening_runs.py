@@ -1,51 +1,14 @@
 """MCQ screening onto the one LLM-run framework (issue #33): screening runs, the unit
 state of each screening, its token and cost totals, and a record of every judge call.
-
-Every screening stored before keeps its row, outcome, output and attempt errors; they
-become the units of one run, "Screenings made before screening runs", whose status
-follows them (waiting screenings keep it running, so the messages already queued for
-them still finish it). The one-waiting-screening-per-version rule now reads the unit
-state: a screening is open while it waits or runs.
+0013 puts the screenings stored before into one run; 0014 makes the one-waiting-
+screening-per-version rule read the unit state. Three migrations: PostgreSQL builds no
+index on a table whose row updates of the same transaction are still to be checked.
 """
 
 import django.db.models.deletion
 from decimal import Decimal
 from django.conf import settings
 from django.db import migrations, models
-from django.db.models import Max, Min
-
-LEGACY_NOTE = "Screenings made before screening runs (issue #33)."
-
-
-def screenings_into_one_run(apps, schema_editor):
-    Screening = apps.get_model("adjudication", "McqScreening")
-    Run = apps.get_model("adjudication", "McqScreeningRun")
-    rows = Screening.objects.all()
-    if not rows.exists():
-        return
-    rows.filter(outcome__in=["passed", "flagged"]).update(status="done")
-    rows.filter(outcome="technical_failure").update(
-        status="failed",
-        error_kind="technical_failure",
-        error_message="The judge gave no valid, consistent answer within the retry bound.",
-    )
-    rows.filter(outcome="pending").update(status="pending")
-    times = rows.aggregate(first=Min("created_at"), last=Max("finished_at"))
-    if rows.filter(status="pending").exists():
-        status, finished = "running", None
-    elif rows.filter(status="failed").exists():
-        status, finished = "finished_with_failures", times["last"]
-    else:
-        status, finished = "finished", times["last"]
-    run = Run.objects.create(status=status, note=LEGACY_NOTE, finished_at=finished)
-    Run.objects.filter(pk=run.pk).update(created_at=times["first"], started_at=times["first"])
-    rows.update(run=run)
-
-
-def screenings_out_of_runs(apps, schema_editor):
-    apps.get_model("adjudication", "McqScreening").objects.update(run=None)
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -154,5 +117,4 @@ class Migration(migrations.Migration):
             name='run',
             field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='screenings', to='adjudication.mcqscreeningrun'),
         ),
-        migrations.RunPython(screenings_into_one_run, screenings_out_of_runs),
     ]

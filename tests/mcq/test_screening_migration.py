@@ -24,7 +24,9 @@ def leaves(executor):
 @pytest.mark.django_db(transaction=True)
 def test_screenings_stored_before_runs_are_kept_in_one_run(references, judge):
     items = [
-        item_assembly.mcq_item_assemble(reference_id=references[key].pk, selector=False)
+        item_assembly.mcq_item_assemble(
+            reference_id=references[key].pk, selector=False, dispatch=False
+        )
         for key in ("CHAR_01", "CHAR_05")
     ]
     versions = [McqItemVersion.objects.get(item=i, number=i.version) for i in items]

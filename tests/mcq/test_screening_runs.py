@@ -27,7 +27,9 @@ Run = McqScreeningRun.Status
 def items(references):
     """Two complete items awaiting screening."""
     made = [
-        item_assembly.mcq_item_assemble(reference_id=references[key].pk, selector=False)
+        item_assembly.mcq_item_assemble(
+            reference_id=references[key].pk, selector=False, dispatch=False
+        )
         for key in ("CHAR_01", "CHAR_05")
     ]
     assert [i.status for i in made] == [McqItem.Status.SCREENING] * 2
@@ -159,9 +161,12 @@ def test_no_judge_refuses_screen_now_and_an_assembly_run_opens_no_screening_run(
     run = item_assembly.mcq_assembly_run_start(started_by=admin, dispatch=False)
     item_assembly.mcq_assembly_run_execute(run_id=run.pk)
     assert not McqScreeningRun.objects.exists()
+    # "Screen now" still queues the item's screening, which waits for a judge.
     item = McqItem.objects.filter(status=McqItem.Status.SCREENING).first()
-    with pytest.raises(McqError, match="No screening model is configured"):
-        item_screening.mcq_screening_request(item_id=item.pk)
+    assert item_screening.mcq_screening_request(item_id=item.pk) is None
+    assert item_screening.mcq_screening_run(item_id=item.pk) is None
+    item.refresh_from_db()
+    assert item.status == McqItem.Status.SCREENING and not McqScreeningRun.objects.exists()
 
 
 def test_an_assembly_run_screens_its_items_as_one_run(references, judge, person):

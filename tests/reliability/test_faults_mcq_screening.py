@@ -89,7 +89,9 @@ def screening_run(settings, references, person):
     def make(base_url: str):
         settings.HEARTBENCH_MCQ_SCREENER_PROVIDER = judge_config_at(base_url)
         for reference in references.values():
-            item_assembly.mcq_item_assemble(reference_id=reference.pk, selector=False)
+            item_assembly.mcq_item_assemble(
+                reference_id=reference.pk, selector=False, dispatch=False
+            )
         run = screening_runs.screening_run_for_everything_awaiting(user=person(Role.ADMIN))
         assert run.screenings.count() >= 3
         return run

@@ -28,6 +28,7 @@ from annotation.corpus.models import ActivationSet, Memory, ProfileVersion
 from core.llm_runs.services import record_call
 from core.protocol import ACTIVATED_MEMORY_LIMIT
 from core.providers import cached_client
+from core.tasks import enqueue_on_commit
 
 __all__ = [
     "mcq_screening_request",
@@ -302,22 +303,32 @@ def mcq_screening_run(*, item_id: int, client=None, note: str = "") -> McqScreen
     return mcq_screening_unit_execute(screening_id=unit.pk, client=client)
 
 
-def mcq_screening_request(*, item_id: int, user=None, on_unavailable=None) -> McqScreeningRun:
-    """The admin's "screen now": a run for the item awaiting screening, queued."""
+def mcq_screening_request(
+    *, item_id: int, user=None, on_unavailable=None
+) -> McqScreeningRun | None:
+    """The admin's "screen now": a run for the item awaiting screening, queued (or the
+    run already screening it). With no judge configured the item's screening is queued
+    as before an edit's, and waits until one is (None)."""
     item = McqItem.objects.get(pk=item_id)
     if item.status != McqItem.Status.SCREENING:
         raise McqError(f"{item.question_id} is not awaiting screening.")
     if screener_provider() is None:
-        raise McqError(
-            "No screening model is configured (HEARTBENCH_MCQ_SCREENER_*); the item waits "
-            "until one is."
+        enqueue_on_commit(
+            "adjudication.mcq_screen_item",
+            item.pk,
+            what=f"Screening of MCQ item {item.pk}",
+            on_unavailable=on_unavailable,
         )
+        return None
     run = screening_runs.screening_run_open(
         item_ids=[item_id],
         note=f"Screen now: {item.question_id} version {item.version}.",
         user=user,
         on_unavailable=on_unavailable,
     )
-    if run is None:
-        raise McqError(f"{item.question_id} version {item.version} is already being screened.")
+    if run is None:  # already being screened
+        open_unit = McqScreening.objects.filter(
+            item_version=current_version(item), status__in=McqScreening.OPEN
+        ).first()
+        run = open_unit.run if open_unit is not None else None
     return run

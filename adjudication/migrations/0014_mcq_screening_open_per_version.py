@@ -1,5 +1,5 @@
 """A screening is open while it waits or runs, and a version has at most one open; the
-units of a run are found by run and state. A migration of its own, after 0012 moved the
+units of a run are found by run and state. A migration of its own, after 0013 moved the
 stored screenings into their run: PostgreSQL changes no table whose row updates of the
 same transaction are still to be checked."""
 
@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adjudication', '0012_mcq_screening_runs'),
+        ('adjudication', '0013_mcq_screenings_into_one_run'),
     ]
 
     operations = [
