@@ -2,9 +2,11 @@
 each adjudicated reference becomes a four-option item, the judge screens every version,
 and reviewers resolve flagged or incomplete items.
 
-Modules: models (items, options, versions, runs, screenings, review decisions), versions
-(the one path by which an item changes; queues its re-screen), services/ (item_assembly,
-item_screening, item_review), celery_tasks, selectors (queues, item page, home card, the
+Modules: models (items, options, versions, assembly runs, screening runs with their
+screenings and judge calls, review decisions), versions (the one path by which an item
+changes; queues its re-screen), services/ (item_assembly, screening_runs: the screening
+runs on the one LLM-run framework, item_screening: the judge on one screening,
+item_review), celery_tasks, selectors (queues, item page, home card, the
 export's chain sections), assembly and screening (pure cores: scoring, option order,
 the D.3.1 prompt and output contract), views, forms, urls, api, api_urls, admin, demo.
 Calls go views/api → services/selectors → versions → models, celery_tasks → services;

@@ -61,10 +61,13 @@ def assembly_run_start(form, *, user):
     )
 
 
-def item_screen(*, item_id: int) -> None:
-    """'Screen now' (no form): the service's refusal, as :class:`ActionRefused` without a
-    form. ``McqItem.DoesNotExist`` passes through (each door answers its own 404)."""
+def item_screen(*, item_id: int, user=None, on_unavailable=None):
+    """'Screen now' (no form): the screening run it opened, or the service's refusal as
+    :class:`ActionRefused` without a form. ``McqItem.DoesNotExist`` passes through (each
+    door answers its own 404)."""
     try:
-        item_screening.mcq_screening_request(item_id=item_id)
+        return item_screening.mcq_screening_request(
+            item_id=item_id, user=user, on_unavailable=on_unavailable
+        )
     except McqError as error:
         raise ActionRefused(None, cause=error) from error

@@ -7,8 +7,18 @@ from adjudication.mcq.models import (
     McqOption,
     McqReviewDecision,
     McqScreening,
+    McqScreeningCall,
+    McqScreeningRun,
 )
 from core.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.llm_runs.admin import (
+    CallRecordAdmin,
+    CallRecordInline,
+    LlmRunAdmin,
+    LlmUnitAdmin,
+    call_fields,
+    run_fields,
+)
 
 
 class McqOptionInline(ReadOnlyInline):
@@ -51,10 +61,28 @@ class McqAssemblyRunAdmin(ReadOnlyAdmin):
     list_display = ["__str__", "status"]
 
 
+@admin.register(McqScreeningRun)
+class McqScreeningRunAdmin(LlmRunAdmin):
+    list_display = ["__str__", "status", "note", "created_at"]
+    fields = run_fields("assembly_run")
+
+
+class McqScreeningCallInline(CallRecordInline):
+    model = McqScreeningCall
+    fields = ["attempt", "ok", "error_kind", "tokens_in", "tokens_out", "latency_s"]
+
+
 @admin.register(McqScreening)
-class McqScreeningAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "outcome"]
-    list_filter = ["outcome"]
+class McqScreeningAdmin(LlmUnitAdmin):
+    list_display = ["__str__", "run", "status", "outcome", "tokens_in", "tokens_out", "cost_usd"]
+    list_filter = ["status", "outcome"]
+    inlines = [McqScreeningCallInline]
+
+
+@admin.register(McqScreeningCall)
+class McqScreeningCallAdmin(CallRecordAdmin):
+    list_display = ["__str__", "provider", "model", "ok", "tokens_in", "tokens_out", "latency_s"]
+    fields = call_fields("screening", "attempt", after_ok=("problems",))
 
 
 @admin.register(McqReviewDecision)

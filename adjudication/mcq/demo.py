@@ -181,7 +181,9 @@ def seed_mcq_demo(*, users: dict | None = None) -> list[McqItem]:
             judge = ScriptedDemoJudge([None] * MAX_SCREENING_ATTEMPTS)
         else:
             judge = ScriptedDemoJudge([_output(item, concern=script)])
-        item_screening.mcq_screening_run(item_id=item.pk, client=judge)
+        item_screening.mcq_screening_run(
+            item_id=item.pk, client=judge, note="The demo's scripted screening."
+        )
         items.append(item)
     target = targets[3]
     item = item_assembly.mcq_item_assemble(

@@ -11,6 +11,7 @@ from django.db import models
 from adjudication.arbitration.models import ReferenceResponse
 from annotation.corpus.models import Character, Scenario
 from core.life_stages import LIFE_STAGE_CHOICES
+from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
 from core.protocol import PROTOCOL_SEED
 
 __all__ = [
@@ -21,6 +22,8 @@ __all__ = [
     "McqOption",
     "McqReviewDecision",
     "McqScreening",
+    "McqScreeningCall",
+    "McqScreeningRun",
 ]
 
 OPTION_LABELS = ("A", "B", "C", "D")
@@ -190,16 +193,50 @@ class McqAssemblyRun(models.Model):
         return round(100 * self.processed / self.total) if self.total else 100
 
 
-class McqScreening(models.Model):
-    """One LLM screening of one item version under the App. D.3.1 guideline.
-
-    ``output`` is the judge's validated JSON (the D.3.1 output contract). A
-    ``technical_failure`` is kept apart from a ``flagged`` verdict: the judge never gave a
-    valid, consistent answer within the retry bound, and the item goes to review
-    because nobody has screened it, not because a check failed.
-
-    !!! BLINDING !!!  ``judge_family`` is provenance; never shown to annotators.
+class McqScreeningRun(LlmRun):
+    """Screenings asked for together (issue #33): the items an assembly run sent to
+    screening, one edited item, an admin's "screen now", or every item awaiting the
+    judge. Its units are the :class:`McqScreening` rows; ``note`` says why it was made.
     """
+
+    assembly_run = models.ForeignKey(
+        McqAssemblyRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="screening_runs",
+    )
+
+    def __str__(self):
+        return f"screening run {self.pk} ({self.status})"
+
+
+class McqScreening(LlmUnit):
+    """One LLM screening of one item version under the App. D.3.1 guideline: a unit of
+    a :class:`McqScreeningRun`.
+
+    ``status`` is the unit's place in its run (waiting, screening, screened, failed,
+    cancelled); ``outcome`` is the result. ``output`` is the judge's validated JSON (the
+    D.3.1 output contract). A ``technical_failure`` (the unit failed: the judge never
+    gave a valid, consistent answer within the retry bound) is kept apart from a
+    ``flagged`` verdict; the item goes to review because nobody has screened it, not
+    because a check failed, and a retry of the run screens it again. ``attempts``
+    counts the judge's attempts behind the stored result; every call is a
+    :class:`McqScreeningCall`.
+
+    !!! BLINDING !!!  ``judge_family``/``judge_model`` are provenance; never shown to
+    annotators.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Screening"
+        DONE = "done", "Screened"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    TERMINAL = (Status.DONE, Status.FAILED, Status.CANCELLED)
+    OPEN = (Status.PENDING, Status.RUNNING)
 
     class Outcome(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -207,13 +244,26 @@ class McqScreening(models.Model):
         FLAGGED = "flagged", "Flagged"
         TECHNICAL_FAILURE = "technical_failure", "Technical failure"
 
+    # Null only for a screening recorded outside any run (a fixture, a script); the
+    # screenings stored before runs existed were put into one run by the migration.
+    run = models.ForeignKey(
+        McqScreeningRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="screenings",
+    )
     item = models.ForeignKey(McqItem, on_delete=models.CASCADE, related_name="screenings")
     item_version = models.ForeignKey(McqItemVersion, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
     outcome = models.CharField(
         max_length=20, choices=Outcome.choices, default=Outcome.PENDING, db_index=True
     )
     judge_family = models.CharField(max_length=32, blank=True)
     judge_model = models.CharField(max_length=120, blank=True)
+    # The judge's attempts behind the stored result (not the framework's take-up count).
     attempts = models.PositiveSmallIntegerField(default=0)
     output = models.JSONField(null=True, blank=True)
     # One entry per attempt that was rejected: what was wrong with it.
@@ -228,13 +278,31 @@ class McqScreening(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["item_version"],
-                condition=models.Q(outcome="pending"),
-                name="one_pending_screening_per_version",
+                condition=models.Q(status__in=["pending", "running"]),
+                name="one_open_screening_per_version",
             )
         ]
+        indexes = [models.Index(fields=["run", "status"], name="mcq_screening_run_status")]
 
     def __str__(self):
         return f"screening of {self.item_id} v{self.item_version_id} ({self.outcome})"
+
+
+class McqScreeningCall(AbstractCallRecord):
+    """One call to the screening judge for one unit (one of its bounded attempts), as
+    ``llm.CallResult`` gave it; ``problems`` says why the caller rejected the answer.
+
+    !!! BLINDING !!!  Provider, model and the raw answer: admins only."""
+
+    screening = models.ForeignKey(McqScreening, on_delete=models.CASCADE, related_name="calls")
+    attempt = models.PositiveSmallIntegerField()
+    problems = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["screening", "created_at", "pk"]
+
+    def __str__(self):
+        return f"call {self.attempt} of screening {self.screening_id} ({self.outcome})"
 
 
 class McqReviewDecision(models.Model):

@@ -15,6 +15,7 @@ from adjudication.mcq.models import (
     McqOption,
     McqReviewDecision,
     McqScreening,
+    McqScreeningRun,
 )
 from adjudication.mcq.screening import REVIEW_RULES
 from core.plurals import counted
@@ -206,6 +207,79 @@ def assembly_runs(limit: int = 20) -> list[McqAssemblyRun]:
 
 def assembly_run_get(*, run_id: int) -> McqAssemblyRun | None:
     return McqAssemblyRun.objects.filter(pk=run_id).first()
+
+
+# --- Screening runs (admins only: they carry tokens and cost) ----------------------------
+
+ACTIVE_SCREENING_RUN = (McqScreeningRun.Status.RUNNING, McqScreeningRun.Status.CANCELLING)
+
+
+def screening_runs(limit: int = 30) -> list[McqScreeningRun]:
+    """The latest screening runs with their unit counts: one query."""
+    Unit = McqScreening.Status
+    return list(
+        McqScreeningRun.objects.select_related("created_by", "assembly_run")
+        .annotate(
+            units=Count("screenings"),
+            units_done=Count("screenings", filter=Q(screenings__status=Unit.DONE)),
+            units_failed=Count("screenings", filter=Q(screenings__status=Unit.FAILED)),
+        )
+        .order_by("-created_at", "-pk")[:limit]
+    )
+
+
+@dataclass
+class ScreeningRunPage:
+    run: McqScreeningRun
+    units: list[McqScreening]
+    counts: dict
+    tokens_in: int
+    tokens_out: int
+    cost_usd: object
+    calls: int
+    failed_calls: int
+
+    @property
+    def polling(self) -> bool:
+        return self.run.status in ACTIVE_SCREENING_RUN
+
+    @property
+    def percent(self) -> int:
+        total = len(self.units)
+        final = sum(1 for u in self.units if u.is_terminal)
+        return round(100 * final / total) if total else 100
+
+
+def screening_run_page(*, run_id: int) -> ScreeningRunPage | None:
+    """A screening run, its units (item, version, state, outcome, tokens, cost) and its
+    call counts: four queries."""
+    run = (
+        McqScreeningRun.objects.select_related("created_by", "assembly_run")
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None:
+        return None
+    units = list(
+        run.screenings.select_related("item", "item_version")
+        .annotate(
+            call_count=Count("calls"), failed_call_count=Count("calls", filter=Q(calls__ok=False))
+        )
+        .order_by("pk")
+    )
+    counts = {status: 0 for status in McqScreening.Status.values}
+    for unit in units:
+        counts[unit.status] += 1
+    return ScreeningRunPage(
+        run=run,
+        units=units,
+        counts=counts,
+        tokens_in=sum(u.tokens_in for u in units),
+        tokens_out=sum(u.tokens_out for u in units),
+        cost_usd=sum((u.cost_usd for u in units), 0),
+        calls=sum(u.call_count for u in units),
+        failed_calls=sum(u.failed_call_count for u in units),
+    )
 
 
 def mcq_home_queues(*, user) -> dict:

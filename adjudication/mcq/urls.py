@@ -1,4 +1,5 @@
-"""MCQ item review and assembly runs (seed 000 §2.4 Stage 3, App. D.3), under /items/."""
+"""MCQ item review, assembly runs and screening runs (seed 000 §2.4 Stage 3, App. D.3),
+under /items/."""
 
 from django.urls import path
 
@@ -13,4 +14,19 @@ urlpatterns = [
     path("<int:item_id>/screen/", mcq_views.item_screen, name="screen"),
     path("assembly/", mcq_views.assembly_runs, name="runs"),
     path("assembly/<int:run_id>/", mcq_views.assembly_run, name="run"),
+    path("screening/", mcq_views.screening_run_list, name="screening-runs"),
+    path("screening/<int:run_id>/", mcq_views.screening_run, name="screening-run"),
+    path(
+        "screening/<int:run_id>/cancel/",
+        mcq_views.screening_run_cancel,
+        name="screening-run-cancel",
+    ),
+    path(
+        "screening/<int:run_id>/resume/",
+        mcq_views.screening_run_resume,
+        name="screening-run-resume",
+    ),
+    path(
+        "screening/<int:run_id>/retry/", mcq_views.screening_run_retry, name="screening-run-retry"
+    ),
 ]

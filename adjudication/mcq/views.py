@@ -1,11 +1,11 @@
-"""Pages of MCQ item review and assembly runs, under /items/. Thin: parse, call a service
-or selector, render. The review pages are for item reviewers only (arbitrators, admins);
-nothing here shows a model family."""
+"""Pages of MCQ item review, assembly runs and screening runs, under /items/. Thin: parse,
+call a service or selector, render. The review pages are for item reviewers only
+(arbitrators, admins); the run pages for admins. Nothing here shows a model family."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
@@ -19,9 +19,10 @@ from adjudication.mcq.forms import (
     ReviewDecisionForm,
     revise_draft_problem,
 )
-from adjudication.mcq.models import McqItem
-from adjudication.mcq.services import item_assembly, item_screening
-from core import drafts
+from adjudication.mcq.models import McqError, McqItem, McqScreeningRun
+from adjudication.mcq.services import item_assembly, screening_runs
+from core import drafts, web
+from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.roles import Role, role_required, user_roles
 from core.web import csv_download
 
@@ -92,7 +93,7 @@ def item_detail(request, item_id):
             "autosave_status": drafts.autosave_status(revise_draft),
             "reviewable": page.item.status in mcq_selectors.REVIEW_QUEUE_STATUSES,
             "awaiting_screening": page.item.status == McqItem.Status.SCREENING,
-            "screener_configured": item_screening.screener_provider() is not None,
+            "screener_configured": screening_runs.screener_provider() is not None,
             "is_admin": Role.ADMIN in user_roles(request.user),
         },
     )
@@ -126,14 +127,18 @@ def item_revise_draft(request, item_id):
 @require_POST
 def item_screen(request, item_id):
     try:
-        actions.item_screen(item_id=item_id)
+        run = actions.item_screen(
+            item_id=item_id, user=request.user, on_unavailable=lambda m: messages.error(request, m)
+        )
     except actions.ActionRefused as refused:
         for message in refused.messages:
             messages.error(request, message)
     except McqItem.DoesNotExist:
         raise Http404("No such MCQ item.") from None
     else:
-        messages.success(request, "Screening queued.")
+        messages.success(
+            request, f"Screening queued (screening run {run.pk})." if run else "Screening queued."
+        )
     return redirect("mcq:item", item_id=item_id)
 
 
@@ -173,3 +178,128 @@ def assembly_run(request, run_id):
         template += "#progress"
     keys = mcq_selectors.run_key_distribution(run_id=run.pk)
     return render(request, template, {"run": run, "polling": polling, "keys": keys})
+
+
+# --- Screening runs (issue #33): admins only, they show tokens and cost ----------------
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def screening_run_list(request):
+    """The screening runs; POST: screen every item awaiting screening, as one run."""
+    if request.method == "POST":
+        try:
+            run = screening_runs.screening_run_for_everything_awaiting(
+                user=request.user, on_unavailable=lambda m: messages.error(request, m)
+            )
+        except McqError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Screening run {run.pk} started.")
+            return redirect("mcq:screening-run", run_id=run.pk)
+        return redirect("mcq:screening-runs")
+    return render(
+        request,
+        "adjudication/mcq/screening_runs.html",
+        {
+            "runs": mcq_selectors.screening_runs(),
+            "awaiting": McqItem.objects.filter(status=McqItem.Status.SCREENING).count(),
+            "screener_configured": screening_runs.screener_provider() is not None,
+        },
+    )
+
+
+def _run_buttons(run: McqScreeningRun, failed: int) -> list:
+    Status = McqScreeningRun.Status
+    buttons = []
+    if run.status in (Status.PENDING, Status.RUNNING):
+        buttons.append(
+            cancel_button(
+                reverse("mcq:screening-run-cancel", args=[run.pk]),
+                question=f"Cancel screening run {run.pk}? Waiting items stay awaiting "
+                "screening; the judge finishes the attempt it is on.",
+            )
+        )
+    if run.status == Status.CANCELLED:
+        buttons.append(resume_button(reverse("mcq:screening-run-resume", args=[run.pk])))
+    if run.status == Status.FINISHED_WITH_FAILURES and failed:
+        buttons.append(
+            retry_button(
+                reverse("mcq:screening-run-retry", args=[run.pk]),
+                label=f"Retry the failed screening{'s' if failed != 1 else ''}",
+                question="Screen the failed items again? Each goes back to awaiting screening.",
+            )
+        )
+    return buttons
+
+
+def _screening_run_context(run_id: int, *, action_error: str = "") -> dict:
+    page = mcq_selectors.screening_run_page(run_id=run_id)
+    if page is None:
+        raise Http404("No such screening run.")
+    return {
+        "run": page.run,
+        "page": page,
+        "polling": page.polling,
+        "run_buttons": _run_buttons(page.run, page.counts["failed"]),
+        "action_error": action_error,
+    }
+
+
+@admin_required
+def screening_run(request, run_id):
+    template = "adjudication/mcq/screening_run.html"
+    if request.htmx:
+        template += "#run-progress"
+    return render(request, template, _screening_run_context(run_id))
+
+
+def _screening_run_action(request, run_id, action, done_message: str):
+    get_object_or_404(McqScreeningRun, pk=run_id)  # 404 before any write
+    return web.run_action(
+        request,
+        lambda on_unavailable: action(
+            run_id=run_id, user=request.user, on_unavailable=on_unavailable
+        ),
+        refusal=McqError,
+        fragment=lambda problem: render(
+            request,
+            "adjudication/mcq/screening_run.html#run-progress",
+            _screening_run_context(run_id, action_error=problem),
+        ),
+        done_url=reverse("mcq:screening-run", kwargs={"run_id": run_id}),
+        done_message=done_message,
+    )
+
+
+@admin_required
+@require_POST
+def screening_run_cancel(request, run_id):
+    return _screening_run_action(
+        request,
+        run_id,
+        screening_runs.screening_run_cancel,
+        f"Screening run {run_id} is cancelling; its waiting items stay awaiting screening.",
+    )
+
+
+@admin_required
+@require_POST
+def screening_run_resume(request, run_id):
+    return _screening_run_action(
+        request,
+        run_id,
+        screening_runs.screening_run_resume,
+        f"Screening run {run_id} resumed.",
+    )
+
+
+@admin_required
+@require_POST
+def screening_run_retry(request, run_id):
+    return _screening_run_action(
+        request,
+        run_id,
+        screening_runs.screening_run_retry,
+        f"Screening run {run_id}: the failed screenings are queued again.",
+    )

@@ -11,8 +11,8 @@ from adjudication.judging.models import JudgeCall, JudgeCallRecord, JudgeRun
 from tests.judging.helpers import judged_pairs
 
 APP = "adjudication"
-MOVE = "0012_judge_runs_on_llm_runs"
-BEFORE = (APP, "0011_history_state_here")
+MOVE = "0015_judge_runs_on_llm_runs"
+BEFORE = (APP, "0014_mcq_screening_open_per_version")
 
 OLD_STATES = ["draft", "queued", "running", "cancelled", "finished", "failed"]
 NEW_STATES = ["pending", "running", "running", "cancelled", "finished", "finished_with_failures"]

@@ -175,10 +175,13 @@ def scenario_with_references(n: int):
 
 def flag(item, **verdict_changes):
     """Record a flagged screening of ``item`` as the judge would (no HTTP: page tests)."""
-    from adjudication.mcq.models import McqItem, McqItemVersion, McqScreening
+    from adjudication.mcq.models import McqItem, McqItemVersion, McqScreening, McqScreeningRun
 
     output = verdict(item, **({"checks": {"R2": "flag"}} | verdict_changes))
+    run = McqScreeningRun.objects.create(status=McqScreeningRun.Status.FINISHED, note="flag()")
     McqScreening.objects.create(
+        run=run,
+        status=McqScreening.Status.DONE,
         item=item,
         item_version=McqItemVersion.objects.get(item=item, number=item.version),
         outcome=McqScreening.Outcome.FLAGGED,

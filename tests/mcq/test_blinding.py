@@ -61,7 +61,32 @@ def test_an_annotator_reaches_no_family_or_judge_model(client, secret_corpus, it
         if name.startswith("mcq"):
             mcq_pages.add(name)
             assert status != 200, f"{requested} answered {status} to an annotator"
-    assert {"mcq:queue", "mcq:item", "mcq-api:queue", "mcq:runs"} <= mcq_pages
+    assert {"mcq:queue", "mcq:item", "mcq-api:queue", "mcq:runs", "mcq:screening-runs"} <= (
+        mcq_pages
+    )
+
+
+def test_the_screening_run_pages_are_for_admins_and_name_no_judge(client, item, person):
+    """The run's page carries tokens and cost: annotators and reviewers are refused it;
+    the admin's page itself names no judge model or family."""
+    run = item.screenings.get().run
+    urls = {
+        reverse("mcq:screening-runs"): "mcq:screening-runs",
+        reverse("mcq:screening-run", args=[run.pk]): "mcq:screening-run",
+    }
+    for role in (Role.PRIMARY_ANNOTATOR, Role.ARBITRATOR):
+        client.force_login(person(role))
+        results = scan_responses(
+            client, urls, exposures, query_variants=[""], header_variants=HEADER_VARIANTS
+        )
+        for (requested, _), (_, status, found) in results.items():
+            assert status == 403 and not found, (role, requested, status, found)
+    client.force_login(person(Role.ADMIN))
+    results = scan_responses(
+        client, urls, exposures, query_variants=[""], header_variants=HEADER_VARIANTS
+    )
+    for (requested, _), (_, status, found) in results.items():
+        assert status == 200 and not found, (requested, found)
 
 
 def test_the_reviewers_pages_show_no_family_either(client, item, person):

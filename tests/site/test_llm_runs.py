@@ -9,6 +9,7 @@ import pytest
 from django.apps import apps
 
 from adjudication.judging.models import JudgeCall, JudgeCallRecord, JudgeRun
+from adjudication.mcq.models import McqScreening, McqScreeningCall, McqScreeningRun
 from annotation.character_drafting.models import DraftingCall, DraftingJob, DraftingPrompt
 from annotation.generation.models import (
     GenerationRun,
@@ -39,9 +40,9 @@ from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
-UNITS = [GenerationUnit, MemoryBatch, JudgeCall]
-CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall, JudgeCallRecord]
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun]
+UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening]
+CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall, JudgeCallRecord, McqScreeningCall]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
@@ -59,6 +60,7 @@ def test_every_stage_call_record_derives_from_the_abstract_record():
         assert issubclass(model, AbstractCall), model
     assert issubclass(LlmCallRecord, AbstractCallRecord)
     assert issubclass(MemoryCallRecord, AbstractCallRecord)
+    assert issubclass(McqScreeningCall, AbstractCallRecord)
 
 
 def test_no_other_model_copies_the_call_record_fields():
@@ -183,12 +185,13 @@ def test_record_call_stores_the_call_and_adds_its_cost_to_the_unit():
 
 def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from adjudication.judging.services import runs as judging
+    from adjudication.mcq.services import screening_runs as mcq_screening
     from annotation.character_drafting.services import common as drafting
     from annotation.generation.services import transitions as generation
     from annotation.memory_generation.services import batches as memory
     from core.llm_runs.services import RunFlow
 
-    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW]
+    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW, mcq_screening.FLOW]
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
     assert generation.run_finish_locked == generation.FLOW.finish_locked

@@ -125,7 +125,7 @@ class ScreenItemApi(APIView):
     )
     def post(self, request, item_id: int):
         try:
-            actions.item_screen(item_id=item_id)
+            actions.item_screen(item_id=item_id, user=request.user)
         except McqItem.DoesNotExist:
             raise NotFound("No such MCQ item.") from None
         except ActionRefused as refused:

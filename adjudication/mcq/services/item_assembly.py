@@ -8,7 +8,8 @@ places its keys so that every label holds the same number, give or take one
 
 The selector LLM (when configured) chooses three distractors among the valid candidates
 the pure core (:mod:`adjudication.mcq.assembly_rules`) scores; otherwise the deterministic
-fallback does. A complete item is queued for screening once it is committed.
+fallback does. A complete item is queued for screening once it is committed; the items of
+an assembly run are screened together, as one screening run, when the run ends.
 """
 
 import json
@@ -27,6 +28,7 @@ from adjudication.mcq.models import (
     McqItemVersion,
     McqOption,
 )
+from adjudication.mcq.services import screening_runs
 from adjudication.mcq.versions import record_version
 from core.deviations import ProtocolDeviation, record_deviation
 from core.plurals import counted
@@ -323,7 +325,7 @@ def mcq_item_assemble(
             for o in ordered
         )
         record_version(item, origin=McqItemVersion.Origin.ASSEMBLY, user=user)
-        if complete and dispatch:
+        if complete and dispatch and run is None:
             enqueue_on_commit(
                 "adjudication.mcq_screen_item", item.pk, what=f"Screening of MCQ item {item.pk}"
             )
@@ -411,8 +413,11 @@ def mcq_assembly_run_execute(*, run_id: int, selector=None) -> McqAssemblyRun:
         run.error = f"{type(error).__name__}: {error}"
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "error", "finished_at"])
+        screening_runs.screening_run_for_assembly(assembly_run=run)
         raise
     run.status = McqAssemblyRun.Status.DONE
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "finished_at"])
+    # The complete items it made are screened together, as one screening run.
+    screening_runs.screening_run_for_assembly(assembly_run=run)
     return run

@@ -2,32 +2,46 @@
 
 The judge gets the complete item and its construction materials; a valid, consistent
 verdict passes the item into the final set or flags it for item review, and a judge that
-never answers validly within the retry bound is a technical failure (also reviewed). The
-LLM call happens outside any transaction; the rows are locked only to record it.
+never answers validly within the retry bound is a technical failure (also reviewed).
+Each screening is a unit of a screening run (``screening_runs``); every call is stored
+as a ``McqScreeningCall`` with its tokens and cost. The LLM call happens outside any
+transaction; the rows are locked only to record it.
 """
 
+import logging
+
 from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from adjudication.mcq import screening as mcq_screening
-from adjudication.mcq.models import McqError, McqItem, McqOption, McqScreening
+from adjudication.mcq.models import (
+    McqError,
+    McqItem,
+    McqOption,
+    McqScreening,
+    McqScreeningCall,
+    McqScreeningRun,
+)
+from adjudication.mcq.services import screening_runs
+from adjudication.mcq.services.screening_runs import screener_provider
 from adjudication.mcq.versions import current_version
 from annotation.corpus.models import ActivationSet, Memory, ProfileVersion
+from core.llm_runs.services import record_call
 from core.protocol import ACTIVATED_MEMORY_LIMIT
-from core.providers import configured_provider
+from core.providers import cached_client
 from core.tasks import enqueue_on_commit
-from llm import ProviderConfig, make_client
 
-SCREENER_PROVIDER_PREFIX = "HEARTBENCH_MCQ_SCREENER"
+__all__ = [
+    "mcq_screening_request",
+    "mcq_screening_run",
+    "mcq_screening_unit_execute",
+    "screener_provider",
+    "screening_materials",
+]
+
+logger = logging.getLogger(__name__)
+RunStatus = McqScreeningRun.Status
 # At most this many supporting memories go to the judge (the activation budget, App. D.1).
 SCREENING_MEMORY_LIMIT = ACTIVATED_MEMORY_LIMIT
-
-
-def screener_provider() -> ProviderConfig | None:
-    """The screening judge (App. D.3.1): ``HEARTBENCH_MCQ_SCREENER_*``. None: revised and
-    assembled items wait in ``screening`` until one is configured."""
-    return configured_provider(SCREENER_PROVIDER_PREFIX)
 
 
 def _profile_for(item: McqItem):
@@ -132,45 +146,90 @@ def screening_materials(item: McqItem) -> dict:
     }
 
 
-def mcq_screening_run(*, item_id: int, client=None) -> McqScreening | None:
-    """Screen the item's current version under App. D.3.1 (idempotent per version).
+def _client_for(client):
+    """The judge: the given client, else one for the configured provider (None: none)."""
+    if client is not None:
+        return client
+    config = screener_provider()
+    return cached_client(config) if config is not None else None
 
-    Returns None when the item is not awaiting screening and never was screened, or no
-    judge is configured. Invalid or inconsistent outputs are retried up to
-    ``MAX_SCREENING_ATTEMPTS`` times; then the screening is a technical failure and the
-    item goes to review.
+
+def _judge(client) -> tuple[str, str]:
+    config = getattr(client, "config", None)
+    if config is None:
+        return "", ""
+    return str(config.kind), config.model or ""
+
+
+def mcq_screening_unit_execute(*, screening_id: int, client=None) -> McqScreening:
+    """Screen one unit of a screening run (the task ``adjudication.mcq_screen_unit``).
+
+    Idempotent: a final unit is returned unchanged, a unit of a cancelled run is
+    cancelled, a redelivered unit (its worker was killed) is screened afresh and its
+    result stored once. Every call is stored with its tokens and cost before its answer
+    is looked at; invalid or inconsistent outputs are retried up to
+    ``MAX_SCREENING_ATTEMPTS`` times, then the unit fails (a technical failure: the item
+    goes to review, and a retry of the run screens it again).
     """
-    with transaction.atomic():
-        item = McqItem.objects.select_for_update().get(pk=item_id)
-        version = current_version(item)
-        done = (
-            McqScreening.objects.filter(item_version=version)
-            .exclude(outcome=McqScreening.Outcome.PENDING)
-            .order_by("-created_at")
-            .first()
+    unit = screening_runs.unit_claim(screening_id=screening_id)
+    if unit is None:
+        run_id = McqScreening.objects.values_list("run_id", flat=True).get(pk=screening_id)
+        if run_id is not None:
+            screening_runs.FLOW.finish_if_done(run_id=run_id)
+        return McqScreening.objects.get(pk=screening_id)
+    try:
+        _screen(unit, _client_for(client))
+    except Exception as error:
+        # Not left running for ever: the unit fails with the error, and can be retried.
+        logger.exception("MCQ screening %s crashed", screening_id)
+        screening_runs.unit_store_result(
+            screening_id=screening_id,
+            output=None,
+            errors=[{"error_kind": "internal_error", "problems": [f"internal error: {error}"]}],
+            judge_family="",
+            judge_model="",
+            prompt_sha256="",
         )
-        if done is not None or item.status != McqItem.Status.SCREENING:
-            return done
-        if client is None:
-            config = screener_provider()
-            if config is None:
-                return None
-            client = make_client(config)
-        screening, _ = McqScreening.objects.get_or_create(
-            item_version=version,
-            outcome=McqScreening.Outcome.PENDING,
-            defaults={"item": item},
-        )
-        item = McqItem.objects.select_related(
-            "character", "scenario", "reference__source_candidate__profile_version"
-        ).get(pk=item_id)
-        materials = screening_materials(item)
+        raise
+    finally:
+        screening_runs.FLOW.finish_if_done(run_id=unit.run_id)
+    return McqScreening.objects.get(pk=screening_id)
 
+
+def _screen(unit: McqScreening, client) -> None:
+    if client is None:
+        screening_runs.unit_store_result(
+            screening_id=unit.pk,
+            output=None,
+            errors=[
+                {
+                    "error_kind": "not_configured",
+                    "problems": [
+                        "No screening model is configured in this worker "
+                        f"({screening_runs.SCREENER_PROVIDER_PREFIX}_*); configure one, "
+                        "restart the worker and retry the run."
+                    ],
+                }
+            ],
+            judge_family="",
+            judge_model="",
+            prompt_sha256="",
+        )
+        return
+    item = McqItem.objects.select_related(
+        "character", "scenario", "reference__source_candidate__profile_version"
+    ).get(pk=unit.item_id)
+    materials = screening_materials(item)
     key = materials["answer_key"]
     haystack = mcq_screening.materials_text(materials)
+    prices = screening_runs.screener_prices()
     errors, output, problems = [], None, None
     system = user = ""
-    for _attempt in range(mcq_screening.MAX_SCREENING_ATTEMPTS):
+    for attempt in range(1, mcq_screening.MAX_SCREENING_ATTEMPTS + 1):
+        if attempt > 1 and screening_runs.unit_stop_if_cancelled(
+            screening_id=unit.pk, run_id=unit.run_id
+        ):
+            return
         system, user = mcq_screening.build_prompt(materials, previous_problems=problems)
         result = client.complete_json(
             system=system, user=user, schema=mcq_screening.OUTPUT_SCHEMA, max_attempts=1
@@ -185,50 +244,91 @@ def mcq_screening_run(*, item_id: int, client=None) -> McqScreening | None:
                 key=key,
                 input_text=haystack,
             )
-            if not problems:
-                output = result.parsed
-        if output is not None:
+        record_call(
+            McqScreeningCall,
+            result=result,
+            totals=(McqScreening, unit.pk),
+            prices=prices,
+            screening_id=unit.pk,
+            attempt=attempt,
+            problems=problems,
+        )
+        if result.ok and not problems:
+            output = result.parsed
             break
         errors.append({"error_kind": result.error_kind or "inconsistent", "problems": problems})
-
-    config = getattr(client, "config", None)
-    with transaction.atomic():
-        item = McqItem.objects.select_for_update().get(pk=item_id)
-        screening = McqScreening.objects.select_for_update().get(pk=screening.pk)
-        if output is None:
-            screening.outcome = McqScreening.Outcome.TECHNICAL_FAILURE
-            screening.needs_human_review = True
-        else:
-            screening.output = output
-            screening.needs_human_review = output["needs_human_review"]
-            screening.outcome = (
-                McqScreening.Outcome.FLAGGED
-                if output["needs_human_review"]
-                else McqScreening.Outcome.PASSED
-            )
-        screening.attempts = len(errors) + (1 if output is not None else 0)
-        screening.attempt_errors = errors
-        screening.judge_family = str(config.kind) if config is not None else ""
-        screening.judge_model = (config.model or "") if config is not None else ""
-        screening.prompt_sha256 = mcq_screening.prompt_digest(system, user)
-        screening.finished_at = timezone.now()
-        screening.save()
-        # An edit made while the judge was working has its own screening queued.
-        if item.version == version.number and item.status == McqItem.Status.SCREENING:
-            item.status = (
-                McqItem.Status.FINAL
-                if screening.outcome == McqScreening.Outcome.PASSED
-                else McqItem.Status.FLAGGED
-            )
-            item.save(update_fields=["status"])
-    return screening
+    family, model = _judge(client)
+    screening_runs.unit_store_result(
+        screening_id=unit.pk,
+        output=output,
+        errors=errors,
+        judge_family=family,
+        judge_model=model,
+        prompt_sha256=mcq_screening.prompt_digest(system, user),
+    )
 
 
-def mcq_screening_request(*, item_id: int) -> None:
-    """Queue screening of an item awaiting it (the admin's "screen now")."""
+def mcq_screening_run(*, item_id: int, client=None, note: str = "") -> McqScreening | None:
+    """Screen the item's current version now, in this process (idempotent per version):
+    the worker's task after an edit (``adjudication.mcq_screen_item``), the demo.
+
+    The version's open screening is taken up again (a redelivered task); otherwise a
+    run of its own is opened for it. Returns the version's latest finished screening
+    when the item is not awaiting screening, and None when it never was screened or no
+    judge is configured.
+    """
+    item = McqItem.objects.get(pk=item_id)
+    version = current_version(item)
+    if item.status != McqItem.Status.SCREENING:
+        return (
+            McqScreening.objects.filter(item_version=version, status__in=McqScreening.TERMINAL)
+            .exclude(outcome=McqScreening.Outcome.PENDING)
+            .order_by("-created_at")
+            .first()
+        )
+    if client is None and screener_provider() is None:
+        return None
+    unit = McqScreening.objects.filter(
+        item_version=version, status__in=McqScreening.OPEN, run__status=RunStatus.RUNNING
+    ).first()
+    if unit is None:
+        run = screening_runs.screening_run_open(
+            item_ids=[item_id],
+            note=note or f"{item.question_id} version {item.version}, screened on its own.",
+            dispatch=False,
+        )
+        if run is None:  # screened, or being screened by a run being cancelled, meanwhile
+            return McqScreening.objects.filter(item_version=version).order_by("-pk").first()
+        unit = run.screenings.get()
+    return mcq_screening_unit_execute(screening_id=unit.pk, client=client)
+
+
+def mcq_screening_request(
+    *, item_id: int, user=None, on_unavailable=None
+) -> McqScreeningRun | None:
+    """The admin's "screen now": a run for the item awaiting screening, queued (or the
+    run already screening it). With no judge configured the item's screening is queued
+    as before an edit's, and waits until one is (None)."""
     item = McqItem.objects.get(pk=item_id)
     if item.status != McqItem.Status.SCREENING:
         raise McqError(f"{item.question_id} is not awaiting screening.")
-    enqueue_on_commit(
-        "adjudication.mcq_screen_item", item.pk, what=f"Screening of MCQ item {item.pk}"
+    if screener_provider() is None:
+        enqueue_on_commit(
+            "adjudication.mcq_screen_item",
+            item.pk,
+            what=f"Screening of MCQ item {item.pk}",
+            on_unavailable=on_unavailable,
+        )
+        return None
+    run = screening_runs.screening_run_open(
+        item_ids=[item_id],
+        note=f"Screen now: {item.question_id} version {item.version}.",
+        user=user,
+        on_unavailable=on_unavailable,
     )
+    if run is None:  # already being screened
+        open_unit = McqScreening.objects.filter(
+            item_version=current_version(item), status__in=McqScreening.OPEN
+        ).first()
+        run = open_unit.run if open_unit is not None else None
+    return run

@@ -127,7 +127,7 @@ def records_to_calls(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("adjudication", "0011_history_state_here"),
+        ("adjudication", "0014_mcq_screening_open_per_version"),
     ]
 
     operations = [
