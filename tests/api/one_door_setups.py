@@ -278,3 +278,18 @@ def comparison_assignment():
     assignment = next(iter(assign(pair, who["annotators"], who["admin"]).values()))
     ids = {"assignment": assignment.public_id}
     return assignment.annotator, ids, ids, {}
+
+
+# --- The memory audit's run start (issue #33: the runs page and POST /api/audit/runs/) ----
+
+
+def audit_runs_page():
+    CharacterFactory(key="CHAR_01")
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, {}
+
+
+def audit_run_busy():
+    """A run waiting for its worker: a second start is refused until it has ended."""
+    user, *doors = audit_runs_page()
+    audit_run_start(created_by=user, note="The first pass.")
+    return user, *doors

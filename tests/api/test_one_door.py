@@ -28,6 +28,8 @@ from tests.api.one_door_setups import (
     arbitration_reopen,
     audit_case,
     audit_run,
+    audit_run_busy,
+    audit_runs_page,
     audit_senior_case,
     audit_settings,
     baseline_admin,
@@ -361,6 +363,18 @@ DOORS = {
     ],
 }
 
+# The memory audit's run start: the form's refusal, then the service's.
+DOORS["audit-api:run-list"] = [
+    Door("audit-api:run-list", "audit:run-list", audit_runs_page, {"note": LONG_NOTE}),
+    Door(
+        "audit-api:run-list",
+        "audit:run-list",
+        audit_run_busy,
+        {"note": "A second pass."},
+        expect=("is still pending; wait for it to finish.",),
+    ),
+]
+
 # API writes a script makes and no page offers.
 NO_PAGE_TWIN = {
     "api-token": "the token is the script's own credential; a person signs in instead",
@@ -395,7 +409,6 @@ NOT_YET_DRIVEN: dict[str, str] = {
     "review-api:blueprint-queue": PENDING,
     "review-api:scenario-reassess": PENDING,
     "review-api:scenario-reassess-confirm": PENDING,
-    "audit-api:run-list": PENDING,
     "baseline-api:study-status": (
         "the page offers open/close buttons and ignores any other status without a word; "
         "the API answers 400 from its serializer: nothing a person types to compare"

@@ -23,6 +23,7 @@ from annotation.memory_generation.models import (
     MemoryPromptVersion,
     MemoryRun,
 )
+from audit.memory_quality.models import AuditCall, AuditRun, AuditUnit
 from core.llm_runs.models import (
     MILLION,
     AbstractCall,
@@ -43,6 +44,10 @@ RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
 UNITS = [GenerationUnit, MemoryBatch]
 CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
+# The memory audit (its own lines, so the stages moving in parallel merge cleanly).
+RUNS.append(AuditRun)
+UNITS.append(AuditUnit)
+CALL_RECORDS.append(AuditCall)
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
 # yet, each with the reason; the list may only shrink.

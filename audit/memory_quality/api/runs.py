@@ -11,22 +11,19 @@ from rest_framework.views import APIView
 from audit.memory_quality import actions, selectors
 from audit.memory_quality.actions import ActionRefused
 from audit.memory_quality.forms import AuditRunForm
-from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditRun
-from audit.memory_quality.services import runs
+from audit.memory_quality.models import NOTE_MAX_CHARS, AuditRun
 from core.api import (
     ListFilter,
     domain_error_response,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
 )
 from core.roles import HasRole, Role
-from core.tasks import enqueue_on_commit
 from core.text_rules import SerializerTextRules
 
 from . import examples
-from .common import ERROR, AdminApi, error_response, refused_response, request_body
+from .common import ERROR, AdminApi, refused_response, request_body
 
 
 class MemoryAuditRunSerializer(serializers.Serializer):
@@ -112,20 +109,11 @@ class AuditRunListApi(APIView):
         examples=examples.AUDIT_RUN_LIST_POST,
     )
     def post(self, request):
-        body = request_body(request)
-        keys = selectors.character_keys()
-        form = AuditRunForm(data=body, character_keys=keys)
-        if not form.is_valid():
-            return form_error_response(form)
+        form = AuditRunForm(data=request_body(request), character_keys=selectors.character_keys())
         try:
-            run = runs.audit_run_start(
-                created_by=request.user,
-                character_keys=form.cleaned_data["characters"],
-                note=form.cleaned_data["note"],
-            )
-        except AuditError as error:
-            return error_response(error)
-        enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
+            run = actions.run_start(form, user=request.user)
+        except ActionRefused as refused:
+            return refused_response(refused)
         return Response(MemoryAuditRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
