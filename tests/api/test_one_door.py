@@ -374,6 +374,15 @@ DOORS["audit-api:run-list"] = [
         expect=("is still pending; wait for it to finish.",),
     ),
 ]
+# The memory audit run's buttons, each on a run whose state refuses it.
+for _action, _refusal in (
+    ("cancel", "only a pending or running run can be cancelled"),
+    ("resume", "only a cancelled run can be resumed"),
+    ("retry", "only a run with failed characters can retry them"),
+):
+    DOORS[f"audit-api:run-{_action}"] = [
+        Door(f"audit-api:run-{_action}", f"audit:run-{_action}", audit_run, {}, expect=(_refusal,))
+    ]
 
 # API writes a script makes and no page offers.
 NO_PAGE_TWIN = {

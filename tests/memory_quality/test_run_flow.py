@@ -172,3 +172,29 @@ def test_the_run_page_offers_retry_for_failed_characters(admin_user):
     assert 'data-run-action="retry"' in page and "Retry the failed characters" in page
     assert "ValueError: bad window" in page and "1 failed" in page
     assert MemoryCase.objects.filter(run=run).count() == 1
+
+
+def test_a_script_cancels_and_resumes_a_run_through_the_api(
+    admin_user, eager_celery, django_capture_on_commit_callbacks
+):
+    from tests.api.conftest import token_client
+
+    two_characters()
+    api = token_client(admin_user)
+    with django_capture_on_commit_callbacks(execute=False):
+        started = api.post(reverse("audit-api:run-list"), {"note": "Full pass."}, format="json")
+    assert started.status_code == 202 and started.json()["status"] == "pending"
+    run_id = started.json()["id"]
+
+    cancelled = api.post(reverse("audit-api:run-cancel", args=[run_id]))
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    again = api.post(reverse("audit-api:run-cancel", args=[run_id]))
+    assert again.status_code == 400
+    assert again.json()["detail"] == [
+        f"Audit run {run_id} is cancelled; only a pending or running run can be cancelled."
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        resumed = api.post(reverse("audit-api:run-resume", args=[run_id]))
+    assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+    assert api.get(reverse("audit-api:run-detail", args=[run_id])).json()["status"] == "finished"
+    assert api.post(reverse("audit-api:run-retry", args=[run_id + 99])).status_code == 404

@@ -196,6 +196,9 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from core.llm_runs.services import RunFlow
 
     flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW]
+    from audit.memory_quality.services import runs as audit
+
+    flows.append(audit.FLOW)
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
     assert generation.run_finish_locked == generation.FLOW.finish_locked

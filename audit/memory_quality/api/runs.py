@@ -11,7 +11,8 @@ from rest_framework.views import APIView
 from audit.memory_quality import actions, selectors
 from audit.memory_quality.actions import ActionRefused
 from audit.memory_quality.forms import AuditRunForm
-from audit.memory_quality.models import NOTE_MAX_CHARS, AuditRun
+from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditRun
+from audit.memory_quality.services import runs
 from core.api import (
     ListFilter,
     domain_error_response,
@@ -23,7 +24,7 @@ from core.roles import HasRole, Role
 from core.text_rules import SerializerTextRules
 
 from . import examples
-from .common import ERROR, AdminApi, refused_response, request_body
+from .common import ERROR, AdminApi, error_response, refused_response, request_body
 
 
 class MemoryAuditRunSerializer(serializers.Serializer):
@@ -201,3 +202,49 @@ class RunClassifyApi(AdminApi):
         except ActionRefused as refused:
             return domain_error_response(refused.cause)  # a missing criterion named as a field
         return Response({"criterion": criterion, "queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+class RunActionApi(AdminApi):
+    """POST-only: cancel, resume or retry a run, as the run page's buttons do (the same
+    service, the same refusal)."""
+
+    action = staticmethod(lambda *, run_id, user: None)
+
+    def post(self, request, run_id):
+        _run(run_id)
+        try:
+            self.action(run_id=run_id, user=request.user)
+        except AuditError as error:
+            return error_response(error)
+        return Response(run_detail_data(_run(run_id)))
+
+
+def _run_action(name: str, action, summary: str, description: str):
+    view = type(name, (RunActionApi,), {"action": staticmethod(action), "__doc__": description})
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=None,
+        responses={200: MemoryAuditRunDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
+    )(view)
+
+
+RunCancelApi = _run_action(
+    "RunCancelApi",
+    runs.audit_run_cancel,
+    "Cancel a pending or running audit run",
+    "The characters not yet audited are cancelled at once; the one being audited "
+    "finishes first and its results stay. Resume audits the cancelled ones.",
+)
+RunResumeApi = _run_action(
+    "RunResumeApi",
+    runs.audit_run_resume,
+    "Resume a cancelled audit run",
+    "The cancelled characters are queued again; those audited already stay as they are.",
+)
+RunRetryApi = _run_action(
+    "RunRetryApi",
+    runs.audit_run_retry,
+    "Retry an audit run's failed characters",
+    "A run that finished with failures audits its failed characters again.",
+)
