@@ -195,7 +195,7 @@ def _audit_gates(report: GateReport) -> None:
     # The latest unfinalized run that covers each waiting character says where it is.
     runs = list(
         AuditRun.objects.filter(finalized_at__isnull=True)
-        .exclude(status=AuditRun.Status.FAILED)
+        .exclude(status=AuditRun.Status.FINISHED_WITH_FAILURES)  # the old "failed" (#33)
         .order_by("-created_at", "-pk")
         .values_list("pk", "status", "character_keys")
     )

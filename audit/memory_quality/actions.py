@@ -3,7 +3,7 @@
 functions, so both refuse with the same words (``core.actions``)."""
 
 from audit.memory_quality.models import AuditError
-from audit.memory_quality.services import classifier, configuration, finalize, review
+from audit.memory_quality.services import classifier, configuration, finalize, review, runs
 from core.actions import ActionRefused, form_action
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "case_senior_edit",
     "run_classify",
     "run_finalize",
+    "run_start",
     "settings_create",
 ]
 
@@ -45,6 +46,20 @@ def case_senior_edit(form, *, user, case_id: int):
         ),
         refusals=REFUSALS,
     )
+
+
+def run_start(form, *, user):
+    """A new audit run from a bound ``AuditRunForm`` (the runs page's form, the API's
+    body), queued for a worker once it commits."""
+
+    def start(data):
+        run = runs.audit_run_start(
+            created_by=user, character_keys=data["characters"], note=data["note"]
+        )
+        runs.queue_run(run)
+        return run
+
+    return form_action(form, start, refusals=REFUSALS)
 
 
 def run_finalize(*, user, run_id: int):

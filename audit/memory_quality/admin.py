@@ -4,9 +4,11 @@
 from django.contrib import admin
 
 from audit.memory_quality.models import (
+    AuditCall,
     AuditEvent,
     AuditRun,
     AuditSettings,
+    AuditUnit,
     ClassifierResult,
     MemoryCase,
     MemoryFlag,
@@ -17,6 +19,7 @@ from audit.memory_quality.models import (
     TimelineEntry,
 )
 from core.admin import ReadOnlyAdmin
+from core.llm_runs.admin import CallRecordAdmin, LlmRunAdmin, LlmUnitAdmin, call_fields
 
 
 @admin.register(AuditSettings)
@@ -25,8 +28,21 @@ class AuditSettingsAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AuditRun)
-class AuditRunAdmin(ReadOnlyAdmin):
+class AuditRunAdmin(LlmRunAdmin):
     list_display = ("pk", "status", "settings_version", "memory_done", "memory_total", "created_at")
+
+
+@admin.register(AuditUnit)
+class AuditUnitAdmin(LlmUnitAdmin):
+    list_display = ("pk", "run", "character", "status", "memory_count", "tokens_in", "tokens_out")
+    list_filter = ("status",)
+    list_select_related = ("run", "character")
+
+
+@admin.register(AuditCall)
+class AuditCallAdmin(CallRecordAdmin):
+    list_display = ("pk", "run", "kind", "provider", "model", "ok", "error_kind", "created_at")
+    fields = call_fields("run", "kind")
 
 
 @admin.register(MemoryCase)

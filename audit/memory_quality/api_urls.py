@@ -10,6 +10,9 @@ from audit.memory_quality.api import cases, runs, settings
 urlpatterns = [
     path("runs/", runs.AuditRunListApi.as_view(), name="run-list"),
     path("runs/<int:run_id>/", runs.AuditRunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/cancel/", runs.RunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/resume/", runs.RunResumeApi.as_view(), name="run-resume"),
+    path("runs/<int:run_id>/retry/", runs.RunRetryApi.as_view(), name="run-retry"),
     path("runs/<int:run_id>/finalize/", runs.RunFinalizeApi.as_view(), name="run-finalize"),
     path("runs/<int:run_id>/classify/", runs.RunClassifyApi.as_view(), name="run-classify"),
     path("cases/", cases.CaseQueueApi.as_view(), name="case-list"),

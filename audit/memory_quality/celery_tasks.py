@@ -1,8 +1,10 @@
 """Celery tasks of the memory quality audit: they take ids and call a service.
 
-All are idempotent: a finished run is left as it is, a repair attempt already recorded
-(or a case no longer under repair) is not made again, and a memory classified on a
-criterion already is not asked about twice.
+All are idempotent, so all are ``acks_late``: a task whose worker died is handed to
+another worker (``CELERY_BROKER_TRANSPORT_OPTIONS``). A run that is over is left as it
+is and a running one goes on with the characters not yet audited; a repair attempt
+already recorded (or a case no longer under repair) is not made again; a memory with a
+verdict on a criterion is not asked about twice.
 """
 
 from celery import shared_task
@@ -10,18 +12,18 @@ from celery import shared_task
 from audit.memory_quality.services import classifier, repair_loop, runs
 
 
-@shared_task(name="audit.run_memory_audit")
+@shared_task(name="audit.run_memory_audit", acks_late=True)
 def run_memory_audit(run_id: int) -> str:
     return runs.audit_run_execute(run_id=run_id).status
 
 
-@shared_task(name="audit.repair_memory")
+@shared_task(name="audit.repair_memory", acks_late=True)
 def repair_memory(case_id: int) -> bool:
     attempt = repair_loop.repair_attempt_run(case_id=case_id)
     return bool(attempt and attempt.passed)
 
 
-@shared_task(name="audit.classify_memory")
+@shared_task(name="audit.classify_memory", acks_late=True)
 def classify_memory(run_id: int, memory_pk: int, criterion: int) -> str:
     return classifier.classifier_check(
         run_id=run_id, memory_pk=memory_pk, criterion=criterion

@@ -10,6 +10,7 @@ from django.db import models
 
 from annotation.corpus.models import Character, Memory
 from audit.memory_quality import criteria
+from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit, RunStatus
 
 CRITERION_CHOICES = [(number, f"{number}. {label}") for number, label in criteria.CRITERIA.items()]
 MEMORY_TEXT_FIELDS = ("context", "content_summary", "content_full")
@@ -94,34 +95,23 @@ class AuditSettings(models.Model):
         )
 
 
-class AuditRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
+class AuditRun(LlmRun):
+    """One pass of criteria 1-6 over the memories, one unit per character (issue #33:
+    its states are the one ``RunStatus``; start, cancel, resume and retry go through
+    ``core.llm_runs.services.RunFlow``). ``error`` keeps the message of a run that
+    failed as a whole before the run had units (migration 0007)."""
 
     settings_version = models.ForeignKey(
         AuditSettings, on_delete=models.PROTECT, related_name="runs"
     )
     note = models.CharField(max_length=NOTE_MAX_CHARS, blank=True)
     character_keys = models.JSONField(default=list, blank=True, help_text="Empty: every character.")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     memory_total = models.PositiveIntegerField(default=0)
     memory_done = models.PositiveIntegerField(default=0)
     # {"per_character": {key: memories audited}, "length_report": {...}, "seconds": s}
     summary = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     finalized_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
 
     def __str__(self):
         return f"Audit run #{self.pk}"
@@ -129,8 +119,57 @@ class AuditRun(models.Model):
     @property
     def percent(self) -> int:
         if not self.memory_total:
-            return 100 if self.status == self.Status.FINISHED else 0
+            return 100 if self.status == RunStatus.FINISHED else 0
         return int(100 * self.memory_done / self.memory_total)
+
+
+class AuditUnit(LlmUnit):
+    """The audit of one character's memories within a run: the unit a worker takes up,
+    cancels, resumes and retries. Its cases, flags and progress commit together with its
+    ``done`` state, so a unit yields its results once. The classifier's and the repair
+    loop's calls on the character's memories add their tokens here."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        RUNNING = "running", "Auditing"
+        DONE = "done", "Audited"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    TERMINAL = (Status.DONE, Status.FAILED, Status.CANCELLED)
+
+    run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="units")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    memory_count = models.PositiveIntegerField(default=0)
+    length_report = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["run", "character__key"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "character"], name="audit_unit_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.run} · {self.character_id} ({self.status})"
+
+
+class AuditCall(AbstractCallRecord):
+    """One LLM call of the audit: the classifier's verdict on a memory, or a repair
+    attempt's rewrite (``core.llm_runs.services.record_call``)."""
+
+    class Kind(models.TextChoices):
+        CLASSIFIER = "classifier", "Classifier"
+        REPAIR = "repair", "Repair"
+
+    run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="calls")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} call {self.pk} ({self.outcome})"
 
 
 class MemoryCase(models.Model):
@@ -226,7 +265,9 @@ class ClassifierResult(models.Model):
     criterion = models.PositiveSmallIntegerField(choices=CRITERION_CHOICES)
     verdict = models.CharField(max_length=16, choices=Verdict.choices)
     rationale = models.TextField(blank=True)
-    call = models.JSONField(default=dict, blank=True)
+    call = models.ForeignKey(
+        AuditCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -291,7 +332,9 @@ class RepairAttempt(models.Model):
     system_prompt = models.TextField()
     user_prompt = models.TextField()
     output = models.JSONField(null=True, blank=True)
-    call = models.JSONField(default=dict, blank=True, help_text="llm CallResult.as_dict()")
+    call = models.ForeignKey(
+        AuditCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     error = models.TextField(blank=True)
     audit_findings = models.JSONField(default=list, help_text="Findings of the re-audit.")
     passed = models.BooleanField(default=False)

@@ -4,16 +4,18 @@ whatever the number of rows (select_related / prefetch_related / aggregates)."""
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, Sum
 from django.urls import reverse
 
 from annotation.corpus.models import Character, Memory, ProfileVersion
 from audit.memory_quality import criteria
 from audit.memory_quality.models import (
     MEMORY_TEXT_FIELDS,
+    AuditCall,
     AuditEvent,
     AuditRun,
     AuditSettings,
+    AuditUnit,
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
@@ -101,6 +103,26 @@ def audit_run_list():
 
 def audit_run_get(*, run_id: int) -> AuditRun | None:
     return AuditRun.objects.select_related("settings_version").filter(pk=run_id).first()
+
+
+def audit_unit_counts(*, run: AuditRun) -> dict:
+    """The run's characters per unit state, their LLM tokens and cost, and the failed
+    ones with their reasons."""
+    units = AuditUnit.objects.filter(run=run)
+    counts = dict(units.values_list("status").annotate(n=Count("pk")).order_by())
+    totals = units.aggregate(tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
+    return {
+        "total": sum(counts.values()),
+        **{status: counts.get(status, 0) for status in AuditUnit.Status.values},
+        "tokens_in": totals["tokens_in"] or 0,
+        "tokens_out": totals["tokens_out"] or 0,
+        "calls": AuditCall.objects.filter(run=run).count(),
+        "failures": list(
+            units.filter(status=AuditUnit.Status.FAILED)
+            .select_related("character")
+            .order_by("character__key")
+        ),
+    }
 
 
 # --- The queues -------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Pages of the memory quality audit. Thin: parse, call a service or selector, render
 (the whole page, or its fragment for htmx)."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -23,10 +25,11 @@ from audit.memory_quality.forms import (
 )
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, review, runs
-from core import drafts
+from core import drafts, web
+from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.models import ACTIVE, RunStatus
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
-from core.tasks import enqueue_on_commit
 from core.tidy_tables import table_download, table_links
 from core.web import add_error_messages, csv_download
 
@@ -192,17 +195,12 @@ def case_edit_draft(request, case_id):
 def run_list(request):
     keys = selectors.character_keys()
     form = AuditRunForm(request.POST or None, character_keys=keys)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
-            run = runs.audit_run_start(
-                created_by=request.user,
-                character_keys=form.cleaned_data["characters"],
-                note=form.cleaned_data["note"],
-            )
-        except AuditError as error:
-            add_error_messages(form, error)
+            run = actions.run_start(form, user=request.user)
+        except actions.ActionRefused:
+            pass  # the form carries the messages
         else:
-            enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
             return redirect("audit:run-detail", run_id=run.pk)
     return render(
         request,
@@ -211,19 +209,98 @@ def run_list(request):
     )
 
 
-@admin_required
-def run_detail(request, run_id):
+def _run_context(request, run_id, *, action_error: str = "") -> dict:
     run = selectors.audit_run_get(run_id=run_id)
     if run is None:
         raise Http404("No such audit run.")
-    context = {"run": run, "polling": run.status in ("pending", "running")}
+    return {
+        "run": run,
+        "polling": run.status in ACTIVE,
+        "units": selectors.audit_unit_counts(run=run),
+        "run_buttons": _run_buttons(run),
+        "action_error": action_error,
+    }
+
+
+def _run_buttons(run) -> list:
+    """What the run offers now; the services guard the same rules and have the last word."""
+    url = partial(reverse, kwargs={"run_id": run.pk})
+    if run.status in (RunStatus.PENDING, RunStatus.RUNNING):
+        question = (
+            f"Cancel audit run {run.pk}? The character being audited finishes; the others "
+            "wait until you resume the run."
+        )
+        return [cancel_button(url("audit:run-cancel"), question=question)]
+    if run.status == RunStatus.CANCELLED:
+        return [resume_button(url("audit:run-resume"))]
+    if run.status == RunStatus.FINISHED_WITH_FAILURES:
+        return [retry_button(url("audit:run-retry"), label="Retry the failed characters")]
+    return []
+
+
+@admin_required
+def run_detail(request, run_id):
+    context = _run_context(request, run_id)
     if request.htmx:
         return render(request, "audit/run_detail.html#progress", context)
+    run = context["run"]
     context["outcomes"] = selectors.audit_outcomes(run=run)
     context["columns"] = selectors.OUTCOME_COLUMNS
     context["classifier"] = selectors.classifier_summary(run=run)
     context["criteria"] = list(criteria.CRITERIA.items())
     return render(request, "audit/run_detail.html", context)
+
+
+def _run_action(request, run_id, action, done_message: str):
+    """Cancel, resume or retry from the run page (``core.web.run_action``)."""
+    if not AuditRun.objects.filter(pk=run_id).exists():
+        raise Http404("No such audit run.")
+    return web.run_action(
+        request,
+        lambda on_unavailable: action(run_id=run_id, user=request.user),
+        refusal=AuditError,
+        fragment=lambda problem: render(
+            request,
+            "audit/run_detail.html#progress",
+            _run_context(request, run_id, action_error=problem),
+        ),
+        done_url=reverse("audit:run-detail", kwargs={"run_id": run_id}),
+        done_message=done_message,
+    )
+
+
+@admin_required
+@require_POST
+def run_cancel(request, run_id):
+    return _run_action(
+        request,
+        run_id,
+        runs.audit_run_cancel,
+        f"Audit run {run_id} is cancelling: the character being audited finishes first; "
+        "its results stay.",
+    )
+
+
+@admin_required
+@require_POST
+def run_resume(request, run_id):
+    return _run_action(
+        request,
+        run_id,
+        runs.audit_run_resume,
+        f"Audit run {run_id} resumed: the characters not yet audited are queued.",
+    )
+
+
+@admin_required
+@require_POST
+def run_retry(request, run_id):
+    return _run_action(
+        request,
+        run_id,
+        runs.audit_run_retry,
+        f"Audit run {run_id}: the failed characters are queued again.",
+    )
 
 
 @admin_required

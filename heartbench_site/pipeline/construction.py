@@ -195,10 +195,15 @@ def memories_stage(characters: list[tuple[int, str]]) -> Stage:
         covered_ids = [by_key[k] for k in covered if k in by_key] if covered else list(by_key)
         if covered_ids and all(runs.get(pk, 0) > run_id for pk in covered_ids):
             continue  # a later run was finalized for all its characters: superseded
-        if status in (AuditRun.Status.PENDING, AuditRun.Status.RUNNING):
+        if status in (
+            AuditRun.Status.PENDING,
+            AuditRun.Status.RUNNING,
+            AuditRun.Status.CANCELLING,
+            AuditRun.Status.CANCELLED,  # waits for a resume
+        ):
             stage.blockers.append(Blocker(f"Memory audit run #{run_id} is {status}.", run_url))
             continue
-        if status == AuditRun.Status.FAILED:
+        if status == AuditRun.Status.FINISHED_WITH_FAILURES:  # the old "failed" (#33)
             continue  # a failed run finalizes nothing; a new run replaces it
         if review:
             stage.blockers.append(

@@ -451,3 +451,16 @@ def memory_planner():
 
 
 ZERO_WEIGHTS = {f"age_{age}": 0 for age in range(6, 51)}
+# --- The memory audit's run start (issue #33: the runs page and POST /api/audit/runs/) ----
+
+
+def audit_runs_page():
+    CharacterFactory(key="CHAR_01")
+    return UserFactory(roles=[Role.ADMIN]), {}, {}, {}
+
+
+def audit_run_busy():
+    """A run waiting for its worker: a second start is refused until it has ended."""
+    user, *doors = audit_runs_page()
+    audit_run_start(created_by=user, note="The first pass.")
+    return user, *doors

@@ -153,7 +153,10 @@ def test_repair_succeeds_on_the_second_attempt(
     assert "strictly first-person in the moment" in first.system_prompt
     assert "didn't know then" in second.user_prompt  # the previous failure is fed back
     assert first.output == {"content_full": still_drifting}
-    assert first.call["provider"] == "openai" and first.call["model"] == "fake-repair"
+    assert (first.call.provider, first.call.model) == ("openai", "fake-repair")
+    assert (first.call.kind, first.call.run_id, first.call.ok) == ("repair", run.pk, True)
+    unit = run.units.get(character=case.character)  # the calls' tokens count to the unit
+    assert unit.tokens_in == first.call.tokens_in + second.call.tokens_in > 0
     memory.refresh_from_db()
     assert memory.content_full == CLEAN_REWRITE
     # Only the defective field was regenerated; the versions are kept.

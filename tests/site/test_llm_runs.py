@@ -24,6 +24,7 @@ from annotation.memory_generation.models import (
     MemoryPromptVersion,
     MemoryRun,
 )
+from audit.memory_quality.models import AuditCall, AuditRun, AuditUnit
 from core.llm_runs.models import (
     MILLION,
     AbstractCall,
@@ -40,9 +41,16 @@ from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun]
-UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening]
-CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall, JudgeCallRecord, McqScreeningCall]
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun, AuditRun]
+UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening, AuditUnit]
+CALL_RECORDS = [
+    LlmCallRecord,
+    MemoryCallRecord,
+    DraftingCall,
+    JudgeCallRecord,
+    McqScreeningCall,
+    AuditCall,
+]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
@@ -189,9 +197,17 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from annotation.character_drafting.services import common as drafting
     from annotation.generation.services import transitions as generation
     from annotation.memory_generation.services import batches as memory
+    from audit.memory_quality.services import runs as audit
     from core.llm_runs.services import RunFlow
 
-    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW, mcq_screening.FLOW]
+    flows = [
+        generation.FLOW,
+        memory.FLOW,
+        drafting.FLOW,
+        judging.FLOW,
+        mcq_screening.FLOW,
+        audit.FLOW,
+    ]
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
     assert generation.run_finish_locked == generation.FLOW.finish_locked

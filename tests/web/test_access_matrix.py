@@ -263,6 +263,15 @@ ACCESS = {
         ],
         only(ADMIN),
     ),
+    # The memory audit run's cancel / resume / retry (issue #33), page and API.
+    **dict.fromkeys(
+        [
+            f"audit{api}:run-{action}"
+            for api in ("", "-api")
+            for action in ("cancel", "resume", "retry")
+        ],
+        only(ADMIN),
+    ),
     # Reference-label audit: experts select blind; the adjudicator compares with the key.
     "audit:labels:home": only(EXPERT, AUDIT_ADJ, ADMIN),
     "audit-api:labels-api:audit-list": only(EXPERT, AUDIT_ADJ, ADMIN),

@@ -16,13 +16,11 @@ from audit.memory_quality.services import runs
 from core.api import (
     ListFilter,
     domain_error_response,
-    form_error_response,
     list_parameters,
     list_response,
     paginated_schema,
 )
 from core.roles import HasRole, Role
-from core.tasks import enqueue_on_commit
 from core.text_rules import SerializerTextRules
 
 from . import examples
@@ -112,20 +110,11 @@ class AuditRunListApi(APIView):
         examples=examples.AUDIT_RUN_LIST_POST,
     )
     def post(self, request):
-        body = request_body(request)
-        keys = selectors.character_keys()
-        form = AuditRunForm(data=body, character_keys=keys)
-        if not form.is_valid():
-            return form_error_response(form)
+        form = AuditRunForm(data=request_body(request), character_keys=selectors.character_keys())
         try:
-            run = runs.audit_run_start(
-                created_by=request.user,
-                character_keys=form.cleaned_data["characters"],
-                note=form.cleaned_data["note"],
-            )
-        except AuditError as error:
-            return error_response(error)
-        enqueue_on_commit("audit.run_memory_audit", run.pk, what=f"Audit run {run.pk}")
+            run = actions.run_start(form, user=request.user)
+        except ActionRefused as refused:
+            return refused_response(refused)
         return Response(MemoryAuditRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -213,3 +202,49 @@ class RunClassifyApi(AdminApi):
         except ActionRefused as refused:
             return domain_error_response(refused.cause)  # a missing criterion named as a field
         return Response({"criterion": criterion, "queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+class RunActionApi(AdminApi):
+    """POST-only: cancel, resume or retry a run, as the run page's buttons do (the same
+    service, the same refusal)."""
+
+    action = staticmethod(lambda *, run_id, user: None)
+
+    def post(self, request, run_id):
+        _run(run_id)
+        try:
+            self.action(run_id=run_id, user=request.user)
+        except AuditError as error:
+            return error_response(error)
+        return Response(run_detail_data(_run(run_id)))
+
+
+def _run_action(name: str, action, summary: str, description: str):
+    view = type(name, (RunActionApi,), {"action": staticmethod(action), "__doc__": description})
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=None,
+        responses={200: MemoryAuditRunDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
+    )(view)
+
+
+RunCancelApi = _run_action(
+    "RunCancelApi",
+    runs.audit_run_cancel,
+    "Cancel a pending or running audit run",
+    "The characters not yet audited are cancelled at once; the one being audited "
+    "finishes first and its results stay. Resume audits the cancelled ones.",
+)
+RunResumeApi = _run_action(
+    "RunResumeApi",
+    runs.audit_run_resume,
+    "Resume a cancelled audit run",
+    "The cancelled characters are queued again; those audited already stay as they are.",
+)
+RunRetryApi = _run_action(
+    "RunRetryApi",
+    runs.audit_run_retry,
+    "Retry an audit run's failed characters",
+    "A run that finished with failures audits its failed characters again.",
+)

@@ -7,6 +7,7 @@ from django.db import transaction
 from annotation.corpus.models import Memory
 from audit.memory_quality import criteria
 from audit.memory_quality.models import (
+    AuditCall,
     AuditError,
     AuditRun,
     ClassifierResult,
@@ -16,6 +17,7 @@ from audit.memory_quality.models import (
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import classifier_provider, repair_provider
 from audit.memory_quality.services.records import (
+    audit_call_record,
     case_flags,
     ensure_original_versions,
     log_event,
@@ -28,7 +30,8 @@ from core.tasks import enqueue_on_commit
 @transaction.atomic
 def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
     """Queue the classifier for one criterion over the run's memories; returns how many
-    calls were queued (memories already classified on it are skipped)."""
+    calls were queued (memories with a verdict on it are skipped; a memory whose call
+    failed is asked again)."""
     require_role(actor, Role.ADMIN, "run the LLM classifier")
     run = AuditRun.objects.filter(pk=run_id).first()
     if run is None or run.status != AuditRun.Status.FINISHED:
@@ -40,7 +43,11 @@ def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
     memories = Memory.objects.all()
     if run.character_keys:
         memories = memories.filter(character__key__in=run.character_keys)
-    done = ClassifierResult.objects.filter(run=run, criterion=criterion).values("memory_id")
+    done = (
+        ClassifierResult.objects.filter(run=run, criterion=criterion)
+        .exclude(verdict=ClassifierResult.Verdict.FAILED)
+        .values("memory_id")
+    )
     ids = list(memories.exclude(pk__in=done).values_list("pk", flat=True))
     enqueue_on_commit(
         "audit.classify_memory",
@@ -55,11 +62,13 @@ def classifier_check(*, run_id: int, memory_pk: int, criterion: int, provider=No
     """One classifier verdict, recorded apart from the pattern result. A defect the
     patterns missed adds a flag (source "classifier") that goes through the repair loop
     like a pattern flag; a verdict on a pattern flag confirms or rejects it without
-    changing it. Idempotent: a memory classified on the criterion already is left alone."""
+    changing it. Idempotent: a memory with a verdict on the criterion is left alone; a
+    failed call is made again and its new result replaces the failed one (the failed
+    call stays recorded)."""
     existing = ClassifierResult.objects.filter(
         run_id=run_id, memory_id=memory_pk, criterion=criterion
     ).first()
-    if existing is not None:
+    if existing is not None and existing.verdict != ClassifierResult.Verdict.FAILED:
         return existing
     memory = Memory.objects.get(pk=memory_pk)
     result = checks.classify(
@@ -74,13 +83,15 @@ def classifier_check(*, run_id: int, memory_pk: int, criterion: int, provider=No
 def _classifier_record(*, run_id, memory, criterion, result):
     run = AuditRun.objects.select_for_update().get(pk=run_id)
     existing = ClassifierResult.objects.filter(run=run, memory=memory, criterion=criterion).first()
-    if existing is not None:
+    if existing is not None and existing.verdict != ClassifierResult.Verdict.FAILED:
         return existing
+    if existing is not None:
+        existing.delete()  # a failed call asked again: the new verdict replaces it
     case = MemoryCase.objects.select_for_update().filter(run=run, memory=memory).first()
     pattern_flagged = bool(
         case and case.flags.filter(current=True, criterion=criterion, source="pattern").exists()
     )
-    verdict, rationale = ClassifierResult.Verdict.FAILED, result.error_message or ""
+    verdict, rationale = ClassifierResult.Verdict.FAILED, result.failure_reason or ""
     if result.ok:
         defect = bool(result.parsed["defect"])
         rationale = result.parsed.get("rationale", "")
@@ -98,7 +109,12 @@ def _classifier_record(*, run_id, memory, criterion, result):
         criterion=criterion,
         verdict=verdict,
         rationale=rationale[:2000],
-        call=result.as_dict(),
+        call=audit_call_record(
+            run_id=run.pk,
+            character_id=memory.character_id,
+            kind=AuditCall.Kind.CLASSIFIER,
+            result=result,
+        ),
     )
     if verdict == ClassifierResult.Verdict.ADDS:
         finding = checks.classifier_finding(

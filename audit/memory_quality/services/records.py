@@ -8,17 +8,32 @@ from django.db.models import Max
 from annotation.corpus.models import Memory
 from audit.memory_quality.models import (
     VERSIONED_FIELDS,
+    AuditCall,
     AuditError,
     AuditEvent,
+    AuditUnit,
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
 )
+from core.llm_runs.services import record_call
 from core.roles import Role, has_any_role
 
 
 def log_event(*, actor, action: str, run=None, case=None, **details) -> None:
     AuditEvent.objects.create(actor=actor, action=action, run=run, case=case, details=details)
+
+
+def audit_call_record(*, run_id: int, character_id: int, kind: str, result) -> AuditCall:
+    """Store one classifier or repair call (``core.llm_runs.services.record_call``); its
+    tokens count towards the unit of the memory's character in the run."""
+    unit_id = (
+        AuditUnit.objects.filter(run_id=run_id, character_id=character_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    totals = (AuditUnit, unit_id) if unit_id is not None else None
+    return record_call(AuditCall, result=result, totals=totals, run_id=run_id, kind=kind)
 
 
 def require_role(user, role: Role, doing: str) -> None:

@@ -17,6 +17,7 @@ from django.db import transaction
 from annotation.corpus.models import Memory
 from audit.memory_quality import repair, selectors
 from audit.memory_quality.models import (
+    AuditCall,
     AuditError,
     MemoryCase,
     MemoryFlag,
@@ -26,7 +27,12 @@ from audit.memory_quality.models import (
 )
 from audit.memory_quality.services import checks
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
-from audit.memory_quality.services.records import case_flags, log_event, memory_change
+from audit.memory_quality.services.records import (
+    audit_call_record,
+    case_flags,
+    log_event,
+    memory_change,
+)
 from core.plurals import counted
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig, make_client
@@ -186,7 +192,12 @@ def _repair_attempt_record(
         system_prompt=system,
         user_prompt=user,
         output=result.parsed if result.ok else None,
-        call=result.as_dict(),
+        call=audit_call_record(
+            run_id=case.run_id,
+            character_id=case.character_id,
+            kind=AuditCall.Kind.REPAIR,
+            result=result,
+        ),
         error=error[:2000],
         audit_findings=[f.as_dict() for f in findings],
         passed=passed,
