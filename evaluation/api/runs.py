@@ -2,6 +2,7 @@
 with their progress, launch one with the page's form, see one, resume one.
 """
 
+from django.db.models import Case, CharField, F, Value, When
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -29,13 +30,39 @@ from ..models import LABEL_MAX, EvaluationRun, Setting
 from . import examples
 from .common import form_fields
 
+IMPORTED = "imported"
+
+
+#: The run states the API names: the framework's, and ``imported`` for a run of imported
+#: predictions (stored finished, told apart by its origin), as the API always named it.
+API_STATUSES = (*EvaluationRun.Status.values, IMPORTED)
+
+
+def api_status_expression():
+    """The API's status of each run in a queryset (for its ``?status=`` filter)."""
+    return Case(
+        When(origin=EvaluationRun.Origin.IMPORTED, then=Value(IMPORTED)),
+        default=F("status"),
+        output_field=CharField(),
+    )
+
+
+class ApiStatusField(serializers.CharField):
+    """A run's status as the API names it (``API_STATUSES``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", **kwargs)
+
+    def to_representation(self, run):
+        return IMPORTED if run.is_imported else run.status
+
 
 class EvaluationRunSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="pk")
     label = serializers.CharField()
     setting = serializers.CharField(help_text=", ".join(Setting.values))
     origin = serializers.CharField()
-    status = serializers.CharField(help_text=", ".join(EvaluationRun.Status.values))
+    status = ApiStatusField(help_text=", ".join(API_STATUSES))
     item_set = serializers.CharField()
     provider_key = serializers.CharField()
     retrieval_method = serializers.CharField()
@@ -74,7 +101,7 @@ def run_response(run: EvaluationRun, *, status: int = 200) -> Response:
 
 
 RUN_FILTERS = [
-    ListFilter("status", "status", choices=tuple(EvaluationRun.Status.values)),
+    ListFilter("status", "api_status", choices=API_STATUSES),
     ListFilter("setting", "setting", choices=tuple(Setting.values)),
     ListFilter("origin", "origin", choices=tuple(EvaluationRun.Origin.values)),
     ListFilter("label", "label", description="Only runs with exactly this model label."),
@@ -86,7 +113,7 @@ def run_list(request, view) -> Response:
     return list_response(
         request,
         view,
-        selectors.run_queryset(),
+        selectors.run_queryset().annotate(api_status=api_status_expression()),
         EvaluationRunSerializer,
         filters=RUN_FILTERS,
         orderings=RUN_ORDERINGS,

@@ -34,25 +34,24 @@ from core.llm_runs.models import (
     RunStatus,
 )
 from core.llm_runs.services import call_cost, record_call
+from evaluation.models import EvaluationCall, EvaluationPrediction, EvaluationRun
 from llm import CallResult
 from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun]
-UNITS = [GenerationUnit, MemoryBatch]
-CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall]
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, EvaluationRun]
+UNITS = [GenerationUnit, MemoryBatch, EvaluationPrediction]
+CALL_RECORDS = [LlmCallRecord, MemoryCallRecord, DraftingCall, EvaluationCall]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
 # Models shaped like a call record (tokens and latency) that are not on the framework
 # yet, each with the reason; the list may only shrink.
 NOT_YET_CALLS = {
     "adjudication.JudgeCall": "a judge call is its run's unit and its call in one row",
-    "evaluation.EvaluationPrediction": "a prediction is its run's unit and its call",
 }
 NOT_YET_RUNS = {
     "adjudication.JudgeRun": "draft/queued/failed states still stored under their own names",
-    "evaluation.EvaluationRun": "imported runs and no cancelling state",
 }
 
 
@@ -61,6 +60,7 @@ def test_every_stage_call_record_derives_from_the_abstract_record():
         assert issubclass(model, AbstractCall), model
     assert issubclass(LlmCallRecord, AbstractCallRecord)
     assert issubclass(MemoryCallRecord, AbstractCallRecord)
+    assert issubclass(EvaluationCall, AbstractCallRecord)
 
 
 def test_no_other_model_copies_the_call_record_fields():
@@ -189,8 +189,9 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from annotation.generation.services import transitions as generation
     from annotation.memory_generation.services import batches as memory
     from core.llm_runs.services import RunFlow
+    from evaluation import services as evaluation
 
-    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW]
+    flows = [generation.FLOW, memory.FLOW, drafting.FLOW, judging.FLOW, evaluation.FLOW]
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
     assert generation.run_finish_locked == generation.FLOW.finish_locked
