@@ -1,5 +1,6 @@
 """Evaluation runs over REST (/api/evaluation/runs/), for admins as the pages: list them
-with their progress, launch one with the page's form, see one, resume one.
+with their progress, launch one with the page's form, see one, and resume, retry or
+cancel one as the run page's buttons do.
 """
 
 from django.db.models import Case, CharField, F, Value, When
@@ -207,37 +208,89 @@ class EvaluationRunListApi(APIView):
         return run_response(selectors.run_get(run_id=run.pk), status=status.HTTP_201_CREATED)
 
 
-class EvaluationRunResumeApi(APIView):
-    permission_classes = [HasRole]
-    allowed_roles = (Role.ADMIN,)
+def _requeue(request, run_id: int, action) -> Response:
+    """Resume or retry: ``{"queued": n, "run": ...}`` with the run's new ETag."""
+    run = run_or_404(run_id)
+    require_fresh(request, run_tag(run))
+    queued = action(run_id=run.pk)
+    run = selectors.run_get(run_id=run.pk)
+    response = Response({"queued": queued, "run": EvaluationRunSerializer(run).data})
+    response["ETag"] = run_tag(run)
+    return response
 
-    @extend_schema(
-        summary="Resume a run",
-        description="Queues again every item without a stored response (waiting, "
-        "interrupted, failed calls), as the run page's Resume button; answered items are "
-        "never asked twice. A run with nothing left to ask, an imported or a pending run "
-        "is a 400 with the reason. With If-Match, a run whose state changed since that "
-        "read answers 412.",
+
+def _queued_schema(name: str, examples_list, **kwargs):
+    return extend_schema(
         request=None,
         parameters=[IF_MATCH],
         responses={
             200: inline_serializer(
-                "EvaluationRunResumed",
-                {"queued": serializers.IntegerField(), "run": EvaluationRunSerializer()},
+                name, {"queued": serializers.IntegerField(), "run": EvaluationRunSerializer()}
             ),
             400: ERROR,
             403: ERROR,
             404: ERROR,
             412: ERROR,
         },
-        examples=examples.EVALUATION_RUN_RESUME_POST,
+        examples=examples_list,
+        **kwargs,
+    )
+
+
+class EvaluationRunResumeApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @_queued_schema(
+        "EvaluationRunResumed",
+        examples.EVALUATION_RUN_RESUME_POST,
+        summary="Resume a run",
+        description="Queues again every item without a stored response (waiting, "
+        "cancelled, interrupted, failed calls), as the run page's Resume button; answered "
+        "items are never asked twice. A run with nothing left to ask, an imported, a "
+        "pending or a cancelling run is a 400 with the reason. With If-Match, a run whose "
+        "state changed since that read answers 412.",
+    )
+    def post(self, request, run_id: int):
+        return _requeue(request, run_id, actions.run_resume)
+
+
+class EvaluationRunRetryApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @_queued_schema(
+        "EvaluationRunRetried",
+        examples.EVALUATION_RUN_RETRY_POST,
+        summary="Retry a run's failed items",
+        description="Queues again only the items whose call failed, as the run page's "
+        "Retry button; every other item keeps its state. A run without failed items, an "
+        "imported, a pending, a cancelling or a cancelled run is a 400 with the reason. "
+        "With If-Match, a run whose state changed since that read answers 412.",
+    )
+    def post(self, request, run_id: int):
+        return _requeue(request, run_id, actions.run_retry)
+
+
+class EvaluationRunCancelApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @extend_schema(
+        summary="Cancel a run",
+        description="Stops a pending or running run, as the run page's Cancel button: "
+        "items not yet asked are cancelled at once; an item whose call is in flight keeps "
+        "its answer, and the run is cancelled once those end (status cancelling until "
+        "then). Stored responses stay; a resume asks the rest. Any other run is a 400 "
+        "with the reason. With If-Match, a run whose state changed since that read "
+        "answers 412.",
+        request=None,
+        parameters=[IF_MATCH],
+        responses={200: EvaluationRunSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 412: ERROR},
+        examples=examples.EVALUATION_RUN_CANCEL_POST,
     )
     def post(self, request, run_id: int):
         run = run_or_404(run_id)
         require_fresh(request, run_tag(run))
-        queued = actions.run_resume(run_id=run.pk)
-        run = selectors.run_get(run_id=run.pk)
-        body = {"queued": queued, "run": EvaluationRunSerializer(run).data}
-        response = Response(body)
-        response["ETag"] = run_tag(run)
-        return response
+        actions.run_cancel(run_id=run.pk)
+        return run_response(selectors.run_get(run_id=run.pk))

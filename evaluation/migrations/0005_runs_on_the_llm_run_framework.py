@@ -73,11 +73,11 @@ def forward(apps, schema_editor):
             batch = []
     Call.objects.bulk_create(batch)
     # auto_now_add dated the calls now; they happened when their prediction last changed.
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Call._meta.db_table} c SET created_at = p.updated_at "
-            f"FROM {Prediction._meta.db_table} p WHERE c.prediction_id = p.id"
+    Call.objects.update(
+        created_at=models.Subquery(
+            Prediction.objects.filter(pk=models.OuterRef("prediction_id")).values("updated_at")[:1]
         )
+    )
 
 
 def backward(apps, schema_editor):

@@ -113,6 +113,8 @@ def test_rows_stored_before_the_move_are_read_through_the_framework_models_after
         1.5,
     )
     assert call.raw_response == '{"decision_choice": "B"}'
+    # dated when the call's outcome was stored on its prediction, not at the migration
+    assert call.created_at == EvaluationPrediction.objects.get(pk=answered.pk).updated_at
     assert call.parsed == {"decision_choice": "B"}
     failed_call = EvaluationCall.objects.get(prediction_id=failed.pk)
     assert not failed_call.ok and failed_call.error_kind == "timeout"

@@ -137,3 +137,33 @@ def test_an_imported_run_is_finished_offers_no_action_and_the_api_names_it_impor
     assert client.get(f"{api}{run.pk}/").json()["status"] == "imported"
     assert [r["id"] for r in client.get(api, {"status": "imported"}).json()["results"]] == [run.pk]
     assert client.get(api, {"status": "finished"}).json()["results"] == []
+
+
+def test_the_api_cancels_and_retries_as_the_buttons_do(
+    admin_user, corpus, fake_model, client, django_capture_on_commit_callbacks
+):
+    fake_model.responder = lambda req: server_error(503)
+    capture = django_capture_on_commit_callbacks
+    run = run_items(admin_user, Setting.NO_RETRIEVAL, corpus["items"][:2], capture=capture)
+    assert run.status == RunStatus.FINISHED_WITH_FAILURES
+    client.force_login(admin_user)
+    api = f"/api/evaluation/runs/{run.pk}/"
+    stale = client.get(api)["ETag"]
+    response = client.post(f"{api}cancel/")
+    assert response.status_code == 400
+    assert "only a pending or running run can be cancelled" in str(response.json()["detail"])
+
+    fake_model.responder = lambda req: {"decision_choice": "D"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"{api}retry/", HTTP_IF_MATCH=stale)
+    assert response.status_code == 200, response.json()
+    assert response.json()["queued"] == 2
+    assert client.get(api).json()["status"] == "finished"
+    assert client.post(f"{api}retry/", HTTP_IF_MATCH=stale).status_code == 412
+
+    pending = services.evaluation_run_create(
+        created_by=admin_user, provider_key="fake", setting=Setting.NO_RETRIEVAL
+    )
+    response = client.post(f"/api/evaluation/runs/{pending.pk}/cancel/")
+    assert response.status_code == 200 and response.json()["status"] == "cancelled"
+    assert client.post("/api/evaluation/runs/999999/cancel/").status_code == 404
