@@ -9,7 +9,7 @@ from .forms import EvaluationRunForm, PredictionImportForm
 from .models import EvaluationError
 from .prediction_import import evaluation_run_import
 
-__all__ = ["ActionRefused", "run_import", "run_launch", "run_resume"]
+__all__ = ["ActionRefused", "run_cancel", "run_import", "run_launch", "run_resume", "run_retry"]
 
 REFUSALS = (EvaluationError,)
 
@@ -59,5 +59,21 @@ def run_resume(*, run_id: int) -> int:
     ``EvaluationRun.DoesNotExist`` passes through (each door answers its own 404)."""
     try:
         return services.evaluation_run_resume(run_id=run_id)
+    except EvaluationError as error:
+        raise ActionRefused(None, cause=error) from error
+
+
+def run_cancel(*, run_id: int):
+    """Stop a pending or running run (no form); ``DoesNotExist`` passes through."""
+    try:
+        return services.evaluation_run_cancel(run_id=run_id)
+    except EvaluationError as error:
+        raise ActionRefused(None, cause=error) from error
+
+
+def run_retry(*, run_id: int) -> int:
+    """Queue again only the items whose call failed (no form): how many."""
+    try:
+        return services.evaluation_run_retry_failed(run_id=run_id)
     except EvaluationError as error:
         raise ActionRefused(None, cause=error) from error

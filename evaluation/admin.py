@@ -10,6 +10,7 @@ from . import models
 for _model in (
     models.EvaluationRun,
     models.EvaluationPrediction,
+    models.EvaluationCall,
     models.RetrievalSet,
     models.RetrievedMemory,
     models.MemoryEmbedding,

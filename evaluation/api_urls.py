@@ -14,6 +14,8 @@ urlpatterns = [
         runs.EvaluationRunResumeApi.as_view(),
         name="run-resume",
     ),
+    path("runs/<int:run_id>/retry/", runs.EvaluationRunRetryApi.as_view(), name="run-retry"),
+    path("runs/<int:run_id>/cancel/", runs.EvaluationRunCancelApi.as_view(), name="run-cancel"),
     path(
         "runs/<int:run_id>/predictions/",
         predictions.EvaluationPredictionListApi.as_view(),

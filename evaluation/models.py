@@ -13,6 +13,7 @@ from django.db.models.functions import MD5
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
+from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
 from core.protocol import RETRIEVAL_K
 
 # Issue #24: a run's model label (its column's length); the forms and services use it.
@@ -142,20 +143,17 @@ MEMORY_SETTINGS = (Setting.NAIVE_RAG, Setting.DISCLOSED_PROFILE_MEMORY)
 PROFILE_SETTINGS = (Setting.DISCLOSED_PROFILE, Setting.DISCLOSED_PROFILE_MEMORY)
 
 
-class EvaluationRun(models.Model):
+class EvaluationRun(LlmRun):
     """One model under one setting on one item set: run here on Celery, or imported.
 
     ``provider`` snapshots the provider config without its key (kind, model, base URL);
     the worker resolves ``provider_key`` from its own environment (see providers.py).
     Items are fixed at creation: one :class:`EvaluationPrediction` row per item.
-    """
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
-        IMPORTED = "imported", "Imported"
+    The run's states are the framework's (``core.llm_runs.RunStatus``, moved by
+    ``services.FLOW``). An imported run never ran: it is stored finished, and its
+    ``origin`` (imported) tells it apart from a run made on the platform.
+    """
 
     class Origin(models.TextChoices):
         PLATFORM = "platform", "Run on the platform"
@@ -180,21 +178,18 @@ class EvaluationRun(models.Model):
     )
     k = models.PositiveSmallIntegerField(default=RETRIEVAL_K)
     item_set = models.CharField(max_length=200, default="all final items")
-    status = models.CharField(max_length=32, choices=Status.choices, default=Status.PENDING)
-    note = models.TextField(blank=True)
     source_file = models.CharField(max_length=300, blank=True)
+    # Every evaluation run names who made or imported it (the framework allows none).
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-pk"]
 
     def __str__(self):
         return f"{self.label} · {self.get_setting_display()} (run {self.pk})"
+
+    @property
+    def is_imported(self) -> bool:
+        return self.origin == self.Origin.IMPORTED
 
     @property
     def uses_memory(self) -> bool:
@@ -205,14 +200,19 @@ class EvaluationRun(models.Model):
         return self.setting in PROFILE_SETTINGS
 
 
-class EvaluationPrediction(models.Model):
-    """The one retained response of a run for one item (App. I: one response per item).
+class EvaluationPrediction(LlmUnit):
+    """The one retained response of a run for one item (App. I: one response per item):
+    the run's unit of work. Each model call it made is an :class:`EvaluationCall`; its
+    ``tokens_in``/``tokens_out``/``cost_usd`` add up those calls (an imported prediction
+    made none, so it has no call and no tokens).
 
-    ``parse_path`` says how ``choice`` was read (App. L.1): ``json`` (decision_choice of
-    the parsed object), ``raw_text`` (JSON failed; an explicitly named decision_choice was
-    recovered), ``invalid`` and ``refusal`` (no choice: counted incorrect), ``leak``
-    (the prompt was refused before the call; ``leak_reasons`` says why), ``imported``.
-    The rationale fields stay in ``parsed`` for inspection and are never graded.
+    ``raw_response`` is the text ``choice`` was read from: the answering call's text, or
+    the imported file's record. ``parse_path`` says how ``choice`` was read (App. L.1):
+    ``json`` (decision_choice of the parsed object), ``raw_text`` (JSON failed; an
+    explicitly named decision_choice was recovered), ``invalid`` and ``refusal`` (no
+    choice: counted incorrect), ``leak`` (the prompt was refused before the call;
+    ``leak_reasons`` says why), ``imported``. The rationale fields stay in ``parsed`` for
+    inspection and are never graded.
     """
 
     class Status(models.TextChoices):
@@ -222,6 +222,7 @@ class EvaluationPrediction(models.Model):
         INVALID = "invalid", "Invalid or refused (incorrect)"
         LEAK_BLOCKED = "leak_blocked", "Blocked by the leak check"
         FAILED = "failed", "Call failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     class ParsePath(models.TextChoices):
         JSON = "json", "JSON decision_choice"
@@ -231,7 +232,13 @@ class EvaluationPrediction(models.Model):
         LEAK = "leak", "Leak check refused the prompt"
         IMPORTED = "imported", "Imported"
 
-    TERMINAL = (Status.ANSWERED, Status.INVALID, Status.LEAK_BLOCKED, Status.FAILED)
+    TERMINAL = (
+        Status.ANSWERED,
+        Status.INVALID,
+        Status.LEAK_BLOCKED,
+        Status.FAILED,
+        Status.CANCELLED,
+    )
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="predictions")
     item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="+")
@@ -246,18 +253,11 @@ class EvaluationPrediction(models.Model):
     profile_version = models.ForeignKey(
         ProfileVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    prompt_hash = models.CharField(max_length=64, blank=True)
     user_prompt = models.TextField(blank=True)
     raw_response = models.TextField(blank=True)
     parsed = models.JSONField(null=True, blank=True)
     leak_reasons = models.JSONField(default=list, blank=True)
-    error_kind = models.CharField(max_length=40, blank=True)
-    error_message = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    latency_s = models.FloatField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["run", "item__question_id"]
@@ -268,6 +268,17 @@ class EvaluationPrediction(models.Model):
     def __str__(self):
         return f"run {self.run_id} · {self.item_id}: {self.choice or '—'}"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in self.TERMINAL
+
+class EvaluationCall(AbstractCallRecord):
+    """One model call of a prediction, as the provider answered it (``record_call``).
+    A prediction asked again after a failed call has one record per call."""
+
+    prediction = models.ForeignKey(
+        EvaluationPrediction, on_delete=models.CASCADE, related_name="calls"
+    )
+
+    class Meta:
+        ordering = ["prediction", "pk"]
+
+    def __str__(self):
+        return f"call {self.pk} of prediction {self.prediction_id} ({self.outcome})"

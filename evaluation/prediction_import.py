@@ -166,7 +166,8 @@ def evaluation_run_import(
         setting=setting,
         provider={"kind": "imported"},
         item_set=f"{len(records)} imported items",
-        status=RunStatus.IMPORTED,
+        # It never ran: stored finished; its origin says it was imported.
+        status=RunStatus.FINISHED,
         note=note,
         source_file=filename[:300],
         created_by=created_by,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, OuterRef, Q, Subquery, Value
+from django.db.models import CharField, Count, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
 from django.urls import reverse
 
@@ -14,16 +14,13 @@ from core.plurals import counted
 from core.roles import Role, user_roles
 
 from . import analysis
-from .models import EvaluationPrediction, EvaluationRun, Setting
+from .models import EvaluationCall, EvaluationPrediction, EvaluationRun, Setting
 
 Status = EvaluationPrediction.Status
 #: Rows that carry a response (or the leak check's refusal): the graded ones.
 GRADED = (Status.ANSWERED, Status.INVALID, Status.LEAK_BLOCKED)
-RESULT_STATUSES = (
-    EvaluationRun.Status.FINISHED,
-    EvaluationRun.Status.FINISHED_WITH_FAILURES,
-    EvaluationRun.Status.IMPORTED,
-)
+#: Runs whose predictions are results; an imported run is stored finished.
+RESULT_STATUSES = (EvaluationRun.Status.FINISHED, EvaluationRun.Status.FINISHED_WITH_FAILURES)
 
 
 def _scored(queryset):
@@ -70,6 +67,7 @@ def evaluation_home_queues(*, user) -> dict:
                 status__in=[
                     EvaluationRun.Status.PENDING,
                     EvaluationRun.Status.RUNNING,
+                    EvaluationRun.Status.CANCELLING,
                     EvaluationRun.Status.FINISHED_WITH_FAILURES,
                 ]
             ),
@@ -94,12 +92,13 @@ class RunProgress:
     invalid: int
     leak_blocked: int
     failed: int
+    cancelled: int
     tokens_in: int
     tokens_out: int
 
     @property
     def done(self) -> int:
-        return self.answered + self.invalid + self.leak_blocked + self.failed
+        return self.answered + self.invalid + self.leak_blocked + self.failed + self.cancelled
 
     @property
     def percent(self) -> int:
@@ -124,6 +123,10 @@ class RunProgress:
     def percent_failed(self):
         return self.share(self.failed)
 
+    @property
+    def percent_cancelled(self):
+        return self.share(self.cancelled)
+
 
 def _progress_annotations():
     from django.db.models import Sum
@@ -139,6 +142,7 @@ def _progress_annotations():
         "n_invalid": n(Status.INVALID),
         "n_leak": n(Status.LEAK_BLOCKED),
         "n_failed": n(Status.FAILED),
+        "n_cancelled": n(Status.CANCELLED),
         "n_tokens_in": Sum("predictions__tokens_in"),
         "n_tokens_out": Sum("predictions__tokens_out"),
     }
@@ -153,6 +157,7 @@ def _progress_of(run) -> RunProgress:
         invalid=run.n_invalid,
         leak_blocked=run.n_leak,
         failed=run.n_failed,
+        cancelled=run.n_cancelled,
         tokens_in=run.n_tokens_in or 0,
         tokens_out=run.n_tokens_out or 0,
     )
@@ -192,8 +197,20 @@ def run_get(*, run_id: int):
     return run
 
 
+def _with_last_call(rows):
+    """Each prediction with its latest call's ``latency_s`` (None without a call) and
+    ``prompt_hash`` ("" without one), as the pages and the API show them."""
+    last = EvaluationCall.objects.filter(prediction=OuterRef("pk")).order_by("-pk")
+    return rows.annotate(
+        latency_s=Subquery(last.values("latency_s")[:1]),
+        prompt_hash=Coalesce(
+            Subquery(last.values("prompt_hash")[:1]), Value(""), output_field=CharField()
+        ),
+    )
+
+
 def run_predictions(*, run_id: int, status: str | None = None):
-    rows = EvaluationPrediction.objects.filter(run_id=run_id).select_related(
+    rows = _with_last_call(EvaluationPrediction.objects.filter(run_id=run_id)).select_related(
         "item__character", "item__scenario"
     )
     if status:
@@ -203,11 +220,21 @@ def run_predictions(*, run_id: int, status: str | None = None):
 
 def prediction_get(*, run_id: int, prediction_id: int):
     return (
-        EvaluationPrediction.objects.select_related(
+        _with_last_call(EvaluationPrediction.objects.all())
+        .select_related(
             "run", "item__character", "item__scenario", "retrieval_set", "profile_version"
         )
         .filter(run_id=run_id, pk=prediction_id)
         .first()
+    )
+
+
+def prediction_calls(prediction) -> list:
+    """The model calls a prediction made, oldest first (none for an imported one)."""
+    return list(
+        EvaluationCall.objects.filter(prediction=prediction)
+        .defer("raw_response", "parsed", "request", "details")
+        .order_by("pk")
     )
 
 

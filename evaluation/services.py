@@ -12,10 +12,10 @@ from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
+from core.llm_runs.services import RunFlow, record_call
 from core.plurals import agree, counted
 from core.providers import cached_client
 from core.tasks import enqueue_on_commit
@@ -24,6 +24,7 @@ from core.text_rules import NAME, NOTE, check_texts
 from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (
     LABEL_MAX,
+    EvaluationCall,
     EvaluationError,
     EvaluationPrediction,
     EvaluationRun,
@@ -35,6 +36,11 @@ logger = logging.getLogger(__name__)
 
 Status = EvaluationPrediction.Status
 RunStatus = EvaluationRun.Status
+#: Items without a stored response: resuming a run asks them (again).
+OPEN = (Status.PENDING, Status.RUNNING, Status.FAILED, Status.CANCELLED)
+
+#: The one state machine of runs (core.llm_runs); a prediction is the run's unit.
+FLOW = RunFlow(run_model=EvaluationRun, unit_model=EvaluationPrediction, error=EvaluationError)
 
 #: App. F / App. I: temperature 0 where supported (blank: the endpoint's default); one
 #: response retained per item, so one structured-output round (no re-asking).
@@ -210,62 +216,72 @@ def _enqueue(run_id: int, prediction_ids: list[int]) -> None:
     )
 
 
+def _locked(run_id: int) -> EvaluationRun:
+    return FLOW.lock(run_id)
+
+
 @transaction.atomic
 def evaluation_run_start(*, run_id: int) -> EvaluationRun:
-    run = EvaluationRun.objects.select_for_update().get(pk=run_id)
-    if run.status != RunStatus.PENDING:
-        raise EvaluationError(
-            f"Run {run.pk} is {run.get_status_display().lower()}; "
-            "only a pending run can be started."
-        )
-    run.status = RunStatus.RUNNING
-    run.started_at = timezone.now()
-    run.save(update_fields=["status", "started_at"])
-    _enqueue(run.pk, list(run.predictions.order_by("pk").values_list("pk", flat=True)))
+    """pending → running; its items are queued once this commits."""
+    run = _locked(run_id)
+    ids = FLOW.start_locked(run, only="a pending run")
+    if ids:
+        _enqueue(run.pk, ids)
+    else:
+        FLOW.finish_locked(run)
     return run
 
 
 @transaction.atomic
-def evaluation_run_resume(*, run_id: int) -> int:
-    """Queue again every item without a stored response: waiting, interrupted (a worker
-    died holding it) and failed calls. Answered items are never asked twice. Returns how
-    many were queued."""
-    run = EvaluationRun.objects.select_for_update().get(pk=run_id)
-    if run.origin == EvaluationRun.Origin.IMPORTED:
+def evaluation_run_cancel(*, run_id: int) -> EvaluationRun:
+    """Stop a pending or running run: items still waiting are cancelled now; an item a
+    worker holds keeps its call (a call already sent is not abandoned), and the run is
+    cancelled once those end. Stored responses stay; resuming asks the rest."""
+    run = _locked(run_id)
+    FLOW.cancel_locked(run)
+    return run
+
+
+def _refuse_unless_resumable(run: EvaluationRun) -> None:
+    if run.is_imported:
         raise EvaluationError(f"Run {run.pk} was imported; there is nothing to run.")
     if run.status == RunStatus.PENDING:
         raise EvaluationError(f"Run {run.pk} has not started; start it instead.")
-    open_rows = run.predictions.filter(status__in=[Status.PENDING, Status.RUNNING, Status.FAILED])
+    if run.status == RunStatus.CANCELLING:
+        raise FLOW.refusal(
+            run, "a run that is not cancelling", hint=": wait until it is cancelled."
+        )
+
+
+@transaction.atomic
+def evaluation_run_resume(*, run_id: int) -> int:
+    """Queue again every item without a stored response: waiting, cancelled,
+    interrupted (a worker died holding it) and failed calls. Answered items are never
+    asked twice. Returns how many were queued."""
+    run = _locked(run_id)
+    _refuse_unless_resumable(run)
+    open_rows = FLOW.units(run.pk).filter(status__in=OPEN)
     ids = list(open_rows.order_by("pk").values_list("pk", flat=True))
     if not ids:
         raise EvaluationError(f"Run {run.pk} has a stored response for every item.")
-    EvaluationPrediction.objects.filter(pk__in=ids, status=Status.FAILED).update(
-        status=Status.PENDING, error_kind="", error_message="", updated_at=timezone.now()
-    )
-    run.status = RunStatus.RUNNING
-    run.finished_at = None
-    run.save(update_fields=["status", "finished_at"])
+    FLOW.reopen_locked(run, ids=ids)
     _enqueue(run.pk, ids)
     return len(ids)
 
 
-def _run_finish_if_done(run_id: int) -> None:
-    if (
-        EvaluationPrediction.objects.filter(run_id=run_id)
-        .exclude(status__in=EvaluationPrediction.TERMINAL)
-        .exists()
-    ):
-        return
-    with transaction.atomic():
-        run = EvaluationRun.objects.select_for_update().get(pk=run_id)
-        if run.status != RunStatus.RUNNING:
-            return
-        if run.predictions.exclude(status__in=EvaluationPrediction.TERMINAL).exists():
-            return
-        failed = run.predictions.filter(status=Status.FAILED).exists()
-        run.status = RunStatus.FINISHED_WITH_FAILURES if failed else RunStatus.FINISHED
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
+@transaction.atomic
+def evaluation_run_retry_failed(*, run_id: int) -> int:
+    """Queue again only the items whose call failed; how many were queued."""
+    run = _locked(run_id)
+    _refuse_unless_resumable(run)
+    if run.status == RunStatus.CANCELLED:
+        raise EvaluationError(f"Run {run.pk} was cancelled; resume it to ask every open item.")
+    ids = FLOW.failed_unit_ids_locked(run)
+    if not ids:
+        raise EvaluationError(f"Run {run.pk} has no failed items to retry.")
+    FLOW.reopen_locked(run, ids=ids)
+    _enqueue(run.pk, ids)
+    return len(ids)
 
 
 # --- one item -----------------------------------------------------------------------------
@@ -375,18 +391,27 @@ def evaluation_item_prompt(item: McqItem, *, run: EvaluationRun):
 
 
 def _claim(prediction_id: int) -> EvaluationPrediction | None:
+    """The prediction, marked running; None when there is nothing to ask (it has its
+    response, or its run is not running; an item of a cancelled run is cancelled)."""
     with transaction.atomic():
         pred = (
             EvaluationPrediction.objects.select_for_update(of=("self",))
             .select_related("run", "item__character", "item__scenario")
             .get(pk=prediction_id)
         )
-        if pred.is_terminal or pred.run.status != RunStatus.RUNNING:
+        if pred.is_terminal:
             return None
-        pred.status = Status.RUNNING
-        pred.attempts += 1
-        pred.save(update_fields=["status", "attempts", "updated_at"])
-        return pred
+        if pred.run.status not in (RunStatus.CANCELLING, RunStatus.CANCELLED):
+            if pred.run.status != RunStatus.RUNNING:
+                return None
+            pred.status = Status.RUNNING
+            pred.attempts += 1
+            pred.save(update_fields=["status", "attempts", "updated_at"])
+            return pred
+        pred.status = Status.CANCELLED
+        pred.save(update_fields=["status", "updated_at"])
+    FLOW.finish_if_done(run_id=pred.run_id)
+    return None
 
 
 def _store(prediction_id: int, **fields) -> bool:
@@ -415,9 +440,9 @@ def evaluation_prediction_execute(*, prediction_id: int) -> EvaluationPrediction
         _store(
             prediction_id, status=Status.FAILED, error_kind="internal_error", error_message=str(exc)
         )
-        _run_finish_if_done(run.pk)
+        FLOW.finish_if_done(run_id=run.pk)
         raise
-    _run_finish_if_done(run.pk)
+    FLOW.finish_if_done(run_id=run.pk)
     return EvaluationPrediction.objects.get(pk=prediction_id)
 
 
@@ -480,13 +505,17 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
         max_attempts=int(decoding.get("max_attempts") or 1),
         instruct_schema=False,
     )
+    # The call and its tokens are stored first: a worker killed after it loses nothing
+    # it paid for, and a redelivery asks again (one more call, never a second response).
+    record_call(
+        EvaluationCall,
+        result=result,
+        totals=(EvaluationPrediction, pred.pk),
+        prediction_id=pred.pk,
+    )
     outcome = {
         **common,
-        "prompt_hash": result.prompt_hash or "",
         "raw_response": parsing.without_nul(result.text or ""),
-        "tokens_in": result.tokens_in or 0,
-        "tokens_out": result.tokens_out or 0,
-        "latency_s": result.latency_s,
         "error_kind": result.error_kind or "",
         "error_message": parsing.without_nul(result.error_message or ""),
     }

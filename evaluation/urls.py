@@ -9,6 +9,8 @@ urlpatterns = [
     path("", views.run_list, name="run-list"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
     path("runs/<int:run_id>/resume/", views.run_resume, name="run-resume"),
+    path("runs/<int:run_id>/cancel/", views.run_cancel, name="run-cancel"),
+    path("runs/<int:run_id>/retry/", views.run_retry, name="run-retry"),
     path("runs/<int:run_id>/predictions.csv", views.predictions_csv, name="run-csv"),
     path(
         "runs/<int:run_id>/predictions/<int:prediction_id>/",

@@ -5,8 +5,11 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.models import ACTIVE
 from core.plurals import counted
 from core.roles import Role, role_required
 from core.web import csv_download
@@ -45,6 +48,44 @@ def run_list(request):
 
 @admin_required
 def run_detail(request, run_id):
+    return _render_run_detail(request, run_id)
+
+
+def _run_buttons(run) -> list:
+    """What the run offers now; the services guard the same rules and have the last word."""
+    if run.is_imported:
+        return []
+    p, status = run.progress, run.status
+    buttons = []
+    if status in (EvaluationRun.Status.PENDING, EvaluationRun.Status.RUNNING):
+        buttons.append(
+            cancel_button(
+                reverse("evaluation:run-cancel", args=[run.pk]),
+                question=f"Cancel run {run.pk}? Items not yet asked stop; stored responses "
+                "are kept, and resuming asks the rest.",
+            )
+        )
+    waiting = p.pending + p.running + p.failed + p.cancelled
+    resumable = status not in (EvaluationRun.Status.PENDING, EvaluationRun.Status.CANCELLING)
+    if resumable and waiting and (status not in ACTIVE or p.failed):
+        buttons.append(
+            resume_button(
+                reverse("evaluation:run-resume", args=[run.pk]),
+                label=f"Resume: queue the items without a response ({waiting})",
+            )
+        )
+    if p.failed and resumable and status != EvaluationRun.Status.CANCELLED:
+        buttons.append(
+            retry_button(
+                reverse("evaluation:run-retry", args=[run.pk]),
+                label=f"Retry the failed items ({p.failed})",
+            )
+        )
+    return buttons
+
+
+def _render_run_detail(request, run_id, *, action_error: str = ""):
+    """The run page, or for htmx only its progress section (status, bar, actions)."""
     run = selectors.run_get(run_id=run_id)
     if run is None:
         raise Http404("No such evaluation run.")
@@ -57,7 +98,9 @@ def run_detail(request, run_id):
     context = {
         "run": run,
         "progress": run.progress,
-        "polling": run.status in ("pending", "running"),
+        "polling": run.status in (EvaluationRun.Status.PENDING, *ACTIVE),
+        "run_buttons": _run_buttons(run),
+        "action_error": action_error,
         "page": page,
         "status": status,
         "statuses": EvaluationPrediction.Status.choices,
@@ -67,18 +110,60 @@ def run_detail(request, run_id):
     return render(request, "evaluation/run_detail.html", context)
 
 
+def _run_action(request, run_id, action, done_message):
+    """One run-level action from the run page, as ``core.web.run_action`` answers one: a
+    refusal is shown in the htmx fragment, or as a message after the redirect; the
+    success message names what the action did (``done_message(outcome)``)."""
+    if not EvaluationRun.objects.filter(pk=run_id).exists():
+        raise Http404("No such evaluation run.")
+    try:
+        outcome = action()
+    except actions.ActionRefused as refused:
+        problem = " ".join(refused.messages)
+    else:
+        problem = ""
+    if request.htmx:
+        return _render_run_detail(request, run_id, action_error=problem)
+    if problem:
+        messages.error(request, problem)
+    else:
+        messages.success(request, done_message(outcome))
+    return redirect("evaluation:run-detail", run_id=run_id)
+
+
 @admin_required
 @require_POST
 def run_resume(request, run_id):
-    try:
-        queued = actions.run_resume(run_id=run_id)
-    except EvaluationRun.DoesNotExist:
-        raise Http404("No such evaluation run.") from None
-    except actions.ActionRefused as refused:
-        messages.error(request, " ".join(refused.messages))
-    else:
-        messages.success(request, f"{counted(queued, 'item')} queued again.")
-    return redirect("evaluation:run-detail", run_id=run_id)
+    return _run_action(
+        request,
+        run_id,
+        lambda: actions.run_resume(run_id=run_id),
+        lambda queued: f"{counted(queued, 'item')} queued again.",
+    )
+
+
+@admin_required
+@require_POST
+def run_retry(request, run_id):
+    return _run_action(
+        request,
+        run_id,
+        lambda: actions.run_retry(run_id=run_id),
+        lambda queued: f"{counted(queued, 'failed item')} queued again.",
+    )
+
+
+@admin_required
+@require_POST
+def run_cancel(request, run_id):
+    return _run_action(
+        request,
+        run_id,
+        lambda: actions.run_cancel(run_id=run_id),
+        lambda run: (
+            f"Run {run_id} is cancelling: items in flight finish their call, the rest stop."
+        ),
+    )
 
 
 @admin_required
@@ -87,7 +172,9 @@ def prediction_detail(request, run_id, prediction_id):
     if prediction is None:
         raise Http404("No such prediction.")
     return render(
-        request, "evaluation/prediction_detail.html", {"p": prediction, "run": prediction.run}
+        request,
+        "evaluation/prediction_detail.html",
+        {"p": prediction, "run": prediction.run, "calls": selectors.prediction_calls(prediction)},
     )
 
 

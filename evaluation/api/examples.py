@@ -80,6 +80,36 @@ EVALUATION_RUN_RESUME_POST = [
     ),
 ]
 
+EVALUATION_RUN_RETRY_POST = [
+    OpenApiExample(
+        "One failed call queued again",
+        value={"queued": 1, "run": RUN_EXAMPLE},
+        response_only=True,
+        status_codes=["200"],
+    ),
+    OpenApiExample(
+        "Nothing to retry",
+        value={"detail": ["Run 12 has no failed items to retry."]},
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
+EVALUATION_RUN_CANCEL_POST = [
+    OpenApiExample(
+        "A running run stops",
+        value=RUN_EXAMPLE | {"status": "cancelling"},
+        response_only=True,
+        status_codes=["200"],
+    ),
+    OpenApiExample(
+        "A finished run",
+        value={"detail": ["Run 12 is finished; only a pending or running run can be cancelled."]},
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
 PREDICTION_EXAMPLE = {
     "id": 3021,
     "question_id": "SCN_SCHOOL_AGE_1__CHAR_01",

@@ -1,7 +1,9 @@
 """Evaluation runs over REST (/api/evaluation/runs/), for admins as the pages: list them
-with their progress, launch one with the page's form, see one, resume one.
+with their progress, launch one with the page's form, see one, and resume, retry or
+cancel one as the run page's buttons do.
 """
 
+from django.db.models import Case, CharField, F, Value, When
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -29,13 +31,39 @@ from ..models import LABEL_MAX, EvaluationRun, Setting
 from . import examples
 from .common import form_fields
 
+IMPORTED = "imported"
+
+
+#: The run states the API names: the framework's, and ``imported`` for a run of imported
+#: predictions (stored finished, told apart by its origin), as the API always named it.
+API_STATUSES = (*EvaluationRun.Status.values, IMPORTED)
+
+
+def api_status_expression():
+    """The API's status of each run in a queryset (for its ``?status=`` filter)."""
+    return Case(
+        When(origin=EvaluationRun.Origin.IMPORTED, then=Value(IMPORTED)),
+        default=F("status"),
+        output_field=CharField(),
+    )
+
+
+class ApiStatusField(serializers.CharField):
+    """A run's status as the API names it (``API_STATUSES``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", **kwargs)
+
+    def to_representation(self, run):
+        return IMPORTED if run.is_imported else run.status
+
 
 class EvaluationRunSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="pk")
     label = serializers.CharField()
     setting = serializers.CharField(help_text=", ".join(Setting.values))
     origin = serializers.CharField()
-    status = serializers.CharField(help_text=", ".join(EvaluationRun.Status.values))
+    status = ApiStatusField(help_text=", ".join(API_STATUSES))
     item_set = serializers.CharField()
     provider_key = serializers.CharField()
     retrieval_method = serializers.CharField()
@@ -74,7 +102,7 @@ def run_response(run: EvaluationRun, *, status: int = 200) -> Response:
 
 
 RUN_FILTERS = [
-    ListFilter("status", "status", choices=tuple(EvaluationRun.Status.values)),
+    ListFilter("status", "api_status", choices=API_STATUSES),
     ListFilter("setting", "setting", choices=tuple(Setting.values)),
     ListFilter("origin", "origin", choices=tuple(EvaluationRun.Origin.values)),
     ListFilter("label", "label", description="Only runs with exactly this model label."),
@@ -86,7 +114,7 @@ def run_list(request, view) -> Response:
     return list_response(
         request,
         view,
-        selectors.run_queryset(),
+        selectors.run_queryset().annotate(api_status=api_status_expression()),
         EvaluationRunSerializer,
         filters=RUN_FILTERS,
         orderings=RUN_ORDERINGS,
@@ -180,37 +208,89 @@ class EvaluationRunListApi(APIView):
         return run_response(selectors.run_get(run_id=run.pk), status=status.HTTP_201_CREATED)
 
 
-class EvaluationRunResumeApi(APIView):
-    permission_classes = [HasRole]
-    allowed_roles = (Role.ADMIN,)
+def _requeue(request, run_id: int, action) -> Response:
+    """Resume or retry: ``{"queued": n, "run": ...}`` with the run's new ETag."""
+    run = run_or_404(run_id)
+    require_fresh(request, run_tag(run))
+    queued = action(run_id=run.pk)
+    run = selectors.run_get(run_id=run.pk)
+    response = Response({"queued": queued, "run": EvaluationRunSerializer(run).data})
+    response["ETag"] = run_tag(run)
+    return response
 
-    @extend_schema(
-        summary="Resume a run",
-        description="Queues again every item without a stored response (waiting, "
-        "interrupted, failed calls), as the run page's Resume button; answered items are "
-        "never asked twice. A run with nothing left to ask, an imported or a pending run "
-        "is a 400 with the reason. With If-Match, a run whose state changed since that "
-        "read answers 412.",
+
+def _queued_schema(name: str, examples_list, **kwargs):
+    return extend_schema(
         request=None,
         parameters=[IF_MATCH],
         responses={
             200: inline_serializer(
-                "EvaluationRunResumed",
-                {"queued": serializers.IntegerField(), "run": EvaluationRunSerializer()},
+                name, {"queued": serializers.IntegerField(), "run": EvaluationRunSerializer()}
             ),
             400: ERROR,
             403: ERROR,
             404: ERROR,
             412: ERROR,
         },
-        examples=examples.EVALUATION_RUN_RESUME_POST,
+        examples=examples_list,
+        **kwargs,
+    )
+
+
+class EvaluationRunResumeApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @_queued_schema(
+        "EvaluationRunResumed",
+        examples.EVALUATION_RUN_RESUME_POST,
+        summary="Resume a run",
+        description="Queues again every item without a stored response (waiting, "
+        "cancelled, interrupted, failed calls), as the run page's Resume button; answered "
+        "items are never asked twice. A run with nothing left to ask, an imported, a "
+        "pending or a cancelling run is a 400 with the reason. With If-Match, a run whose "
+        "state changed since that read answers 412.",
+    )
+    def post(self, request, run_id: int):
+        return _requeue(request, run_id, actions.run_resume)
+
+
+class EvaluationRunRetryApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @_queued_schema(
+        "EvaluationRunRetried",
+        examples.EVALUATION_RUN_RETRY_POST,
+        summary="Retry a run's failed items",
+        description="Queues again only the items whose call failed, as the run page's "
+        "Retry button; every other item keeps its state. A run without failed items, an "
+        "imported, a pending, a cancelling or a cancelled run is a 400 with the reason. "
+        "With If-Match, a run whose state changed since that read answers 412.",
+    )
+    def post(self, request, run_id: int):
+        return _requeue(request, run_id, actions.run_retry)
+
+
+class EvaluationRunCancelApi(APIView):
+    permission_classes = [HasRole]
+    allowed_roles = (Role.ADMIN,)
+
+    @extend_schema(
+        summary="Cancel a run",
+        description="Stops a pending or running run, as the run page's Cancel button: "
+        "items not yet asked are cancelled at once; an item whose call is in flight keeps "
+        "its answer, and the run is cancelled once those end (status cancelling until "
+        "then). Stored responses stay; a resume asks the rest. Any other run is a 400 "
+        "with the reason. With If-Match, a run whose state changed since that read "
+        "answers 412.",
+        request=None,
+        parameters=[IF_MATCH],
+        responses={200: EvaluationRunSerializer, 400: ERROR, 403: ERROR, 404: ERROR, 412: ERROR},
+        examples=examples.EVALUATION_RUN_CANCEL_POST,
     )
     def post(self, request, run_id: int):
         run = run_or_404(run_id)
         require_fresh(request, run_tag(run))
-        queued = actions.run_resume(run_id=run.pk)
-        run = selectors.run_get(run_id=run.pk)
-        body = {"queued": queued, "run": EvaluationRunSerializer(run).data}
-        response = Response(body)
-        response["ETag"] = run_tag(run)
-        return response
+        actions.run_cancel(run_id=run.pk)
+        return run_response(selectors.run_get(run_id=run.pk))

@@ -94,11 +94,8 @@ def evaluation_stage() -> Stage:
         .order_by("pk")
         .values_list("pk", "label", "status", "failed", "waiting")
     )
-    done = {
-        EvaluationRun.Status.FINISHED,
-        EvaluationRun.Status.FINISHED_WITH_FAILURES,
-        EvaluationRun.Status.IMPORTED,
-    }
+    # An imported run is stored finished (its origin says it was imported).
+    done = {EvaluationRun.Status.FINISHED, EvaluationRun.Status.FINISHED_WITH_FAILURES}
     stage = Stage(
         "evaluation",
         "Evaluation runs",

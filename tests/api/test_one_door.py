@@ -333,6 +333,12 @@ DOORS = {
             {},
         ),
     ],
+    "evaluation-api:run-retry": [
+        Door("evaluation-api:run-retry", "evaluation:run-retry", evaluation_imported_run, {}),
+    ],
+    "evaluation-api:run-cancel": [
+        Door("evaluation-api:run-cancel", "evaluation:run-cancel", evaluation_imported_run, {}),
+    ],
     "comparison-api:judgment": [
         Door("comparison-api:judgment", "comparison:pair", comparison_assignment, {}),
         Door(

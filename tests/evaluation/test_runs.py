@@ -355,7 +355,8 @@ def test_import_json_and_csv(admin_user, corpus):
     assert model_predictions(items, setting="no_retrieval") == {
         "qwen": {items[0].pk: "A", items[3].pk: None}
     }
-    assert run2.status == "imported"
+    assert (run2.status, run2.origin) == ("finished", "imported")
+    assert not run2.predictions.filter(calls__isnull=False).exists()  # nothing was called
 
     count = EvaluationPrediction.objects.count()
     bad = f"question_id,decision_choice\n{items[0].question_id},A\nSCN_NOPE__CHAR_01,B\n"

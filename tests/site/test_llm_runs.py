@@ -36,13 +36,14 @@ from core.llm_runs.models import (
     RunStatus,
 )
 from core.llm_runs.services import call_cost, record_call
+from evaluation.models import EvaluationCall, EvaluationPrediction, EvaluationRun
 from llm import CallResult
 from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun, AuditRun]
-UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening, AuditUnit]
+RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun, AuditRun, EvaluationRun]
+UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening, AuditUnit, EvaluationPrediction]
 CALL_RECORDS = [
     LlmCallRecord,
     MemoryCallRecord,
@@ -50,17 +51,9 @@ CALL_RECORDS = [
     JudgeCallRecord,
     McqScreeningCall,
     AuditCall,
+    EvaluationCall,
 ]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
-
-# Models shaped like a call record (tokens and latency) that are not on the framework
-# yet, each with the reason; the list may only shrink.
-NOT_YET_CALLS = {
-    "evaluation.EvaluationPrediction": "a prediction is its run's unit and its call",
-}
-NOT_YET_RUNS = {
-    "evaluation.EvaluationRun": "imported runs and no cancelling state",
-}
 
 
 def test_every_stage_call_record_derives_from_the_abstract_record():
@@ -69,6 +62,7 @@ def test_every_stage_call_record_derives_from_the_abstract_record():
     assert issubclass(LlmCallRecord, AbstractCallRecord)
     assert issubclass(MemoryCallRecord, AbstractCallRecord)
     assert issubclass(McqScreeningCall, AbstractCallRecord)
+    assert issubclass(EvaluationCall, AbstractCallRecord)
 
 
 def test_no_other_model_copies_the_call_record_fields():
@@ -78,7 +72,7 @@ def test_no_other_model_copies_the_call_record_fields():
         if {"tokens_in", "tokens_out", "latency_s"} <= {f.name for f in model._meta.fields}
         and not issubclass(model, AbstractCall)
     }
-    assert shaped <= set(NOT_YET_CALLS), sorted(shaped - set(NOT_YET_CALLS))
+    assert shaped == set(), sorted(shaped)
 
 
 def test_every_run_uses_the_one_run_status():
@@ -89,8 +83,6 @@ def test_every_run_uses_the_one_run_status():
     runs = [m for m in apps.get_models() if issubclass(m, LlmRun)]
     assert set(RUNS) <= set(runs)
     for model in runs:
-        if model._meta.label in NOT_YET_RUNS:
-            continue
         assert model.Status is RunStatus, model
         choices = set(model._meta.get_field("status").choices)
         assert choices <= set(RunStatus.choices), model
@@ -98,20 +90,20 @@ def test_every_run_uses_the_one_run_status():
 
 def test_no_other_run_repeats_the_run_states():
     """A run-shaped model (a status with a cancelled or finished-with-failures state) is
-    an LlmRun, or one of the few named as not on the framework yet."""
+    an LlmRun."""
     states = {RunStatus.CANCELLED.value, RunStatus.FINISHED_WITH_FAILURES.value}
     shaped = set()
     for model in apps.get_models():
         if model.__name__.startswith("Historical"):
             continue
-        if issubclass(model, LlmRun) and model._meta.label not in NOT_YET_RUNS:
+        if issubclass(model, LlmRun):
             continue
         fields = {f.name: f for f in model._meta.fields}
         if "status" in fields and "started_at" in fields:
             values = {value for value, _ in fields["status"].choices or []}
             if states <= values or (states & values and model.__name__.endswith("Run")):
                 shaped.add(model._meta.label)
-    assert shaped <= set(NOT_YET_RUNS), sorted(shaped - set(NOT_YET_RUNS))
+    assert shaped == set(), sorted(shaped)
 
 
 def test_every_prompt_version_derives_from_the_abstract_version():
@@ -199,6 +191,7 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from annotation.memory_generation.services import batches as memory
     from audit.memory_quality.services import runs as audit
     from core.llm_runs.services import RunFlow
+    from evaluation import services as evaluation
 
     flows = [
         generation.FLOW,
@@ -207,6 +200,7 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
         judging.FLOW,
         mcq_screening.FLOW,
         audit.FLOW,
+        evaluation.FLOW,
     ]
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
