@@ -342,6 +342,12 @@ ACCESS = {
     "mcq:screen": only(ADMIN),
     "mcq:runs": only(ADMIN),
     "mcq:run": only(ADMIN),
+    # Screening runs (the judge's calls and provenance): admins only.
+    "mcq:screening-runs": only(ADMIN),
+    "mcq:screening-run": only(ADMIN),
+    "mcq:screening-run-cancel": only(ADMIN),
+    "mcq:screening-run-resume": only(ADMIN),
+    "mcq:screening-run-retry": only(ADMIN),
     # The human baseline: participants take it; admins run it.
     "baseline:join": PUBLIC,
     "baseline:home": only(PARTICIPANT, ADMIN),
