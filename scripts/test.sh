@@ -26,6 +26,8 @@ echo "== migrations are complete"
 # machine whose tests wait on PostgreSQL, Chromium and Celery workers as much as they
 # compute). Each test file runs whole in one process (module fixtures are built once);
 # each process has its own test database and Redis database (heartbench_site/settings/test.py).
+# The long files are handed out first, so the processes finish together (tests/xdist_order.py).
 processes=${HB_TEST_PROCESSES:-3}
 echo "== tests (PostgreSQL on :$HB_PG_PORT, Redis on :$HB_REDIS_PORT, $processes processes)"
-.venv/bin/pytest -n "$processes" --dist loadfile "$@"
+PYTHONPATH=. .venv/bin/pytest -p tests.xdist_order -n "$processes" --dist loadfile \
+    --no-loadscope-reorder "$@"

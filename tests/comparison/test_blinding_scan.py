@@ -9,12 +9,13 @@ import pytest
 from adjudication.arbitration import services as arbitration
 from annotation.comparison import services as comparison_services
 from core.roles import Role
-from tests.blinding import scan_responses
-from tests.web.conftest import SECRET_MODEL_NAMES
+from tests.blinding import control_scan, module_data, scan_responses
+from tests.factories import UserFactory
+from tests.web.conftest import SECRET_MODEL_NAMES, build_secret_corpus
 from tests.web.test_blinding import every_url
 from tests.web.test_generation_blinding import FAMILY_WORD, HEADER_VARIANTS
 
-from .helpers import assign, judge, make_pair
+from .helpers import assign, ensure_groups, judge, make_pair
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +28,7 @@ def exposures(body: str) -> list[str]:
     return found
 
 
-def scan(client, urls):
+def scan(client, urls, fetched=None):
     """{(url, headers): (view name, status, what the body exposes)}"""
     return scan_responses(
         client,
@@ -35,14 +36,34 @@ def scan(client, urls):
         exposures,
         query_variants=QUERY_VARIANTS,
         header_variants=HEADER_VARIANTS,
+        fetched=fetched,
     )
 
 
-@pytest.fixture
-def world(secret_corpus, make_user):
-    annotators = [make_user(Role.PRIMARY_ANNOTATOR, username=f"blind-{i}") for i in (1, 2, 3)]
-    arbitrator = make_user(Role.ARBITRATOR, username="blind-arbitrator")
-    admin = make_user(Role.ADMIN, username="blind-admin", is_staff=True, is_superuser=True)
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """Built once for the module (module_data): the walks below read it, none writes."""
+    with module_data(django_db_blocker):
+        yield build_world()
+
+
+@pytest.fixture(scope="module")
+def annotator_fetched():
+    """The answers the first annotator's walks got, shared by the state tests: a URL that
+    names no assignment or pair answers the same in each, so it is fetched once."""
+    return {}
+
+
+def build_world():
+    ensure_groups()
+    secret_corpus = build_secret_corpus()
+    annotators = [
+        UserFactory(username=f"blind-{i}", roles=[Role.PRIMARY_ANNOTATOR]) for i in (1, 2, 3)
+    ]
+    arbitrator = UserFactory(username="blind-arbitrator", roles=[Role.ARBITRATOR])
+    admin = UserFactory(
+        username="blind-admin", roles=[Role.ADMIN], is_staff=True, is_superuser=True
+    )
     pairs = [make_pair(key=f"CHAR_3{i}") for i in range(4)]
     from annotation.generation.models import Candidate
 
@@ -80,7 +101,9 @@ def world(secret_corpus, make_user):
 @pytest.mark.parametrize(
     "state", [0, 1, 2, 3], ids=["drafted", "submitted", "adjudicated", "adopted"]
 )
-def test_an_annotator_reaches_no_family_or_model_name_anywhere(client, world, state):
+def test_an_annotator_reaches_no_family_or_model_name_anywhere(
+    client, world, annotator_fetched, state
+):
     annotator = world["annotators"][0]
     client.force_login(annotator)
     corpus = {
@@ -92,7 +115,7 @@ def test_an_annotator_reaches_no_family_or_model_name_anywhere(client, world, st
     world["pairs"][state].refresh_from_db()
     routed = not world["pairs"][state].is_open
     for (requested, headers), (name, status, found) in scan(
-        client, every_url(corpus, annotator)
+        client, every_url(corpus, annotator), annotator_fetched
     ).items():
         if name == "blinding:guess":  # the family question: closed until final, then named
             assert status == (200 if routed else 404), requested
@@ -114,9 +137,14 @@ def test_an_annotator_reaches_no_family_or_model_name_anywhere(client, world, st
 def test_the_scan_finds_families_where_the_admin_may_see_them(client, world):
     client.force_login(world["admin"])
     corpus = {**world["corpus"], "assignment": world["assigned"][2][0], "pair": world["pairs"][2]}
-    seen = set()
-    for _, status, found in scan(client, every_url(corpus, world["admin"])).values():
-        if status == 200:
-            seen.update(found)
+    # The same requests as scan(); the walk stops once both assertions below hold.
+    seen = control_scan(
+        client,
+        every_url(corpus, world["admin"]),
+        lambda body, _: exposures(body),
+        lambda seen: "family 'Gemini'" in seen and any(s.startswith("model name") for s in seen),
+        query_variants=QUERY_VARIANTS,
+        header_variants=HEADER_VARIANTS,
+    )
     assert {"family 'Gemini'"} <= seen
     assert any(s.startswith("model name") for s in seen)

@@ -79,6 +79,12 @@ def client_for(db, make_user):
 def secret_corpus(db):
     """One character with a frozen and a draft version, two memories, two scenarios and
     an import job: every secret string above is stored somewhere in it."""
+    return build_secret_corpus()
+
+
+def build_secret_corpus():
+    """What the secret_corpus fixture holds, for a fixture that builds it once per module
+    (tests/blinding.py, module_world)."""
     character = CharacterFactory(key=SECRET_KEY)
     frozen = ProfileVersionFactory(character=character, number=1)
     frozen.frozen_at = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from core.roles import Role
-from tests.blinding import scan_responses
+from tests.blinding import control_scan, scan_responses
 
 from .conftest import SECRET_MODEL_NAMES
 from .test_blinding import HEADER_VARIANTS, every_url
@@ -101,9 +101,15 @@ def test_the_scan_finds_the_provenance_where_the_admin_may_see_it(
     admin = make_user(Role.ADMIN, is_staff=True, is_superuser=True)
     client = client_for()
     client.force_login(admin)
-    seen = set()
-    for _, status, found in scan(client, every_url(generation_secrets, admin)).values():
-        if status == 200:
-            seen.update(found)
+    families = {"family 'Claude'", "family 'GPT'", "family 'Gemini'"}
+    # The same requests as scan(); the walk stops once everything asserted below is seen.
+    seen = control_scan(
+        client,
+        every_url(generation_secrets, admin),
+        lambda body, _: exposures(body),
+        lambda seen: set(PROVENANCE) <= seen and families <= seen,
+        query_variants=QUERY_VARIANTS,
+        header_variants=HEADER_VARIANTS,
+    )
     assert set(PROVENANCE) <= seen
-    assert {"family 'Claude'", "family 'GPT'", "family 'Gemini'"} <= seen
+    assert families <= seen
