@@ -289,6 +289,7 @@ def blueprint_detail(request, id):
 @scenario_reviewer_required
 @require_POST
 def blueprint_queue(request, id):
+    selectors.blueprint_get(blueprint_id=id)  # 404 before any write
     try:
         actions.blueprint_queue(
             user=request.user,
