@@ -68,3 +68,16 @@ def form_action(
         for message in cause_messages(error):
             form.add_error(None, message)
         raise ActionRefused(form, cause=error) from error
+
+
+#: What :func:`on_page` answers for an action that refused.
+REFUSED = object()
+
+
+def on_page(call: Callable[[], Any]) -> Any:
+    """A page's door: ``call()``'s result, or :data:`REFUSED` when the action refused; the
+    form it was given then holds every message, and the page renders it again."""
+    try:
+        return call()
+    except ActionRefused:
+        return REFUSED

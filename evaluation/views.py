@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.models import ACTIVE
 from core.plurals import counted
@@ -28,11 +29,8 @@ PREDICTIONS_PER_PAGE = 50
 def run_list(request):
     form = EvaluationRunForm(request.POST or None, request.FILES or None)
     if request.method == "POST":
-        try:
-            run = actions.run_launch(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        run = on_page(lambda: actions.run_launch(form, user=request.user))
+        if run is not REFUSED:
             return redirect("evaluation:run-detail", run_id=run.pk)
     return render(
         request,
@@ -207,11 +205,8 @@ def predictions_csv(request, run_id):
 def prediction_import(request):
     form = PredictionImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST":
-        try:
-            run = actions.run_import(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        run = on_page(lambda: actions.run_import(form, user=request.user))
+        if run is not REFUSED:
             messages.success(request, f"Imported {run.label} ({run.get_setting_display()}).")
             return redirect("evaluation:run-detail", run_id=run.pk)
     return render(request, "evaluation/import.html", {"form": form})

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core import display
+from core.actions import REFUSED, on_page
 from core.plot_views import page_plot
 from core.roles import Role, role_required
 from core.tidy_tables import table_links
@@ -69,11 +70,9 @@ def families(request):
         messages.success(request, f"{count} item families copied from their references.")
         return redirect("baseline:admin")
     form = FamilyCsvForm(request.POST, request.FILES)
-    try:
-        count, name = actions.families_import_csv(form)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    imported = on_page(lambda: actions.families_import_csv(form))
+    if imported is not REFUSED:
+        count, name = imported
         messages.success(request, f"{count} item families set from {name}.")
         return redirect("baseline:admin")
     return admin_overview(request, family_form=form)
@@ -83,11 +82,9 @@ def families(request):
 @require_POST
 def predictions(request):
     form = PredictionCsvForm(request.POST, request.FILES)
-    try:
-        count, name = actions.predictions_import_csv(form)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    imported = on_page(lambda: actions.predictions_import_csv(form))
+    if imported is not REFUSED:
+        count, name = imported
         messages.success(request, f"{count} model predictions stored from {name}.")
         return redirect("baseline:admin")
     return admin_overview(request, prediction_form=form)
@@ -97,11 +94,8 @@ def predictions(request):
 @require_POST
 def selection_create(request):
     form = SelectionForm(request.POST)
-    try:
-        selection = actions.selection_create(form, user=request.user)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    selection = on_page(lambda: actions.selection_create(form, user=request.user))
+    if selection is not REFUSED:
         return redirect("baseline:selection-detail", selection_id=selection.pk)
     return admin_overview(request, selection_form=form)
 
@@ -125,11 +119,8 @@ def selection_detail(request, selection_id):
 def study_create(request):
     form = StudyForm(request.POST or None)
     if request.method == "POST":
-        try:
-            created = actions.study_create(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        created = on_page(lambda: actions.study_create(form, user=request.user))
+        if created is not REFUSED:
             return redirect("baseline:study-detail", study_id=created.pk)
     return render(request, "humanbaseline/study_form.html", {"form": form})
 
@@ -224,11 +215,8 @@ def study_completion(request, study_id):
 def best_model(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = BestModelForm(request.POST, study=study_obj)
-    try:
-        choice = actions.best_model_fix(form, user=request.user, study=study_obj)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    choice = on_page(lambda: actions.best_model_fix(form, user=request.user, study=study_obj))
+    if choice is not REFUSED:
         messages.success(request, f"Best model fixed: {choice.model_label}.")
         return redirect("baseline:study-detail", study_id=study_id)
     return study_detail(request, study_id, best_model_form=form)
@@ -239,11 +227,8 @@ def best_model(request, study_id):
 def participant_create(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = ParticipantAccountForm(request.POST, study=study_obj)
-    try:
-        actions.participant_create(form, study=study_obj)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(lambda: actions.participant_create(form, study=study_obj))
+    if outcome is not REFUSED:
         messages.success(request, f"Account {form.cleaned_data['username']} created.")
         return redirect("baseline:study-detail", study_id=study_id)
     return study_detail(request, study_id, account_form=form)
@@ -264,11 +249,8 @@ def report(request, study_id):
     study_obj = get_object_or_404(BaselineStudy, pk=study_id)
     form = ReportForm(request.POST or None, study=study_obj)
     if request.method == "POST":
-        try:
-            actions.report_request(form, user=request.user, study=study_obj)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        outcome = on_page(lambda: actions.report_request(form, user=request.user, study=study_obj))
+        if outcome is not REFUSED:
             return redirect("baseline:report", study_id=study_id)
     latest = selectors.latest_report(study=study_obj)
     context = {

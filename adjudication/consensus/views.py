@@ -16,6 +16,7 @@ from annotation.comparison import services as comparison_services
 from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import GenerationRun
+from core.actions import REFUSED, on_page
 from core.plurals import counted
 from core.roles import Role, role_required
 from core.web import add_error_messages
@@ -56,11 +57,8 @@ def comparison_pair(request, assignment):
     form = None
     if request.method == "POST":
         form = ComparisonJudgmentForm(request.POST, public_id=page.public_id)
-        try:
-            judgment = actions.judgment_submit(form, user=request.user, page=page)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        judgment = on_page(lambda: actions.judgment_submit(form, user=request.user, page=page))
+        if judgment is not REFUSED:
             return _to_next_pair(request, page, judgment)
     if form is None:
         form = ComparisonJudgmentForm(

@@ -22,6 +22,7 @@ from adjudication.mcq.forms import (
 from adjudication.mcq.models import McqError, McqItem, McqScreeningRun
 from adjudication.mcq.services import item_assembly, screening_runs
 from core import drafts, web
+from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.roles import Role, role_required, user_roles
 from core.web import csv_download
@@ -72,11 +73,10 @@ def item_detail(request, item_id):
     form = ReviewDecisionForm(initial={"version": page.item.version})
     if request.method == "POST":
         form = ReviewDecisionForm(request.POST)
-        try:
-            decision = actions.item_review_decide(form, user=request.user, item=page.item)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        decision = on_page(
+            lambda: actions.item_review_decide(form, user=request.user, item=page.item)
+        )
+        if decision is not REFUSED:
             messages.success(request, f"{decision.get_action_display()}: {page.item.question_id}.")
             return redirect("mcq:item", item_id=item_id)
         page = mcq_selectors.item_review_page(item_id=item_id)
@@ -148,11 +148,8 @@ def assembly_runs(request):
     form = AssemblyRunForm()
     if request.method == "POST":
         form = AssemblyRunForm(request.POST)
-        try:
-            run = actions.assembly_run_start(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        run = on_page(lambda: actions.assembly_run_start(form, user=request.user))
+        if run is not REFUSED:
             return redirect("mcq:run", run_id=run.pk)
     return render(
         request,

@@ -9,6 +9,7 @@ from annotation.corpus_import import actions, selectors
 from annotation.corpus_import.forms import CorpusImportForm
 from annotation.corpus_import.models import ImportJob
 from annotation.corpus_import.summary import KINDS as SUMMARY_KINDS
+from core.actions import REFUSED, on_page
 from core.roles import CORPUS_ADMINS, role_required
 
 RECENT_IMPORT_JOBS = 20
@@ -25,15 +26,14 @@ def import_upload(request):
     else:
         form = CorpusImportForm()
     if request.method == "POST":
-        try:
-            job = actions.import_job_create(
+        job = on_page(
+            lambda: actions.import_job_create(
                 form,
                 user=request.user,
                 on_unavailable=lambda message: messages.error(request, message),
             )
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        )
+        if job is not REFUSED:
             return redirect("corpus:import-job", job_id=job.pk)
     return render(
         request,

@@ -20,6 +20,7 @@ from annotation.generation.services import runs
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.runs import GenerationError
 from core import web
+from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, retry_button
 from core.roles import CORPUS_ADMINS, role_required
 
@@ -56,15 +57,14 @@ def generation_run_new(request):
     else:
         form = GenerationRunForm(configured=configured)
     if request.method == "POST" and not counting:
-        try:
-            run = actions.generation_run_launch(
+        run = on_page(
+            lambda: actions.generation_run_launch(
                 form,
                 user=request.user,
                 on_unavailable=lambda message: messages.error(request, message),
             )
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        )
+        if run is not REFUSED:
             return redirect("corpus:generation-detail", run_id=run.pk)
     template = "annotation/generation/run_new.html"
     if request.htmx and counting:

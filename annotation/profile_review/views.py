@@ -19,6 +19,7 @@ from annotation.profile_review.forms import (
 )
 from annotation.profile_review.models import PROFILE_CRITERIA_FIELDS, ChangeRequest
 from core import drafts
+from core.actions import REFUSED, on_page
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
 from core.tidy_tables import table_download, table_links
@@ -82,13 +83,12 @@ def profile_review(request, key):
     if request.method == "POST":
         form = ProfileReviewForm(request.POST, character_key=key)
         submit = "submit" in request.POST
-        try:
-            review = actions.profile_review_save(
+        review = on_page(
+            lambda: actions.profile_review_save(
                 form, user=request.user, character_key=key, submit=submit
             )
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        )
+        if review is not REFUSED:
             # The saved review now holds what the draft held.
             drafts.form_draft_clear(
                 user=request.user,
@@ -123,11 +123,10 @@ def profile_review_draft(request, key):
 @require_POST
 def change_request_add(request, key):
     form = ChangeRequestForm(request.POST, character_key=key)
-    try:
-        actions.change_request_add(form, user=request.user, character_key=key)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(
+        lambda: actions.change_request_add(form, user=request.user, character_key=key)
+    )
+    if outcome is not REFUSED:
         if not request.htmx:
             messages.success(request, "Change request added.")
             return redirect("review:profile-review", key=key)
@@ -185,11 +184,8 @@ def profile_edit(request, key):
     if request.method == "GET":
         return redirect(reverse("review:profile-adjudicate", kwargs={"key": key}) + "#edit")
     form = ProfileEditForm(request.POST, character_key=key)
-    try:
-        edit = actions.profile_edit(form, user=request.user, character_key=key)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    edit = on_page(lambda: actions.profile_edit(form, user=request.user, character_key=key))
+    if edit is not REFUSED:
         messages.success(
             request,
             f"Saved as v{edit.to_version.number}: {counted(len(edit.diff), 'field')} changed.",
@@ -212,11 +208,10 @@ def profile_edit_detail(request, key, id):
 @require_POST
 def change_request_resolve(request, key, id):
     form = ChangeRequestResolveForm(request.POST, character_key=key, request_id=id)
-    try:
-        actions.change_request_resolve(form, user=request.user, request_id=id)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(
+        lambda: actions.change_request_resolve(form, user=request.user, request_id=id)
+    )
+    if outcome is not REFUSED:
         if not request.htmx:
             messages.success(request, "Change request resolved.")
             return redirect("review:profile-adjudicate", key=key)
@@ -238,11 +233,8 @@ def change_request_resolve(request, key, id):
 @require_POST
 def profile_freeze(request, key):
     form = FreezeForm(request.POST, character_key=key)
-    try:
-        version = actions.profile_freeze(form, user=request.user, character_key=key)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    version = on_page(lambda: actions.profile_freeze(form, user=request.user, character_key=key))
+    if version is not REFUSED:
         messages.success(request, f"{version} is frozen.")
         return redirect("review:profile-adjudicate", key=key)
     return render(

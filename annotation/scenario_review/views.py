@@ -21,6 +21,7 @@ from annotation.scenario_review.forms import (
 )
 from annotation.scenario_review.models import DIAMONDS_SCALE
 from core import display, drafts
+from core.actions import REFUSED, on_page
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
 from core.tidy_tables import table_download, table_links
@@ -106,11 +107,10 @@ def scenario_screen(request, scenario_id):
     shown = page.is_reviewer and page.stage == "screening" and not page.you_screened
     _refuse_unless(shown, page, "screen")
     form = ScreeningForm(request.POST, scenario_id=scenario_id)
-    try:
-        actions.scenario_screen(form, user=request.user, scenario_id=scenario_id)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(
+        lambda: actions.scenario_screen(form, user=request.user, scenario_id=scenario_id)
+    )
+    if outcome is not REFUSED:
         messages.success(request, "Pass-1 decision recorded.")
         return redirect("review:scenario-review", scenario_id=scenario_id)
     return render(
@@ -129,11 +129,10 @@ def scenario_revise(request, scenario_id):
         form = ScenarioContentForm(
             request.POST, action=action, submit_label="Propose this revision"
         )
-        try:
-            actions.scenario_revise(form, user=request.user, scenario_id=scenario_id)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        outcome = on_page(
+            lambda: actions.scenario_revise(form, user=request.user, scenario_id=scenario_id)
+        )
+        if outcome is not REFUSED:
             messages.success(request, "Revision proposed: both reviewers now screen it.")
             return redirect("review:scenario-review", scenario_id=scenario_id)
     else:
@@ -151,11 +150,10 @@ def scenario_rate(request, scenario_id):
     page = selectors.scenario_review_page(scenario_id=scenario_id, user=request.user)
     _refuse_unless(page.can_rate, page, "rate")
     form = DiamondsRatingForm(request.POST, scenario_id=scenario_id)
-    try:
-        actions.scenario_rate(form, user=request.user, scenario_id=scenario_id)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(
+        lambda: actions.scenario_rate(form, user=request.user, scenario_id=scenario_id)
+    )
+    if outcome is not REFUSED:
         drafts.form_draft_clear(user=request.user, key=_rating_draft_key(scenario_id))
         messages.success(request, "Ratings submitted.")
         return redirect("review:scenario-review", scenario_id=scenario_id)
@@ -200,11 +198,10 @@ def scenario_reassess(request, scenario_id):
         counter=page.can_confirm,
         ratings={c.field: c.values for c in split},
     )
-    try:
-        actions.scenario_reassess_propose(form, user=request.user, scenario_id=scenario_id)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    outcome = on_page(
+        lambda: actions.scenario_reassess_propose(form, user=request.user, scenario_id=scenario_id)
+    )
+    if outcome is not REFUSED:
         messages.success(
             request, "Proposal recorded; the other reviewer confirms it or counter-proposes."
         )
@@ -245,11 +242,8 @@ def scenario_new(request):
         request.POST or None, action=action, submit_label="Create the draft scenario"
     )
     if request.method == "POST":
-        try:
-            scenario = actions.scenario_create(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        scenario = on_page(lambda: actions.scenario_create(form, user=request.user))
+        if scenario is not REFUSED:
             messages.success(request, f"{scenario.scenario_id} created; it awaits pass 1.")
             return redirect("review:scenario-review", scenario_id=scenario.scenario_id)
     return render(request, "review/scenario_new.html", {"form": form})
@@ -262,13 +256,12 @@ def blueprint_list(request):
     if request.method == "POST":
         if Role.SCENARIO_REVIEWER not in user_roles(request.user):
             return HttpResponse("Only scenario reviewers draft blueprints.", status=403)
-        try:
-            blueprint = actions.blueprint_create(
+        blueprint = on_page(
+            lambda: actions.blueprint_create(
                 form, user=request.user, on_unavailable=lambda m: messages.error(request, m)
             )
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        )
+        if blueprint is not REFUSED:
             return redirect("review:blueprint-detail", id=blueprint.pk)
     return render(
         request,

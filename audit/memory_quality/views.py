@@ -26,6 +26,7 @@ from audit.memory_quality.forms import (
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, review, runs
 from core import drafts, web
+from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.models import ACTIVE, RunStatus
 from core.plurals import counted
@@ -93,11 +94,8 @@ def case_detail(request, case_id):
 @require_POST
 def case_decide(request, case_id):
     form = ReviewDecisionForm(request.POST, case_id=case_id)
-    try:
-        case = actions.case_decide(form, user=request.user, case_id=case_id)
-    except actions.ActionRefused:
-        pass  # the form carries the messages
-    else:
+    case = on_page(lambda: actions.case_decide(form, user=request.user, case_id=case_id))
+    if case is not REFUSED:
         if case.status == MemoryCase.Status.REVIEW:
             team = configuration.override_team_size()
             needed = team - case.agreements.filter(review_round=case.review_round).count()
@@ -196,11 +194,8 @@ def run_list(request):
     keys = selectors.character_keys()
     form = AuditRunForm(request.POST or None, character_keys=keys)
     if request.method == "POST":
-        try:
-            run = actions.run_start(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        run = on_page(lambda: actions.run_start(form, user=request.user))
+        if run is not REFUSED:
             return redirect("audit:run-detail", run_id=run.pk)
     return render(
         request,
@@ -392,13 +387,12 @@ def settings_page(request):
         values = {name: getattr(latest, name) for name in values}
     form = AuditSettingsForm(request.POST or None, initial=AuditSettingsForm.initial_from(values))
     if request.method == "POST":
-        try:
-            version = actions.settings_create(
+        version = on_page(
+            lambda: actions.settings_create(
                 form, user=request.user, character_names=values["character_names"]
             )
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        )
+        if version is not REFUSED:
             messages.success(request, f"Saved as version {version.number}.")
             return redirect("audit:settings")
     return render(

@@ -27,6 +27,7 @@ from audit.reference_labels.models import LabelAuditError, LabelAuditItem
 from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
 from audit.reference_labels.statistics import TABLES
 from core import display, drafts
+from core.actions import REFUSED, on_page
 from core.conflicts import conflict_page, team_member_conflict
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required, user_roles
@@ -82,11 +83,8 @@ def home(request):
 def create(request):
     form = LabelAuditCreateForm(request.POST or None, initial={"seed": services.new_seed()})
     if request.method == "POST":
-        try:
-            audit = actions.label_audit_create(form, user=request.user)
-        except actions.ActionRefused:
-            pass  # the form carries the messages
-        else:
+        audit = on_page(lambda: actions.label_audit_create(form, user=request.user))
+        if audit is not REFUSED:
             messages.success(
                 request, f"Audit #{audit.pk} created: {audit.items.count()} items sampled."
             )
