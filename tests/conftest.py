@@ -11,8 +11,9 @@ import pytest
 
 from core.release import find_release_dir
 
-# Fixtures of the memory generation run tests (a fake provider writing memories).
-pytest_plugins = ["tests.memory_generation.fixtures_runs"]
+# The test databases (tests/databases.py); fixtures of the memory generation run tests
+# (a fake provider writing memories).
+pytest_plugins = ["tests.databases", "tests.memory_generation.fixtures_runs"]
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE_DIR = find_release_dir()

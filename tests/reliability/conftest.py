@@ -52,13 +52,6 @@ def load_demo(release_dir):
     demo_data.load_demo(release_dir)
 
 
-@pytest.fixture
-def demo_db(db, release_dir, demo_providers, django_capture_on_commit_callbacks):
-    """The demo's data inside the test's transaction."""
-    with django_capture_on_commit_callbacks(execute=True):
-        load_demo(release_dir)
-
-
 # --- faults through real workers (tests/reliability/test_faults*.py) ---
 
 

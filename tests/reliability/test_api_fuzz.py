@@ -8,6 +8,7 @@ examples per operation (``EXAMPLES``), and the property checked is the one a use
 relies on: the API answers a bad request with a 4xx that says why, never a crash.
 """
 
+import json
 from collections import Counter
 
 import pytest
@@ -68,6 +69,56 @@ def real_path_parameters(cast) -> dict:
     }
 
 
+#: The cases drawn for an operation, by what its strategy depends on. The draws are
+#: derandomized, so every role whose schema holds the same operation would draw the same
+#: cases again: each operation is drawn once per process, ``EXAMPLES`` cases, and each
+#: role sends the first of them it is given (``ROLE_EXAMPLES``, or all for the admin).
+_DRAWN: dict[tuple, list] = {}
+
+
+def drawn_cases(strategy, key: tuple, examples: int) -> list:
+    """The first ``examples`` of the cases Hypothesis draws from ``strategy``, drawn first
+    and sent after: nothing a response says changes what is drawn (no shrinking, no
+    targets)."""
+    if key not in _DRAWN:
+        cases = []
+
+        @given(case=strategy)
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        def draw(case):
+            cases.append(case)
+
+        try:
+            draw()
+        except Unsatisfiable:
+            pass  # nothing in this operation can be made invalid (no parameters)
+        _DRAWN[key] = cases
+    return _DRAWN[key][:examples]
+
+
+def referenced(node, components: dict, seen: dict) -> dict:
+    """The components ``node`` refers to, directly or through other components."""
+    if isinstance(node, dict):
+        ref = node.get("$ref", "")
+        if ref.startswith("#/components/") and ref not in seen:
+            kind, name = ref.split("/")[2:4]
+            seen[ref] = components.get(kind, {}).get(name)
+            referenced(seen[ref], components, seen)
+        for value in node.values():
+            referenced(value, components, seen)
+    elif isinstance(node, list):
+        for value in node:
+            referenced(value, components, seen)
+    return seen
+
+
 def fuzz(
     schema_doc: dict, base_url: str, token: str, known: dict, examples: int = EXAMPLES
 ) -> tuple[list[str], Counter, set]:
@@ -75,6 +126,7 @@ def fuzz(
     from schemathesis import GenerationMode
 
     schema = schemathesis.openapi.from_dict(schema_doc)
+    components = schema_doc.get("components", {})
     headers = {"Authorization": f"Token {token}"}
     crashes, statuses, served = [], Counter(), set()
     operations = [result.ok() for result in schema.get_all_operations()]
@@ -82,29 +134,25 @@ def fuzz(
     for operation in operations:
         if operation.method.upper() == "DELETE" and operation.path == "/api/auth/token/":
             continue  # revoking the token would refuse every later call (tests/api/test_tokens)
+        # An operation's strategy depends on its definition and the components it uses.
+        raw = schema_doc["paths"][operation.path][operation.method.lower()]
+        definition = json.dumps([raw, referenced(raw, components, {})], sort_keys=True)
         names = {p.name for p in operation.path_parameters}
         strategies = [
-            operation.as_strategy(GenerationMode.POSITIVE),
-            operation.as_strategy(GenerationMode.NEGATIVE),
+            ("positive", operation.as_strategy(GenerationMode.POSITIVE)),
+            ("negative", operation.as_strategy(GenerationMode.NEGATIVE)),
         ]
         if names and names <= known.keys():
+            values = {n: known[n] for n in names}
             strategies.append(
-                operation.as_strategy(
-                    GenerationMode.POSITIVE, path_parameters={n: known[n] for n in names}
+                (
+                    f"positive {sorted(values.items())}",
+                    operation.as_strategy(GenerationMode.POSITIVE, path_parameters=values),
                 )
             )
-        for strategy in strategies:
-
-            @given(case=strategy)
-            @settings(
-                max_examples=examples,
-                deadline=None,
-                database=None,
-                derandomize=True,
-                phases=[Phase.explicit, Phase.generate],
-                suppress_health_check=list(HealthCheck),
-            )
-            def call(case):
+        for kind, strategy in strategies:
+            key = (operation.method, operation.path, definition, kind)
+            for case in drawn_cases(strategy, key, examples):
                 response = case.call(base_url=base_url, headers=headers, timeout=60)
                 statuses[response.status_code // 100 * 100] += 1
                 if response.status_code < 300:
@@ -114,11 +162,6 @@ def fuzz(
                         f"{case.method} {response.request.url} -> {response.status_code}: "
                         f"{response.text[:300]}"
                     )
-
-            try:
-                call()
-            except Unsatisfiable:
-                pass  # nothing in this operation can be made invalid (no parameters)
     return crashes, statuses, served
 
 

@@ -65,8 +65,9 @@ def demo_corpus(user) -> dict:
 
 
 @pytest.fixture
-def everyone(demo_db):
-    """One person holding every role, staff and superuser: every view lets them in."""
+def everyone(demo_built, db):
+    """One person holding every role, staff and superuser: every view lets them in (on
+    the demo built once for the module; each test's own rows are rolled back)."""
     person = UserFactory(username="all-roles", roles=list(Role), is_staff=True, is_superuser=True)
     # The demo's own annotator assignment, so the comparison pages render for real.
     PairAssignment.objects.filter(pk=PairAssignment.objects.order_by("pk").first().pk).update(
