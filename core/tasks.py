@@ -12,10 +12,13 @@ import base64
 import json
 import logging
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from importlib import import_module
 
 from celery import current_app, shared_task
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 logger = logging.getLogger(__name__)
@@ -74,14 +77,20 @@ def enqueue_on_commit(
 # asks for a sweep: every registered task's pending work that has no message waiting or
 # unacknowledged in the broker is sent again. A unit sent twice by two sweeps at once is
 # harmless (the tasks are idempotent); a unit whose message is still queued is not re-sent.
+#
+# Work is queued just after its rows commit, so a sweep can find a unit that is pending
+# and has no message yet only because its message is on its way: such a unit (written
+# less than HEARTBENCH_STRANDED_GRACE_SECONDS ago) is left, and the sweep looks again
+# that much later. Sending it at once would run it twice, and pay its calls twice.
 
-#: task name → callable returning the argument tuples that should have a message.
+#: task name → callable returning (args..., last written) of the work that should be
+#: queued now.
 STRANDED_SWEEPS: dict[str, Callable[[], Iterable[tuple]]] = {}
 
 
 def resend_when_stranded(name: str, pending: Callable[[], Iterable[tuple]]) -> None:
-    """Register ``pending`` (the argument tuples of the task ``name`` that should be
-    queued now)."""
+    """Register ``pending``: the task ``name``'s work that should be queued now, each as
+    its argument tuple followed by when its row was last written."""
     STRANDED_SWEEPS[name] = pending
 
 
@@ -116,17 +125,27 @@ def broker_messages(app) -> set[tuple[str, tuple]] | None:
 
 
 def resend_stranded(app) -> int:
-    """Send again every registered task's pending work that has no message; the count."""
+    """Send again every registered task's pending work that has no message and was last
+    written over the grace period ago; the count. Work without a message that is younger
+    is looked at again by another sweep, queued to run once the grace period has passed."""
     present = broker_messages(app)
     if present is None:
         return 0
-    sent = 0
+    grace = settings.HEARTBENCH_STRANDED_GRACE_SECONDS
+    written_before = timezone.now() - timedelta(seconds=grace)
+    sent = young = 0
     for name, pending in STRANDED_SWEEPS.items():
-        for args in pending():
-            if (name, tuple(args)) not in present:
-                logger.warning("%s%r had no message in the broker: sent again", name, args)
-                registered_task(name).delay(*args)
-                sent += 1
+        for *args, written_at in pending():
+            if (name, tuple(args)) in present:
+                continue
+            if written_at > written_before:
+                young += 1
+                continue
+            logger.warning("%s%r had no message in the broker: sent again", name, args)
+            registered_task(name).delay(*args)
+            sent += 1
+    if young and not app.conf.task_always_eager:  # eager, the next sweep would run now
+        registered_task("heartbench_site.resend_stranded").apply_async(countdown=grace)
     return sent
 
 

@@ -16,12 +16,22 @@ scripts/services.sh start "$state" >/dev/null
 source "$state/env"
 export DJANGO_SETTINGS_MODULE=heartbench_site.settings.test
 
+# The test databases are copies of one migrated template (tests/databases.py): it is
+# migrated here, on the other core, while the linters run.
+export HB_TEST_TEMPLATE_DATABASE=test_heartbench_template
+psql "$DATABASE_URL" -qc "DROP DATABASE IF EXISTS $HB_TEST_TEMPLATE_DATABASE" \
+    -c "CREATE DATABASE $HB_TEST_TEMPLATE_DATABASE"
+DATABASE_URL="${DATABASE_URL%/*}/$HB_TEST_TEMPLATE_DATABASE" \
+    .venv/bin/python manage.py migrate --run-syncdb --noinput -v 0 &
+migrating=$!
+
 echo "== lint"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
 echo "== migrations are complete"
 .venv/bin/python manage.py makemigrations --check --dry-run
+wait "$migrating"
 # The suite runs in HB_TEST_PROCESSES processes (pytest-xdist; 3 by default, for a 2-core
 # machine whose tests wait on PostgreSQL, Chromium and Celery workers as much as they
 # compute). Each test file runs whole in one process (module fixtures are built once);

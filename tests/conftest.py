@@ -1,5 +1,6 @@
 """Shared fixtures: the release folder and a real Celery worker process (browser: tests/browser)."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -157,6 +158,15 @@ def celery_worker_factory(transactional_db, settings):
     yield start
     for proc in started:
         _stop_celery_worker(proc)
+
+
+def pytest_collection_finish(session):
+    """What every test shares (Django, the apps, the collected tests) is frozen out of
+    the cyclic garbage collector's sight, and the collector runs less often: it walked
+    those objects again and again, about a twentieth of the suite's CPU time."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1_000)
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

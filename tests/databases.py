@@ -2,16 +2,18 @@
 
 Migrating an empty database takes about a minute of CPU (a hundred migrations whose model
 states Django renders one after another). Under pytest-xdist every process needs its own
-database; instead of each migrating its own, the first process to get here migrates a
-template database and every process (the first included) takes a copy of it with
-PostgreSQL's ``CREATE DATABASE … TEMPLATE``, which copies files and takes a second or two.
-The copy holds exactly what the migrations wrote (the seeded rows, content types and
-permissions), so a test sees the same database as after ``migrate``.
+database; instead of each migrating its own, each takes a copy of one migrated template
+with PostgreSQL's ``CREATE DATABASE … TEMPLATE``, which copies files and takes a second
+or two. The copy holds exactly what the migrations wrote (the seeded rows, content types
+and permissions), so a test sees the same database as after ``migrate``.
 
-The template is named after the run (``PYTEST_XDIST_TESTRUNUID``), so a run never reuses
-another run's template. Each process drops its copy when it ends, and the template with
-it, under the same lock (so never during a copy); a process that comes later and finds the
-template gone migrates it again.
+``make test`` (scripts/test.sh) migrates the template while the linters run and names it
+in ``HB_TEST_TEMPLATE_DATABASE``. Without it, the first process to get here migrates
+one named after the run (``PYTEST_XDIST_TESTRUNUID``, so a run never reuses another
+run's), and each process drops its copy when it ends, and that template with it, under
+the same lock as the copies (so never during one); a process that comes later and finds
+the template gone migrates it again.
+
 One process, or ``--reuse-db``: pytest-django's own set-up, unchanged.
 """
 
@@ -75,7 +77,8 @@ def django_db_setup(
 
     original = connection.settings_dict["NAME"]
     own = connection.creation._get_test_db_name()  # test_heartbench_gw0 …
-    template = f"{own.rsplit('_', 1)[0]}_template_{run[:12]}"
+    prepared = os.environ.get("HB_TEST_TEMPLATE_DATABASE")
+    template = prepared or f"{own.rsplit('_', 1)[0]}_template_{run[:12]}"
     # The base temporary folder's parent is shared by the run's processes.
     lock_path = tmp_path_factory.getbasetemp().parent / f"{template}.lock"
     with django_db_blocker.unblock(), open(lock_path, "w") as lock:
@@ -100,7 +103,8 @@ def django_db_setup(
         try:
             with connection._nodb_cursor() as cursor:
                 cursor.execute(f'DROP DATABASE IF EXISTS "{own}"')
-                cursor.execute(f'DROP DATABASE IF EXISTS "{template}"')
+                if not prepared:
+                    cursor.execute(f'DROP DATABASE IF EXISTS "{template}"')
         except Exception as error:  # noqa: BLE001 - as pytest-django: a warning, not a failure
             warnings.warn(f"the test databases were not dropped: {error}", stacklevel=1)
         finally:

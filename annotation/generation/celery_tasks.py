@@ -16,10 +16,11 @@ def execute_generation_unit(unit_id: int) -> str:
 
 
 def _pending_units():
-    """Units a running run still waits for that no worker has taken."""
+    """(unit id, last written) of the units a running run still waits for that no worker
+    has taken."""
     return GenerationUnit.objects.filter(
         status=GenerationUnit.Status.PENDING, run__status=GenerationRun.Status.RUNNING
-    ).values_list("pk")
+    ).values_list("pk", "updated_at")
 
 
 resend_when_stranded("annotation.execute_generation_unit", _pending_units)

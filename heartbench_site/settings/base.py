@@ -303,6 +303,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_mutex_expire": env.int("CELERY_UNACKED_MUTEX_EXPIRE", default=300),
 }
 
+# The stranded-work sweep (core.tasks.resend_stranded) leaves a pending unit written less
+# than this many seconds ago: its message may still be on its way (work is queued just
+# after its rows commit), and sending it again would run it twice. It looks again this
+# much later.
+HEARTBENCH_STRANDED_GRACE_SECONDS = env.int("HEARTBENCH_STRANDED_GRACE_SECONDS", default=30)
+
 # --- Uploads ----------------------------------------------------------------------------
 # A full-scale characters file (11 x 1,000 memories of ~3,300 characters) is ~40 MB.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=200 * 1024 * 1024)

@@ -160,7 +160,7 @@ def drafting_job_create(
 
 
 def stranded_drafts():
-    """(draft id,) of every waiting draft of a running job a worker should take: the
+    """(draft id, last written) of every waiting draft of a running job a worker should take: the
     worker's sweep (``core.tasks.resend_stranded``) sends those with no message in the
     broker again (a broker restart can lose one). A demo job's drafts are drafted in
     the process that made them, never by a worker."""
@@ -168,7 +168,7 @@ def stranded_drafts():
         status=DraftStatus.PENDING,
         job__status=DraftingJob.Status.RUNNING,
         job__is_demo=False,
-    ).values_list("pk")
+    ).values_list("pk", "updated_at")
 
 
 @transaction.atomic

@@ -127,7 +127,7 @@ def dispatch_locked(run: MemoryRun, *, on_unavailable=None) -> list[int]:
 
 
 def stranded_batches():
-    """(batch id,) of every batch a running run has sent (``queued_at``) that no worker
+    """(batch id, last written) of every batch a running run has sent (``queued_at``) that no worker
     has taken yet: the worker's sweep (``core.tasks.resend_stranded``) sends those with
     no message in the broker again. A batch that ended while the broker was down could
     not send the next ones; their rows say they were sent, and this finds them."""
@@ -135,7 +135,7 @@ def stranded_batches():
         status=BatchStatus.PENDING,
         queued_at__isnull=False,
         run__status=RunStatus.RUNNING,
-    ).values_list("pk")
+    ).values_list("pk", "updated_at")
 
 
 def run_dispatch(*, run_id: int) -> list[int]:
