@@ -16,6 +16,10 @@ scripts/services.sh start "$state" >/dev/null
 source "$state/env"
 export DJANGO_SETTINGS_MODULE=heartbench_site.settings.test
 
+# Bytecode is cached (__pycache__, ignored by git): each of the suite's processes, and
+# each Celery worker or command it starts, would otherwise compile every module again.
+unset PYTHONDONTWRITEBYTECODE
+
 # The test databases are copies of one migrated template (tests/databases.py): it is
 # migrated here, on the other core, while the linters run.
 export HB_TEST_TEMPLATE_DATABASE=test_heartbench_template
@@ -38,9 +42,6 @@ wait "$migrating"
 # each process has its own test database and Redis database (heartbench_site/settings/test.py).
 # The long files are handed out first, so the processes finish together (tests/xdist_order.py).
 processes=${HB_TEST_PROCESSES:-3}
-# Bytecode is cached (__pycache__, ignored by git): each of the suite's processes, and
-# each Celery worker or command it starts, would otherwise compile every module again.
-unset PYTHONDONTWRITEBYTECODE
 echo "== tests (PostgreSQL on :$HB_PG_PORT, Redis on :$HB_REDIS_PORT, $processes processes)"
 PYTHONPATH=. .venv/bin/pytest -p tests.xdist_order -n "$processes" --dist loadfile \
     --no-loadscope-reorder "$@"
