@@ -112,9 +112,10 @@ def release_character(profile, memories) -> dict:
 
 def release_files(data: FinalSet) -> dict[str, bytes]:
     questions = [release_question(i) for i in data.items]
-    # In reference order (for an import, ground_truth.json's own order), one per reference.
-    keyed = {data.references[i.pk].pk: i for i in data.items if data.references[i.pk]}
-    pairs = [release_pair(keyed[pk], data.references[keyed[pk].pk]) for pk in sorted(keyed)]
+    # The pairs' current references (adjudicated ones replace imported ones), one per
+    # reference, in reference order (for an import, ground_truth.json's own order).
+    current = {ref.pk: (i, ref) for i in data.items if (ref := data.ground_truth[i.pk])}
+    pairs = [release_pair(*current[pk]) for pk in sorted(current)]
     grouped = {stage: [] for stage in LIFE_STAGE_KEYS}
     for scenario in data.scenarios:
         grouped[scenario.stage].append(release_scenario(scenario))

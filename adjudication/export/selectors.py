@@ -105,6 +105,9 @@ class FinalSet:
 
     items: list
     references: dict  # item pk -> ReferenceResponse or None
+    # item pk -> the pair's current reference (ground_truth.json): the adjudicated one once
+    # adjudication has superseded the imported reference the item was keyed on.
+    ground_truth: dict
     scenarios: list
     profiles: dict  # character key -> ProfileVersion (latest frozen, else latest)
     memories: dict  # character key -> [Memory] of the audited corpus, in sequence order
@@ -129,21 +132,33 @@ def final_items():
     )
 
 
-def _current_references(items) -> dict:
-    """The reference each item keys: its own link, else the pair's current reference."""
-    missing = [i for i in items if i.reference_id is None]
+def _pair_references(items) -> dict:
+    """(character id, scenario id) -> the pair's current reference, for every item's pair."""
+    if not items:
+        return {}
     by_pair = {}
-    if missing:
-        for ref in ReferenceResponse.objects.filter(
-            superseded_at__isnull=True,
-            character_id__in={i.character_id for i in missing},
-            scenario_id__in={i.scenario_id for i in missing},
-        ).select_related("arbitrator"):
-            by_pair[(ref.character_id, ref.scenario_id)] = ref
+    for ref in ReferenceResponse.objects.filter(
+        superseded_at__isnull=True,
+        character_id__in={i.character_id for i in items},
+        scenario_id__in={i.scenario_id for i in items},
+    ).select_related("arbitrator"):
+        by_pair[(ref.character_id, ref.scenario_id)] = ref
+    return by_pair
+
+
+def _current_references(items, by_pair) -> dict:
+    """The reference each item keys: its own link, else the pair's current reference."""
     return {
         i.pk: i.reference if i.reference_id else by_pair.get((i.character_id, i.scenario_id))
         for i in items
     }
+
+
+def _ground_truth_references(items, by_pair) -> dict:
+    """The reference ground_truth.json publishes for each item's pair: the pair's current
+    one (an adjudicated reference supersedes the imported one the item was keyed on),
+    else the item's own link."""
+    return {i.pk: by_pair.get((i.character_id, i.scenario_id)) or i.reference for i in items}
 
 
 def _chosen_profiles(keys: set[str]) -> dict:
@@ -163,7 +178,8 @@ def _chosen_profiles(keys: set[str]) -> dict:
 
 def load_final_set() -> FinalSet:
     items = list(final_items())
-    references = _current_references(items)
+    by_pair = _pair_references(items)
+    references = _current_references(items, by_pair)
     scenarios = sorted(
         {i.scenario_id: i.scenario for i in items}.values(),
         key=lambda s: (LIFE_STAGE_KEYS.index(s.stage), s.pk),
@@ -193,6 +209,7 @@ def load_final_set() -> FinalSet:
     return FinalSet(
         items=items,
         references=references,
+        ground_truth=_ground_truth_references(items, by_pair),
         scenarios=scenarios,
         profiles=profiles,
         memories=dict(memories),
