@@ -10,6 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.local"
 # Every package that holds a ``celery_tasks`` module, in pipeline order (a test checks the
 # list against the tree: tests/site/test_task_registry.py).
 TASK_PACKAGES = (
+    "core.reports",
     "annotation.corpus_import",
     "annotation.scenario_review",
     "annotation.character_drafting",
