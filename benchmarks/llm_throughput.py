@@ -2,7 +2,9 @@
 
 704 (character, scenario) pairs x 3 families = 2112 calls, each answered after 200 ms,
 at concurrency C. The ideal is C / latency calls per second; the script prints what was
-achieved and the ratio. The fake server runs as a separate process
+achieved and the ratio, and the CPU time this process spent per call (the provider
+layer alone, to set beside ``benchmarks/generation.py``'s figure for the whole
+platform). The fake server runs as a separate process
 (`python -m llm.testing.fake_server`) so its threads do not share this process's GIL.
 
     .venv/bin/python benchmarks/llm_throughput.py [--concurrency 32] [--mode asyncio]
@@ -12,6 +14,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -70,6 +73,11 @@ def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     return proc, match.group(0)
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def base_url(url: str, kind: str) -> str:
     return f"{url}/v1" if kind == "openai" else url
 
@@ -112,11 +120,13 @@ def main() -> int:
         run_many(calls[: args.concurrency], concurrency=args.concurrency)
 
         started = time.monotonic()
+        cpu_before = _cpu_seconds()
         if args.mode == "threads":
             results = run_many(calls, concurrency=args.concurrency)
         else:
             results = asyncio.run(arun_many(calls, concurrency=args.concurrency))
         elapsed = time.monotonic() - started
+        cpu = _cpu_seconds() - cpu_before
         for client in clients.values():
             client.close()
     finally:
@@ -136,6 +146,7 @@ def main() -> int:
     print(f"achieved: {achieved:.1f} calls/s")
     print(f"ideal (concurrency / latency): {ideal:.1f} calls/s")
     print(f"ratio: {ratio:.3f} (bar {BAR}: {'met' if ratio >= BAR else 'NOT met'})")
+    print(f"CPU per call (this process, provider layer only): {1000 * cpu / len(results):.1f} ms")
     return 0 if not failed else 1
 
 

@@ -39,16 +39,17 @@ def call_cost(result: llm.CallResult, prices) -> Decimal:
 def call_details(result: llm.CallResult, extra: dict | None = None) -> dict:
     """The record's ``details``: the workflow's own keys, then rounds, finish reason and
     the per-try records of the call."""
-    data = result.as_dict()
+    # Read the few fields directly: ``result.as_dict()`` would deep-copy the whole
+    # request and response too (tens of KB a call) only to keep these.
     return storable(
         {
             **(extra or {}),
-            "endpoint": data.get("endpoint"),
-            "rounds": data.get("rounds"),
-            "finish_reason": data.get("finish_reason"),
-            "started_at": data.get("started_at"),
-            "demo": data.get("demo"),
-            "attempts": data.get("attempts"),
+            "endpoint": result.endpoint,
+            "rounds": result.rounds,
+            "finish_reason": result.finish_reason,
+            "started_at": result.started_at,
+            "demo": result.demo,
+            "attempts": [attempt.as_dict() for attempt in result.attempts],
         }
     )
 
