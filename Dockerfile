@@ -14,8 +14,10 @@ RUN apt-get update \
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
-# collectstatic needs settings to import; the values are placeholders for the build only.
-RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
+# The guides (served at /docs/) are built into .build/docs; collectstatic needs settings to
+# import, and the values are placeholders for the build only.
+RUN python -m mkdocs build --strict \
+ && SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
     python manage.py collectstatic --noinput \
  && useradd --system --uid 10001 heartbench \
  && mkdir -p /srv/heartbench/media \

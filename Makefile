@@ -1,13 +1,15 @@
 # heartbench: the two commands a new user needs, and a few for developers.
 #
-#   make demo   virtualenv + install + SQLite demo corpus + one account per role, then
-#               serves http://127.0.0.1:8000 (Celery eager, no API keys)
+#   make demo   virtualenv + install + SQLite demo corpus + one account per role + the
+#               guides, then serves http://127.0.0.1:8000 (Celery eager, no API keys);
+#               `make demo PORT=8001` serves another port
 #   make test   installs/starts throwaway PostgreSQL, Redis and Chromium, runs lint and
 #               the whole suite against them, stops the servers
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PORT ?= 8000
 
 .PHONY: demo test venv lint bench clean
 
@@ -19,7 +21,7 @@ $(VENV)/.installed: requirements.txt
 venv: $(VENV)/.installed
 
 demo: venv
-	scripts/demo.sh
+	PORT=$(PORT) scripts/demo.sh
 
 test:
 	scripts/test.sh

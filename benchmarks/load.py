@@ -3,9 +3,12 @@
 ``--users`` simulated people (default 50) each log in through the real login form and,
 for ``--seconds`` (default 120), work through their queue the way a person does: open
 the page, type (autosaved drafts), submit, revise, now and then resubmit the same
-content (a double click, a retry). Every request goes over HTTP to a gunicorn server
-this script starts on a fresh database ``heartbench_load`` of the PostgreSQL server in
-DATABASE_URL (a throwaway one from ``scripts/services.sh``).
+content (a double click, a retry), with a pause between actions set by ``--pace``:
+``person`` (the default) as fast as a person can work, ``stress`` with next to no pause,
+to hunt lost writes under contention and find the machine's throughput. Every request
+goes over HTTP to a gunicorn server this script starts on a fresh database
+``heartbench_load`` of the PostgreSQL server in DATABASE_URL (a throwaway one from
+``scripts/services.sh``). It prints the CPU seconds gunicorn and the clients spent.
 
 Each client keeps a ledger of what the server acknowledged. Afterwards the script reads
 the database and checks it holds exactly that: every acknowledged submission stored
@@ -14,7 +17,8 @@ prints throughput and p50/p95/p99 latency per endpoint, and exits 1 on any misma
 
     scripts/services.sh start .build/load > .build/load.env && eval "$(grep export .build/load.env)"
     DJANGO_SETTINGS_MODULE=heartbench_site.settings.test .venv/bin/python benchmarks/load.py \\
-        [--seconds 120] [--users 50] [--gunicorn-workers 3] [--gunicorn-threads 8]
+        [--seconds 120] [--users 50] [--pace person|stress] [--gunicorn-workers 3] \\
+        [--gunicorn-threads 8]
 
 A workflow is a class with ``seed()`` (runs once, in-process, before the server starts),
 ``act(person, rng)`` (one step of one person) and ``verify()`` (compares ledger and
@@ -27,6 +31,7 @@ import argparse
 import os
 import random
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -432,6 +437,20 @@ def start_gunicorn(env: dict, port: int, workers: int, threads: int) -> subproce
     raise SystemExit("gunicorn did not answer /healthz")
 
 
+# The pause between one person's actions, in seconds (uniform between the two). A person
+# cannot work faster than "person": the comparison form autosaves 1.2 s after the last
+# keystroke, and a participant reads an item before choosing (a real session is slower
+# still: tens of seconds an item, minutes a pair). "stress" sends the next request at
+# once, so 50 clients keep every worker busy: it finds lost or doubled writes under
+# contention, and measures the machine's throughput, not what a person waits.
+PACES = {"person": (1.2, 3.0), "stress": (0.0, 0.2)}
+
+
+def cpu_seconds(who) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def percentile(values, q):
     import numpy as np
 
@@ -446,6 +465,13 @@ def main() -> int:
     parser.add_argument("--gunicorn-workers", type=int, default=3)
     parser.add_argument("--gunicorn-threads", type=int, default=8)
     parser.add_argument("--seed", type=int, default=20261012)
+    parser.add_argument(
+        "--pace",
+        choices=sorted(PACES),
+        default="person",
+        help="the pause between one person's actions: 'person' (the default) as fast as a "
+        "person can work, 'stress' the old hammering for loss checks under contention",
+    )
     args = parser.parse_args()
 
     server_url, db_url = load_database_url()
@@ -480,7 +506,9 @@ def main() -> int:
     people = seed(workflows, args.users)
 
     port = free_port()
+    children_before = cpu_seconds(resource.RUSAGE_CHILDREN)
     server = start_gunicorn(env, port, args.gunicorn_workers, args.gunicorn_threads)
+    pause = PACES[args.pace]
     stats = Stats()
     failures = []
     try:
@@ -496,12 +524,15 @@ def main() -> int:
 
         deadline = time.monotonic() + args.seconds
         started = time.monotonic()
+        clients_before = cpu_seconds(resource.RUSAGE_SELF)
 
         def work(workflow, person, rng):
             try:
+                # People do not all click at the same moment: each begins within one pause.
+                time.sleep(rng.uniform(0, pause[1]))
                 while time.monotonic() < deadline:
                     workflow.act(person, rng)
-                    time.sleep(rng.uniform(0, 0.2))  # a person's pause between actions
+                    time.sleep(rng.uniform(*pause))  # a person's pause between actions
             except Exception as error:  # noqa: BLE001 - reported and fails the run
                 failures.append(f"{person.username}: {error!r}")
 
@@ -511,9 +542,13 @@ def main() -> int:
         for t in threads:
             t.join()
         elapsed = time.monotonic() - started
+        clients_cpu = cpu_seconds(resource.RUSAGE_SELF) - clients_before
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # gunicorn's workers are counted once the server has exited (its login and the
+    # seeding above are in the clients' and this process's share, not the server's).
+    server_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - children_before
 
     from django.db import connection
 
@@ -527,7 +562,15 @@ def main() -> int:
         f"{len(persons)} simulated people, {elapsed:.0f} s, gunicorn "
         f"{args.gunicorn_workers} workers x {args.gunicorn_threads} threads, PostgreSQL"
     )
-    print(f"{total} requests, {total / elapsed:.1f} requests/s overall")
+    print(
+        f"pace {args.pace!r}: {pause[0]:g}-{pause[1]:g} s between one person's actions; "
+        f"{total} requests, {total / elapsed:.1f} requests/s overall"
+    )
+    print(
+        f"CPU over the run: gunicorn {server_cpu:.0f} s, the simulated people's clients "
+        f"{clients_cpu:.0f} s, of {os.cpu_count() * elapsed:.0f} s on {os.cpu_count()} cores "
+        f"(PostgreSQL not counted)"
+    )
     header = ("n", "req/s", "p50 ms", "p95 ms", "p99 ms", "err", "retried")
     print(f"{'endpoint':40} " + " ".join(f"{h:>8}" for h in header))
     for endpoint, values in sorted(stats.latencies.items()):

@@ -4,8 +4,9 @@ Two measurements, both on the public release, with the pure core
 (``adjudication.mcq.assembly_rules``, no database):
 
   1. the authors' own 2,019 distractors (mcq.json): their TF-IDF cosine to the key and to
-     the scenario text, and how many the default thresholds would reject (the defaults
-     are calibrated so that the answer is none);
+     the scenario text, and how many the default thresholds would reject (none at the
+     former 0.75 / 0.01; benchmarks/mcq_filter_thresholds.py weighs that against planted
+     bad distractors and set the defaults);
   2. assembly over the 673 release references: for each pair, the other characters'
      references in the scenario as candidates; how many each filter rejects and how many
      pairs keep at least three valid distractors.
@@ -39,6 +40,18 @@ def scenario_text(s: dict) -> str:
     return " ".join(p for p in parts if p)
 
 
+def release_items(release: Path) -> tuple[dict, dict, list]:
+    """The release's scenarios by id, its ground-truth pairs and its MCQ questions."""
+    scenarios = {
+        s["id"]: s
+        for stage in json.loads((release / "scenarios.json").read_text())["scenarios"].values()
+        for s in stage
+    }
+    pairs = json.loads((release / "ground_truth.json").read_text())["pairs"]
+    questions = json.loads((release / "mcq.json").read_text())["questions"]
+    return scenarios, pairs, questions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--similarity-max", type=float, default=mcq_assembly.DEFAULT_SIMILARITY_MAX)
@@ -47,14 +60,7 @@ def main() -> None:
     params = mcq_assembly.AssemblyParams(
         similarity_max=args.similarity_max, relevance_min=args.relevance_min
     )
-    release = find_release_dir()
-    scenarios = {
-        s["id"]: s
-        for stage in json.loads((release / "scenarios.json").read_text())["scenarios"].values()
-        for s in stage
-    }
-    pairs = json.loads((release / "ground_truth.json").read_text())["pairs"]
-    questions = json.loads((release / "mcq.json").read_text())["questions"]
+    scenarios, pairs, questions = release_items(find_release_dir())
 
     sims, rels = [], []
     for q in questions:

@@ -122,12 +122,30 @@ class InvolvementSource:
     user_field: str
     describe: tuple[str, ...]  # value paths joined into the record's description
     filters: tuple[tuple[str, object], ...] = ()
+    prefix: str = ""  # put before the joined values ("run " before a run's number)
 
 
 # Everything the platform records of a person's part in building the benchmark (DESIGN.md
-# pipeline): profile review and adjudication, scenario review, blinded comparison,
-# arbitration, item review, and the memory audit's manual review. App. D.4: the audit team
-# "did not participate in benchmark construction".
+# pipeline). App. D.4: the audit team "did not participate in benchmark construction", so
+# every act that shaped what the benchmark contains counts, whoever did it and whether or not
+# it was finished (issue #35):
+#
+# - profiles: drafting jobs launched, drafting prompt versions written, reviews, change
+#   requests resolved, edits, freezes, any act in the review history;
+# - scenarios: blueprints, versions, screening decisions, DIAMONDS ratings, re-assessment
+#   proposals and the joint final ratings;
+# - memories: quota weights and generation plans made, memory prompt versions written,
+#   generation runs launched; the memory audit's settings, runs, review decisions, override
+#   votes (every voter, not only the last), senior edits and any act in its history;
+# - references: generation prompt versions written, candidate generation runs launched,
+#   candidate texts cleaned or leak flags accepted, comparison pairs made or assigned,
+#   comparison assignments (submitted or not) and judgments, arbitration decisions and
+#   reopenings, references adopted or written;
+# - MCQ items: assembly runs started, screening runs launched, item versions made in
+#   assembly or item review, item review decisions.
+#
+# Not counted: importing the authors' release (loading others' work), exporting, and the
+# evaluation of models on the finished benchmark.
 INVOLVEMENT_SOURCES: tuple[InvolvementSource, ...] = (
     InvolvementSource(
         "profile review", "annotation.ProfileReview", "reviewer", ("case__character__key",)
@@ -221,6 +239,141 @@ INVOLVEMENT_SOURCES: tuple[InvolvementSource, ...] = (
         ("memory__memory_id", "number"),
         filters=(("origin", "senior_edit"),),
     ),
+    InvolvementSource(
+        "memory audit override vote (false positive)",
+        "audit.OverrideAgreement",
+        "reviewer",
+        ("case__memory__memory_id",),
+    ),
+    InvolvementSource("memory audit act (audit history)", "audit.AuditEvent", "actor", ("action",)),
+    InvolvementSource(
+        "memory audit run launched", "audit.AuditRun", "created_by", ("pk",), prefix="run "
+    ),
+    InvolvementSource(
+        "memory audit settings written",
+        "audit.AuditSettings",
+        "created_by",
+        ("number",),
+        prefix="version ",
+    ),
+    InvolvementSource(
+        "character drafting job launched",
+        "annotation.DraftingJob",
+        "created_by",
+        ("pk",),
+        prefix="job ",
+    ),
+    InvolvementSource(
+        "character drafting prompt written",
+        "annotation.DraftingPrompt",
+        "created_by",
+        ("number",),
+        prefix="version ",
+    ),
+    InvolvementSource(
+        "profile review act (review history)",
+        "annotation.ReviewEvent",
+        "actor",
+        ("action",),
+    ),
+    InvolvementSource(
+        "profile version frozen", "annotation.ProfileVersion", "frozen_by", ("character__key",)
+    ),
+    InvolvementSource(
+        "joint DIAMONDS re-assessment proposal (scenario review)",
+        "annotation.ReassessmentProposal",
+        "proposed_by",
+        ("review__scenario__scenario_id",),
+    ),
+    InvolvementSource(
+        "memory quota weights written",
+        "annotation.QuotaWeights",
+        "created_by",
+        ("number",),
+        prefix="version ",
+    ),
+    InvolvementSource(
+        "memory generation plan made", "annotation.MemoryPlan", "created_by", ("character__key",)
+    ),
+    InvolvementSource(
+        "memory generation prompt written",
+        "annotation.MemoryPromptVersion",
+        "created_by",
+        ("number",),
+        prefix="version ",
+    ),
+    InvolvementSource(
+        "memory generation run launched",
+        "annotation.MemoryRun",
+        "created_by",
+        ("pk",),
+        prefix="run ",
+    ),
+    InvolvementSource(
+        "candidate generation prompt written",
+        "annotation.PromptVersion",
+        "created_by",
+        ("stage", "number"),
+    ),
+    InvolvementSource(
+        "candidate generation run launched",
+        "annotation.GenerationRun",
+        "created_by",
+        ("pk",),
+        prefix="run ",
+    ),
+    InvolvementSource(
+        "candidate text cleaned (identity-leak screening)",
+        "annotation.CandidateCleaning",
+        "edited_by",
+        ("candidate__character__key", "candidate__scenario__scenario_id"),
+    ),
+    InvolvementSource(
+        "identity-leak flag accepted as a false positive",
+        "annotation.LeakFlag",
+        "resolved_by",
+        ("candidate__character__key", "candidate__scenario__scenario_id"),
+        filters=(("status", "accepted"),),
+    ),
+    InvolvementSource(
+        "comparison pair made",
+        "annotation.ComparisonPair",
+        "created_by",
+        ("character__key", "scenario__scenario_id"),
+    ),
+    InvolvementSource(
+        "comparison annotators assigned",
+        "annotation.PairAssignment",
+        "assigned_by",
+        ("pair__character__key", "pair__scenario__scenario_id"),
+    ),
+    InvolvementSource(
+        "comparison assignment not submitted (blinded three-candidate comparison)",
+        "annotation.PairAssignment",
+        "annotator",
+        ("pair__character__key", "pair__scenario__scenario_id"),
+        filters=(("judgment__submitted_at__isnull", True),),
+    ),
+    InvolvementSource(
+        "reference response adopted or written",
+        "adjudication.ReferenceResponse",
+        "arbitrator",
+        ("character__key", "scenario__scenario_id"),
+    ),
+    InvolvementSource(
+        "MCQ assembly run started",
+        "adjudication.McqAssemblyRun",
+        "started_by",
+        ("pk",),
+        prefix="run ",
+    ),
+    InvolvementSource(
+        "MCQ screening run launched",
+        "adjudication.McqScreeningRun",
+        "created_by",
+        ("pk",),
+        prefix="run ",
+    ),
 )
 # How many records of one kind a refusal names before it says "and n more".
 RECORDS_NAMED = 5
@@ -249,7 +402,8 @@ def construction_involvement(user_ids) -> dict[int, list[Involvement]]:
         )
         per_user: dict[int, list[str]] = {}
         for user_id, *parts in rows:
-            per_user.setdefault(user_id, []).append(" ".join(str(p) for p in parts if p != ""))
+            described = " ".join(str(p) for p in parts if p != "")
+            per_user.setdefault(user_id, []).append(source.prefix + described)
         for user_id, records in per_user.items():
             unique = list(dict.fromkeys(records))
             found.setdefault(user_id, []).append(

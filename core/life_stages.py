@@ -49,3 +49,22 @@ def life_stage_for_age(age: int) -> LifeStageBin:
         if stage.contains(age):
             return stage
     raise ValueError(f"age {age} is outside the benchmark's life span ({FIRST_AGE}-{LAST_AGE})")
+
+
+# The three bands of age-appropriate language: the memory prompt's (App. L.3) and the
+# memory audit's criterion 2 (App. B.6, adult appraisal in a child-age memory). They
+# follow the bins above, so an age has one stage everywhere: childhood is School age
+# (6-11), adolescence is Adolescence (12-17), adulthood every later age. L.3 and B.6 draw
+# the lines a year later (childhood 6-12, adolescence 13-18, adulthood 19 and over); see
+# the README, "Life-stage boundaries".
+CHILDHOOD = BY_KEY["school_age"]
+ADOLESCENCE = BY_KEY["adolescence"]
+
+
+def age_band(age: int) -> str:
+    """``"childhood"``, ``"adolescence"`` or ``"adulthood"`` for an event age."""
+    if age <= CHILDHOOD.last_age:
+        return "childhood"
+    if age <= ADOLESCENCE.last_age:
+        return "adolescence"
+    return "adulthood"

@@ -8,9 +8,10 @@ services without a form).
 
 The control-character rule is one for the whole platform, on PostgreSQL and SQLite
 alike: tab, line feed and carriage return are text; every other C0 control character
-(NUL included) and DEL are refused with a message naming the field, never stripped in
-silence. Drafts that save themselves follow the same rule: an over-long or NUL-holding
-draft is refused and the page says it was not saved.
+(NUL included), DEL and the C1 control characters (U+0080 to U+009F, NEL included) are
+refused with a message naming the field, never stripped in silence. Drafts that save
+themselves follow the same rule: an over-long or NUL-holding draft is refused and the
+page says it was not saved.
 
 ``README.md`` lists every limit (``manage.py text_limits`` prints the table and a test
 holds the README to it).
@@ -31,7 +32,7 @@ NOTE = 4_000
 # scenario, a reference response field, an MCQ option.
 TEXT = 20_000
 
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def control_character_problem(value: str, *, label: str) -> str | None:

@@ -8,6 +8,7 @@ re-run are incorrect. The App. K.1, K.3 and K.4 tables are in :mod:`evaluation.a
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -26,6 +27,10 @@ N_PERMUTATIONS = constants.N_PERMUTATIONS
 HOLM_ALPHA = constants.HOLM_ALPHA
 
 HIDDEN, DISCLOSED, DISCLOSED_MEMORY = "naive_rag", "disclosed_profile", "disclosed_profile_memory"
+NO_RETRIEVAL = "no_retrieval"
+#: §3.1: the memory-augmented settings (Naive-RAG, Mem0, PersonaDB). Their runs make a
+#: model's Memory-Augmented Avg., and each against No-Retrieval is one retrieval gain.
+MEMORY_AUGMENTED_SETTINGS = ("naive_rag", "mem0", "personadb")
 
 
 #: The source family of an item whose reference has none recorded (an imported release).
@@ -71,6 +76,8 @@ class PredictionTable:
     stage: dict
     source_family: dict
     columns: tuple[Column, ...] = field(default_factory=tuple)
+    #: item pk -> the source families of its distractors, in option order (App. K.1)
+    distractor_family: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,14 +96,20 @@ class AccuracyRow:
 
 @dataclass(frozen=True)
 class Comparison:
+    """A paired test of ``a`` against ``b`` (difference Acc(a) − Acc(b)).
+
+    ``holm`` says whether the pair belongs to a Holm family; a pair outside one keeps
+    its uncorrected p-value only (``p_holm`` None, ``reject`` False)."""
+
     kind: str  # "setting" (same model) or "model" (same setting)
     a: Column
     b: Column
     n_items: int
     difference: float
     p_value: float
-    p_holm: float = 1.0
+    p_holm: float | None = 1.0
     reject: bool = False
+    holm: bool = True
 
 
 def correct_vector(table: PredictionTable, column: Column, items) -> np.ndarray:
@@ -153,35 +166,56 @@ def _compare(table, kind, a, b, n_permutations, seed) -> Comparison | None:
 
 
 def _holm(comparisons: list[Comparison]) -> list[Comparison]:
-    if not comparisons:
-        return []
-    holm = agreement.holm_correction([c.p_value for c in comparisons], alpha=HOLM_ALPHA)
-    return [
-        Comparison(c.kind, c.a, c.b, c.n_items, c.difference, c.p_value, adj, rej)
-        for c, adj, rej in zip(comparisons, holm.adjusted, holm.reject, strict=True)
-    ]
+    """Holm over the comparisons marked ``holm``; the others keep their uncorrected p."""
+    family = [c for c in comparisons if c.holm]
+    if not family:
+        return comparisons
+    holm = agreement.holm_correction([c.p_value for c in family], alpha=HOLM_ALPHA)
+    corrected = {
+        id(c): dataclasses.replace(c, p_holm=adj, reject=rej)
+        for c, adj, rej in zip(family, holm.adjusted, holm.reject, strict=True)
+    }
+    return [corrected.get(id(c), c) for c in comparisons]
+
+
+def is_retrieval_gain(a: Column, b: Column) -> bool:
+    """§3.2: one model's memory-augmented run against its own No-Retrieval run."""
+    return a.label == b.label and (
+        (a.setting in MEMORY_AUGMENTED_SETTINGS and b.setting == NO_RETRIEVAL)
+        or (b.setting in MEMORY_AUGMENTED_SETTINGS and a.setting == NO_RETRIEVAL)
+    )
 
 
 def paired_comparisons(
     table: PredictionTable, *, n_permutations=N_PERMUTATIONS, seed=PERMUTATION_SEED
 ) -> dict[str, list[Comparison]]:
     """Setting vs setting within each model, and model vs model within each setting, on
-    the items both runs answered; Holm over each family of tests separately. Every test
-    uses the same seed, so each is reproducible on its own."""
+    the items both runs answered. Every test uses the same seed, so each is reproducible
+    on its own.
+
+    The settings' Holm family is the paper's (§3.2, App. G): the retrieval gains, each
+    memory-augmented run of a model against its No-Retrieval run (16 models × 3 settings
+    = 48 in the paper), oriented memory minus No-Retrieval. The model's other setting
+    pairs (between two memory backends, the App. I diagnostics, any ablation) are
+    reported with their uncorrected p-value and marked outside the family (``holm``
+    False). The models family (same setting, two models) is the platform's own: Holm
+    over all its pairs."""
     settings_family, models_family = [], []
     columns = list(table.columns)
     for a, b in combinations(columns, 2):
         if a.label == b.label and a.setting != b.setting:
-            family = settings_family
+            gain = is_retrieval_gain(a, b)
+            if gain and a.setting == NO_RETRIEVAL:
+                a, b = b, a
+            comparison = _compare(table, "setting", a, b, n_permutations, seed)
+            if comparison is not None:
+                settings_family.append(
+                    comparison if gain else dataclasses.replace(comparison, p_holm=None, holm=False)
+                )
         elif a.setting == b.setting and a.label != b.label:
-            family = models_family
-        else:
-            continue
-        comparison = _compare(
-            table, "setting" if family is settings_family else "model", a, b, n_permutations, seed
-        )
-        if comparison is not None:
-            family.append(comparison)
+            comparison = _compare(table, "model", a, b, n_permutations, seed)
+            if comparison is not None:
+                models_family.append(comparison)
     return {"settings": _holm(settings_family), "models": _holm(models_family)}
 
 

@@ -22,13 +22,19 @@ import numpy as np
 import agreement
 from agreement import constants
 
-from .analysis import SOURCE_FAMILIES, Column, PredictionTable, correct_vector
+from .analysis import (
+    MEMORY_AUGMENTED_SETTINGS,
+    NO_RETRIEVAL,
+    SOURCE_FAMILIES,
+    Column,
+    PredictionTable,
+    correct_vector,
+)
 
-#: §3.1: the memory-augmented settings whose mean is the Memory-Augmented Avg. The paper
-#: has Naive-RAG, Mem0 and PersonaDB; the platform runs Naive-RAG (Mem0 and PersonaDB need
-#: their own backends), and the average is over those of them a model has runs in.
-MEMORY_AUGMENTED_SETTINGS = ("naive_rag", "mem0", "persona_db")
-NO_RETRIEVAL = "no_retrieval"
+# §3.1 / Table 2 / App. K.1: the Memory-Augmented Avg. is a model's mean over its
+# memory-augmented runs (Naive-RAG, Mem0, PersonaDB: ``MEMORY_AUGMENTED_SETTINGS``); the
+# platform runs Naive-RAG and imports Mem0 and PersonaDB predictions, and the average is
+# over those of them the model has runs in.
 #: The settings of Table 20, in column order (the App. I diagnostics are not main settings).
 MAIN_SETTINGS = (NO_RETRIEVAL, *MEMORY_AUGMENTED_SETTINGS)
 #: App. K.1: "jointly in the top two positions".

@@ -2,15 +2,15 @@
 per run with its interval, accuracy per life-stage bin and per character, and the
 model-model agreement matrix of each setting.
 
-Each plot is built only when asked for, so a plot download computes what it draws and
-no more (the accuracy intervals are bootstraps).
+The plots are drawn from the analysis's computed figures (the stored report the page
+reads, :mod:`evaluation.analysis_figures`), each only when asked for.
 """
 
 from core import display, plots
-from core.life_stages import LIFE_STAGE_CHOICES, LIFE_STAGE_KEYS
+from core.life_stages import LIFE_STAGE_CHOICES
 from core.protocol import CHANCE_LEVEL
 
-from . import analysis, analysis_k
+from . import analysis_k
 
 CHANCE = plots.Reference(CHANCE_LEVEL, "Chance level (25%, one of four options)")
 #: The page's test ids of the plots, kept from the hand-drawn SVG they replace.
@@ -106,16 +106,14 @@ def agreement_plot(matrix, settings) -> plots.Scene:
     )
 
 
-def analysis_plots(table, settings) -> dict:
-    """Name → a function building that plot."""
+def analysis_plots(figures, settings) -> dict:
+    """Name → a function building that plot from the figures."""
     builders = {
-        "accuracy": lambda: accuracy_plot(analysis.accuracy_rows(table), settings),
-        "life-stages": lambda: stage_plot(
-            analysis_k.group_accuracy(table, "stage", order=LIFE_STAGE_KEYS)
-        ),
-        "characters": lambda: character_plot(analysis_k.group_accuracy(table, "character")),
+        "accuracy": lambda: accuracy_plot(figures.accuracy, settings),
+        "life-stages": lambda: stage_plot(figures.stages),
+        "characters": lambda: character_plot(figures.characters),
     }
-    for matrix in analysis.agreement_matrices(table):
+    for matrix in figures.matrices:
         builders[f"agreement-{matrix.setting}".replace("_", "-")] = lambda m=matrix: agreement_plot(
             m, settings
         )

@@ -24,8 +24,9 @@ import numpy as np
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
+from core.reports.services import report_for
 
-from . import services
+from . import services, stored_reports
 from .analysis import SOURCE_FAMILIES
 from .models import EvaluationRun, RetrievalSet, Setting
 from .prediction_import import evaluation_run_import
@@ -143,7 +144,20 @@ def seed_evaluation_demo(*, user, source_families: dict[int, str] | None = None)
     items = list(demo_items())
     if not items:
         return []
-    plans = [(DEMO_LABEL, s, RetrievalSet.Method.BM25) for s in Setting.values]
+    runs = _start_demo_runs(user, items)
+    # A new user opening the analysis finds its figures computed (eager) or computing.
+    report_for(stored_reports.ANALYSIS_KIND)
+    return runs
+
+
+def _start_demo_runs(user, items) -> list:
+    settings = (
+        Setting.NO_RETRIEVAL,
+        Setting.NAIVE_RAG,
+        Setting.DISCLOSED_PROFILE,
+        Setting.DISCLOSED_PROFILE_MEMORY,
+    )
+    plans = [(DEMO_LABEL, s, RetrievalSet.Method.BM25) for s in settings]
     plans.append((DEMO_LABEL_TFIDF, Setting.NAIVE_RAG, RetrievalSet.Method.TFIDF))
     runs = []
     for label, setting, method in plans:

@@ -9,7 +9,7 @@ from django.urls import reverse
 from core.text_rules import NAME, NOTE, TEXT, TextRules
 
 from . import embeddings, providers, services
-from .models import LABEL_MAX, RetrievalSet, Setting
+from .models import LABEL_MAX, RUNNABLE_SETTINGS, RetrievalSet, Setting
 
 ITEM_SET_CHOICES = [
     ("all", "All final items"),
@@ -30,7 +30,9 @@ class EvaluationRunForm(TextRules, forms.Form):
         max_length=LABEL_MAX,
         help_text="Its name in tables and comparisons; blank: the provider's model name.",
     )
-    setting = forms.ChoiceField(label="Setting", choices=Setting.choices)
+    setting = forms.ChoiceField(
+        label="Setting", choices=[(s.value, s.label) for s in RUNNABLE_SETTINGS]
+    )
     item_set = forms.ChoiceField(
         label="Items", choices=ITEM_SET_CHOICES, initial="all", widget=forms.RadioSelect
     )

@@ -13,6 +13,7 @@ from django.db.models.functions import MD5
 
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import Memory, ProfileVersion
+from core.deviations import ProtocolDeviation
 from core.llm_runs.models import AbstractCallRecord, LlmRun, LlmUnit
 from core.protocol import RETRIEVAL_K
 
@@ -38,6 +39,7 @@ class RetrievalSet(models.Model):
         TFIDF = "tfidf", "TF-IDF cosine over content_full"
         EMBEDDING = "embedding", "Embedding cosine over content_full"
         IMPORTED = "imported", "Imported with an evaluation run"
+        RANDOM = "random", "Random sample (memory ablation C3)"
 
     item = models.ForeignKey(McqItem, on_delete=models.PROTECT, related_name="retrieval_sets")
     method = models.CharField(max_length=16, choices=Method.choices)
@@ -131,15 +133,39 @@ class EvaluationError(ValidationError):
 
 
 class Setting(models.TextChoices):
-    """The evaluation inputs of §3.1 and App. I (Mem0/PersonaDB need their own backends)."""
+    """The evaluation inputs of §3.1 and App. I. Mem0 and PersonaDB (§3.1, App. E) run on
+    their own backends: their predictions are imported, never run here."""
 
     NO_RETRIEVAL = "no_retrieval", "No-Retrieval"
     NAIVE_RAG = "naive_rag", "Naive-RAG (k = 30)"
+    MEM0 = "mem0", "Mem0 (imported)"
+    PERSONADB = "personadb", "PersonaDB (imported)"
     DISCLOSED_PROFILE = "disclosed_profile", "Disclosed-Profile"
     DISCLOSED_PROFILE_MEMORY = "disclosed_profile_memory", "Disclosed-Profile + Memory"
+    ABLATION_C0 = "ablation_c0", "C0: own memories, this scenario (memory ablation)"
+    ABLATION_C1 = "ablation_c1", "C1: own memories, another same-bin scenario (memory ablation)"
+    ABLATION_C2 = "ablation_c2", "C2: another character's memories, this scenario (memory ablation)"
+    ABLATION_C3 = "ablation_c3", "C3: own memories, random sample (memory ablation)"
 
 
-MEMORY_SETTINGS = (Setting.NAIVE_RAG, Setting.DISCLOSED_PROFILE_MEMORY)
+#: §3.1: the three memory-augmented settings (the "Memory-Augmented Avg." columns).
+MEMORY_AUGMENTED_SETTINGS = (Setting.NAIVE_RAG, Setting.MEM0, Setting.PERSONADB)
+#: Settings whose predictions come only from a file (their backends run elsewhere).
+IMPORTED_ONLY_SETTINGS = (Setting.MEM0, Setting.PERSONADB)
+#: Settings a run on the platform can be launched with.
+RUNNABLE_SETTINGS = tuple(s for s in Setting if s not in IMPORTED_ONLY_SETTINGS)
+#: §3 Table 3 / App. H: the memory-content ablation under Naive-RAG (k = 30).
+ABLATION_SETTINGS = (
+    Setting.ABLATION_C0,
+    Setting.ABLATION_C1,
+    Setting.ABLATION_C2,
+    Setting.ABLATION_C3,
+)
+MEMORY_SETTINGS = (
+    *MEMORY_AUGMENTED_SETTINGS,
+    Setting.DISCLOSED_PROFILE_MEMORY,
+    *ABLATION_SETTINGS,
+)
 PROFILE_SETTINGS = (Setting.DISCLOSED_PROFILE, Setting.DISCLOSED_PROFILE_MEMORY)
 
 
@@ -194,6 +220,23 @@ class EvaluationRun(LlmRun):
     @property
     def uses_memory(self) -> bool:
         return self.setting in MEMORY_SETTINGS
+
+    @property
+    def deviation_subject(self) -> str:
+        """How this run's protocol deviations (core.deviations) name it."""
+        return f"evaluation run {self.pk}"
+
+    @property
+    def protocol_deviations(self):
+        """The protocol deviations recorded for this run (e.g. a temperature above 0)."""
+        return ProtocolDeviation.objects.filter(
+            stage="evaluation", subject=self.deviation_subject
+        ).order_by("pk")
+
+    @property
+    def is_memory_augmented(self) -> bool:
+        """One of §3.1's memory-augmented settings (Naive-RAG, Mem0, PersonaDB)."""
+        return self.setting in MEMORY_AUGMENTED_SETTINGS
 
     @property
     def discloses_profile(self) -> bool:

@@ -14,6 +14,7 @@ evaluation prompts and the human-baseline pages render the same strings in the s
 order.
 """
 
+import random
 import re
 
 from django.db import IntegrityError, transaction
@@ -84,16 +85,30 @@ def retrieve_for_item(
     method: str = RetrievalSet.Method.BM25,
     k: int = DEFAULT_K,
     embedding=None,
+    query_scenario=None,
+    owner=None,
+    origin: str = "builtin",
+    shown_id=None,
 ) -> RetrievalSet:
     """The stored retrieval set of ``item`` for (method, k, today's query and, for
     ``embedding``, the model), computed once, also when two workers ask together.
 
     ``embedding`` is the ``llm.EmbeddingConfig`` to rank with (default: the configured
     one). Embedding calls happen outside any row lock; a failing endpoint raises
-    :class:`~evaluation.embeddings.EmbeddingFailure` and stores nothing."""
+    :class:`~evaluation.embeddings.EmbeddingFailure` and stores nothing.
+
+    The App. H ablation (``evaluation.ablation``) changes what is retrieved, under its own
+    ``origin``: ``query_scenario`` (default the item's) is the scenario whose description
+    is the query, ``owner`` (default the item's character) whose memories are searched,
+    ``shown_id(memory)`` the id an entry is shown under; ``random`` samples ``k``
+    memories with the seed ``origin`` names. Eligibility is always the item's scenario
+    age (App. E)."""
     scenario = item.scenario
-    query = retrieval_query(scenario)
-    identity = {"item": item, "method": method, "k": k, "origin": "builtin", "query": query}
+    if method == RetrievalSet.Method.RANDOM:
+        query = f"no query: a random sample, seed {origin!r}"
+    else:
+        query = retrieval_query(query_scenario or scenario)
+    identity = {"item": item, "method": method, "k": k, "origin": origin, "query": query}
     if method == RetrievalSet.Method.EMBEDDING:
         if embedding is None:
             embedding = embeddings.embedding_config()
@@ -108,12 +123,16 @@ def retrieve_for_item(
     existing = RetrievalSet.objects.filter(**identity).first()
     if existing is not None:
         return existing
-    memories = list(eligible_memories(item.character, scenario.age))
+    memories = list(eligible_memories(owner or item.character, scenario.age))
     documents = [m.content_full for m in memories]
     if method == RetrievalSet.Method.EMBEDDING:
         ranked = embeddings.rank_by_embedding(query, memories, embedding)[:k]
+    elif method == RetrievalSet.Method.RANDOM:
+        drawn = random.Random(origin).sample(range(len(memories)), min(k, len(memories)))
+        ranked = [(index, None) for index in drawn]
     else:
         ranked = rank(query, documents, method)[:k]
+    shown = shown_id or (lambda memory: memory.anonymized_id)
     try:
         with transaction.atomic():
             rset = RetrievalSet.objects.create(
@@ -124,7 +143,7 @@ def retrieve_for_item(
                     retrieval_set=rset,
                     rank=position,
                     memory=memories[index],
-                    anonymized_id=memories[index].anonymized_id,
+                    anonymized_id=shown(memories[index]),
                     timeline=memories[index].timeline,
                     event_age=memories[index].event_age,
                     content_full=memories[index].content_full,

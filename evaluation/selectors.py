@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce, NullIf
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
-from adjudication.mcq.models import McqItem
+from adjudication.mcq.models import McqItem, McqOption
 from core.plurals import counted
 from core.roles import Role, user_roles
 
@@ -298,5 +298,38 @@ def prediction_table(runs) -> analysis.PredictionTable:
         for r in runs
     )
     return analysis.PredictionTable(
-        tuple(item_ids), key, scenario, character, stage, family, columns
+        tuple(item_ids),
+        key,
+        scenario,
+        character,
+        stage,
+        family,
+        columns,
+        distractor_family=distractor_families(item_ids),
     )
+
+
+def distractor_families(item_ids) -> dict[int, tuple[str, ...]]:
+    """``{item pk: source families of its distractors in option order}`` (App. K.1): the
+    family of the reference a distractor's text came from, else (an imported item) that
+    of the current reference of its source character in the item's scenario; "not
+    recorded" when neither records one."""
+    options = (
+        McqOption.objects.filter(item_id__in=item_ids, is_correct=False)
+        .order_by("item_id", "label")
+        .values_list(
+            "item_id", "source_reference__source_family", "source_character", "item__scenario_id"
+        )
+    )
+    rows = list(options)
+    current = {
+        (character, scenario): fam
+        for character, scenario, fam in ReferenceResponse.objects.filter(
+            superseded_at__isnull=True, scenario_id__in={r[3] for r in rows}
+        ).values_list("character__key", "scenario_id", "source_family")
+    }
+    out: dict[int, tuple[str, ...]] = {}
+    for item_id, linked, character, scenario in rows:
+        fam = linked or current.get((character, scenario)) or analysis.SOURCE_NOT_RECORDED
+        out[item_id] = (*out.get(item_id, ()), fam)
+    return out

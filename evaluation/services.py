@@ -13,17 +13,22 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import QuerySet
 
+import llm
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
+from core.deviations import ProtocolDeviation, record_deviation
 from core.llm_runs.services import RunFlow, record_call
 from core.plurals import agree, counted
 from core.providers import cached_client
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
 
-from . import embeddings, leakcheck, parsing, prompt, providers, retrieval
+from . import ablation, embeddings, leakcheck, parsing, prompt, providers, retrieval
 from .models import (
+    ABLATION_SETTINGS,
+    IMPORTED_ONLY_SETTINGS,
     LABEL_MAX,
+    RUNNABLE_SETTINGS,
     EvaluationCall,
     EvaluationError,
     EvaluationPrediction,
@@ -42,9 +47,15 @@ OPEN = (Status.PENDING, Status.RUNNING, Status.FAILED, Status.CANCELLED)
 #: The one state machine of runs (core.llm_runs); a prediction is the run's unit.
 FLOW = RunFlow(run_model=EvaluationRun, unit_model=EvaluationPrediction, error=EvaluationError)
 
-#: App. F / App. I: temperature 0 where supported (blank: the endpoint's default); one
-#: response retained per item, so one structured-output round (no re-asking).
-DEFAULT_DECODING = {"temperature": 0.0, "max_tokens": 4096, "max_attempts": 1}
+#: App. F / App. I: temperature 0 where supported (blank: the endpoint's default);
+#: reasoning/thinking effort high (each provider's own field, llm/wire.py; blank sends
+#: none); one response retained per item, so one structured-output round (no re-asking).
+DEFAULT_DECODING = {
+    "temperature": 0.0,
+    "max_tokens": 4096,
+    "max_attempts": 1,
+    "reasoning_effort": "high",
+}
 #: §3.1: Naive-RAG retrieves 30 entries.
 NAIVE_RAG_K = retrieval.DEFAULT_K
 #: Provider errors that are not a model response: the item can be tried again.
@@ -58,6 +69,9 @@ TRANSPORT_ERRORS = {
     "client_error",
     "internal_error",
 }
+#: Protocol deviations of evaluation runs (core.deviations) are recorded under this stage.
+DEVIATION_STAGE = "evaluation"
+TEMPERATURE_RULE = "App. F, I: temperature 0 where the endpoint supports it"
 NOT_CONFIGURED = "not_configured"
 INPUT_ERROR = "input_error"
 
@@ -127,6 +141,11 @@ def _decoding(options: dict | None) -> dict:
         raise EvaluationError("Max tokens must be at least 16.")
     if not 1 <= int(decoding["max_attempts"]) <= 3:
         raise EvaluationError("Structured-output rounds must be 1-3.")
+    effort = decoding["reasoning_effort"]
+    if effort is not None and effort not in llm.REASONING_EFFORTS:
+        raise EvaluationError(
+            f"Reasoning effort {effort!r} is not one of {', '.join(llm.REASONING_EFFORTS)}."
+        )
     return decoding
 
 
@@ -153,9 +172,14 @@ def evaluation_run_create(
         labels={"label": "Model label", "item_set": "Item set name"},
         error=EvaluationError,
     )
+    if setting in IMPORTED_ONLY_SETTINGS:
+        raise EvaluationError(
+            f"{Setting(setting).label} runs on its own memory backend: import its "
+            "predictions file instead."
+        )
     if setting not in Setting.values:
         raise EvaluationError(
-            f"Unknown setting {setting!r}; choose one of {', '.join(Setting.values)}."
+            f"Unknown setting {setting!r}; choose one of {', '.join(RUNNABLE_SETTINGS)}."
         )
     available = providers.evaluation_providers()
     config = available.get(provider_key)
@@ -185,12 +209,24 @@ def evaluation_run_create(
             f"{counted(len(not_final), 'item')} {agree(len(not_final), 'is', 'are')} not in "
             f"the final set: {', '.join(not_final[:10])}."
         )
+    decoding = _decoding(decoding)
+    off_protocol = decoding["temperature"] not in (None, 0, 0.0)
+    if off_protocol and not (note or "").strip():
+        raise EvaluationError(
+            {
+                "note": [
+                    f"Temperature {decoding['temperature']} departs from the paper's "
+                    "temperature 0 (App. F, I): say why in the note; it is recorded as a "
+                    "protocol deviation."
+                ]
+            }
+        )
     run = EvaluationRun.objects.create(
         label=(label or config.model).strip()[:120],
         setting=setting,
         provider_key=provider_key,
         provider=providers.provider_summary(config),
-        decoding=_decoding(decoding),
+        decoding=decoding,
         retrieval_method=retrieval_method,
         retriever=retriever,
         k=int(k),
@@ -203,6 +239,15 @@ def evaluation_run_create(
     EvaluationPrediction.objects.bulk_create(
         EvaluationPrediction(run=run, item=item) for item in {i.pk: i for i in chosen}.values()
     )
+    if off_protocol:
+        record_deviation(
+            stage=DEVIATION_STAGE,
+            kind=ProtocolDeviation.Kind.SETTING,
+            subject=run.deviation_subject,
+            rule=f"{TEMPERATURE_RULE}; this run: temperature {decoding['temperature']}",
+            reason=note,
+            by=created_by,
+        )
     return run
 
 
@@ -300,6 +345,10 @@ def stored_retrieval(run: EvaluationRun, item: McqItem) -> RetrievalSet:
     embedding = None
     if run.retrieval_method == RetrievalSet.Method.EMBEDDING:
         embedding = embeddings.config_for_run(run.retriever)
+    if run.setting in ABLATION_SETTINGS:
+        return ablation.ablation_set(
+            item, setting=run.setting, method=run.retrieval_method, k=run.k, embedding=embedding
+        )
     return retrieval.retrieve_for_item(
         item, method=run.retrieval_method, k=run.k, embedding=embedding
     )
@@ -497,6 +546,8 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
         temperature=decoding.get("temperature"),
         max_tokens=int(decoding.get("max_tokens") or DEFAULT_DECODING["max_tokens"]),
         response_format=providers.answer_format(config),
+        # A run made before the field existed recorded none and sends none.
+        reasoning_effort=decoding.get("reasoning_effort"),
     )
     result = cached_client(config).complete_json(
         system=prompt.SYSTEM_PROMPT,

@@ -3,16 +3,15 @@
 page's CSV (its long-standing layout, ``value`` named ``accuracy`` there) and Parquet
 downloads, the API rows and the statistics export. Admins only, as the page."""
 
-from core.life_stages import LIFE_STAGE_KEYS
 from core.tidy_tables import TidySpec, TidyTable
 
-from . import analysis, analysis_k
+from . import analysis_figures, analysis_k
 from .models import Setting
 
 #: Setting names of the paper's memory backends the platform has no runner for yet.
 SETTING_NAMES = {
     "mem0": "Mem0",
-    "persona_db": "PersonaDB",
+    "personadb": "PersonaDB",
     analysis_k.MEMORY_AVG: "Memory-Aug. Avg.",
 }
 
@@ -65,10 +64,11 @@ class _Rows(list):
     writerow = list.append
 
 
-def analysis_rows(table, settings) -> list[list]:
-    """The rows of the analysis in ``CSV_HEADER``'s columns, "" for an empty cell."""
+def analysis_rows(figures: analysis_figures.AnalysisFigures, settings) -> list[list]:
+    """The rows of the analysis (its computed figures) in ``CSV_HEADER``'s columns, ""
+    for an empty cell."""
     writer = _Rows()
-    for row in analysis.accuracy_rows(table):
+    for row in figures.accuracy:
         writer.writerow(
             [
                 "accuracy",
@@ -84,11 +84,12 @@ def analysis_rows(table, settings) -> list[list]:
                 "",
             ]
         )
-    for family, rows in analysis.paired_comparisons(table).items():
+    for family, rows in figures.comparisons.items():
         for c in rows:
+            section = f"paired_{family}" if c.holm else f"paired_{family}_uncorrected"
             writer.writerow(
                 [
-                    f"paired_{family}",
+                    section,
                     f"{c.a.label} − {c.b.label}" if family == "models" else c.a.label,
                     settings[c.a.setting]
                     if family == "models"
@@ -100,11 +101,11 @@ def analysis_rows(table, settings) -> list[list]:
                     "",
                     "",
                     c.p_value,
-                    c.p_holm,
+                    "" if c.p_holm is None else c.p_holm,
                 ]
             )
-    for by in ("character", "stage", "source_family"):
-        groups, rows = analysis.breakdown(table, by)
+    for _, by in analysis_figures.BREAKDOWNS:
+        groups, rows = figures.breakdowns[by]
         for row in rows:
             for g in groups:
                 cell = row["cells"].get(g)
@@ -124,14 +125,14 @@ def analysis_rows(table, settings) -> list[list]:
                             "",
                         ]
                     )
-    for d in analysis.disclosure_diagnostics(table):
+    for d in figures.diagnostics:
         writer.writerow(
             ["delta_profile", d.label, "", "", d.n_items, "", d.delta_profile, "", "", "", ""]
         )
         writer.writerow(
             ["delta_memory", d.label, "", "", d.n_items, "", d.delta_memory, "", "", "", ""]
         )
-    for m in analysis.agreement_matrices(table):
+    for m in figures.matrices:
         for i, a in enumerate(m.labels):
             for j, b in enumerate(m.labels):
                 if i < j:
@@ -150,11 +151,11 @@ def analysis_rows(table, settings) -> list[list]:
                             "",
                         ]
                     )
-    _k_csv_rows(writer, table, settings)
+    _k_csv_rows(writer, figures, settings)
     return writer
 
 
-def _k_csv_rows(writer, table, settings):
+def _k_csv_rows(writer, figures, settings):
     """App. K rows of the CSV, in the same eleven columns."""
 
     def row(
@@ -172,9 +173,9 @@ def _k_csv_rows(writer, table, settings):
     ):
         writer.writerow([section, model, setting, group, n, correct, value, low, high, p, p_holm])
 
-    for m in analysis_k.memory_averages(table):
+    for m in figures.memory_averages:
         row("memory_augmented_avg", m.label, "", "", "", "", m.average)
-    source_table = analysis_k.source_stratified(table)
+    source_table = figures.source_table
     for r in source_table.rows:
         for (source, setting), cell in r.cells.items():
             row(
@@ -186,7 +187,7 @@ def _k_csv_rows(writer, table, settings):
                 cell.correct if cell.n else "",
                 cell.accuracy,
             )
-    provenance = analysis_k.provenance_analysis(table)
+    provenance = figures.provenance
     if provenance is not None:
         if provenance.stability is not None:
             members = " + ".join(provenance.stability.members)
@@ -227,17 +228,47 @@ def _k_csv_rows(writer, table, settings):
                 i.p_value,
                 i.p_holm,
             )
-    for by, section in (("stage", "k3_life_stage"), ("character", "k4_character")):
-        for g in analysis_k.group_accuracy(
-            table, by, order=LIFE_STAGE_KEYS if by == "stage" else None
-        ):
+    if figures.fixed_effects is not None:
+        for t in figures.fixed_effects.terms:
+            row(
+                "k1_fixed_effect",
+                "",
+                "",
+                t.family,
+                t.n_home_items,
+                "",
+                t.coefficient,
+                t.ci_low,
+                t.ci_high,
+                t.p_value,
+                t.p_holm,
+            )
+    distractors = figures.distractors
+    if distractors is not None:
+        for family, n, share in distractors.families:
+            row("k1_distractor_family", "", "", family, distractors.n_distractors, n, share)
+        for family, n in distractors.own_family_items.items():
+            n_items = distractors.items_by_source[family]
+            row("k1_own_family_distractor", "", "", family, n_items, n, n / n_items)
+    for by, section, groups in (
+        ("stage", "k3_life_stage", figures.stages),
+        ("character", "k4_character", figures.characters),
+    ):
+        for g in groups:
             value = g.accuracy if by == "stage" else analysis_k.setting_mean(g)
             row(section, "", "", g.group, g.n, g.correct, value)
 
 
-def evaluation_analysis_table(table, settings) -> TidyTable:
+def figures_table(figures: analysis_figures.AnalysisFigures, settings) -> TidyTable:
+    """The tidy table of computed figures (the stored ones, for the page's downloads)."""
     columns = list(EVALUATION_ANALYSIS.columns)
     return EVALUATION_ANALYSIS.table(
         {c: None if v == "" else v for c, v in zip(columns, row, strict=True)}
-        for row in analysis_rows(table, settings)
+        for row in analysis_rows(figures, settings)
     )
+
+
+def evaluation_analysis_table(table, settings) -> TidyTable:
+    """The tidy table computed here from a prediction table (the statistics export,
+    which runs on a worker)."""
+    return figures_table(analysis_figures.compute(table), settings)

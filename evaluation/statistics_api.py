@@ -3,16 +3,21 @@ tidy CSV and Parquet downloads, over the same runs (``?run=`` as on the page).""
 
 from drf_spectacular.utils import OpenApiParameter
 
+from core.report_downloads import FiguresBeingComputed, FiguresNotReady
 from core.roles import Role
 from core.tidy_tables import tidy_api
 
 from . import statistics
-from .analysis_views import analysis_for_request
+from .analysis_views import stored_figures
 
 
 def _analysis_rows(request):
-    _, table = analysis_for_request(request)
-    return statistics.evaluation_analysis_table(table, statistics.setting_names())
+    """The rows of the stored figures the page shows; 409 before the first computation."""
+    try:
+        figures = stored_figures(request)
+    except FiguresNotReady as exc:
+        raise FiguresBeingComputed() from exc
+    return statistics.figures_table(figures, statistics.setting_names())
 
 
 EvaluationAnalysisRowsApi = tidy_api(

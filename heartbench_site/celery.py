@@ -11,6 +11,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "heartbench_site.settings.local"
 # list against the tree: tests/site/test_task_registry.py).
 TASK_PACKAGES = (
     "core.reports",
+    "core.team",
     "annotation.corpus_import",
     "annotation.scenario_review",
     "annotation.character_drafting",

@@ -3,8 +3,9 @@
 The public release has no character profiles or memories, so the demo writes its own:
 one stand-in profile per release character (the eleven trait anchors of seed 000 Table 4,
 CHAR_06 with the E .10 / C .70 the paper describes) and a few short memories per
-character whose ids are the ones the release's step-2 activation lists point to. Every
-text says it is a demo stand-in, and the rows are flagged ``is_demo_standin``.
+character whose ids are the ones the release's step-2 activation lists point to, each a
+varied scene from ``heartbench_site.synthetic_corpus``. Every text says it is a demo
+stand-in, and the rows are flagged ``is_demo_standin``.
 
 The output is a characters file in the dataset card's layout, so the demo loads it
 through the same importer a lab uses for its real corpus.
@@ -15,6 +16,7 @@ import json
 from pathlib import Path
 
 from core.life_stages import life_stage_for_age
+from heartbench_site import synthetic_corpus
 
 STANDIN = "[Demo stand-in, not from the HEART-Bench release]"
 
@@ -152,7 +154,6 @@ PATTERN_TEMPLATES = (
 )
 
 MEMORIES_PER_CHARACTER = 24
-EMOTIONS = (("anxiety", "hope"), ("relief", "pride"), ("anger", "shame"), ("joy", "surprise"))
 
 
 def _article(noun: str) -> str:
@@ -188,33 +189,10 @@ def _stable_int(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
 
 
-def _memory(memory_id: str, age: int, occupation: str, word: str) -> dict:
-    stage = life_stage_for_age(age).key
-    primary, secondary = EMOTIONS[_stable_int(memory_id) % len(EMOTIONS)]
-    intensity = round(0.25 + (_stable_int(memory_id + "i") % 70) / 100, 2)
-    body = (
-        f"{STANDIN} I was {age}. The afternoon light came through the kitchen window and I "
-        f'could hear the kettle. "Are you coming?" someone called. I thought about {word} '
-        'and felt my shoulders tighten, then loosen. I said, "In a minute," and finished '
-        "what I was doing. That evening I went over it once more before sleeping."
-    )
-    if age >= 23:
-        body += (
-            f" At work as {_article(occupation)} {occupation} the next day, "
-            "the same feeling came back briefly."
-        )
-    return {
-        "id": memory_id,
-        "timeline": f"{stage} ({age} years old)",
-        "context": f"{STANDIN} An ordinary day at age {age} that touches on {word}.",
-        "content_summary": f"{STANDIN} A small episode about {word} at age {age}.",
-        "content_full": body,
-        "triggers": [word, "kitchen", "being called", "evening"],
-        "psych_conclusion": f"{STANDIN} Illustrates a schema centred on {word}.",
-        "behavior_policy": f"{STANDIN} When {word} is at stake, pause before answering.",
-        "emotion_signature": {"primary": primary, "secondary": secondary, "intensity": intensity},
-        "relevance_tags": [word, stage, "family", "routine"],
-    }
+def _memory(memory_id: str, age: int) -> dict:
+    """A realistic stand-in scene (``heartbench_site.synthetic_corpus``): its tier, domain
+    and sentences vary per memory, the same for the same id on every run."""
+    return synthetic_corpus.memory(memory_id, age, label=STANDIN)
 
 
 def standin_characters(release_dir: Path) -> list[dict]:
@@ -235,15 +213,12 @@ def standin_characters(release_dir: Path) -> list[dict]:
     characters = []
     for key in ARCHETYPES:
         profile = _profile(key)
-        word = _trait_word(ARCHETYPES[key][0])
         ages = {
             mid: max(6, youngest_age - _stable_int(mid) % 4)
             for mid, youngest_age in youngest.get(key, {}).items()
         }
-        profile["episodic_memory_set"] = [
-            _memory(mid, ages[mid], profile["occupation"], word)
-            for mid in _spread_over_stages(ages)
-        ]
+        chosen = _spread_over_stages(ages)
+        profile["episodic_memory_set"] = [_memory(mid, ages[mid]) for mid in chosen]
         characters.append(profile)
     return characters
 

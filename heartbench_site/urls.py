@@ -11,15 +11,18 @@ from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
 from audit.memory_quality import urls as memory_quality_urls
 from audit.reference_labels import views as label_audit_views
+from core.team import urls as team_urls
 from core.web import include_joined
 
-from . import health, history_views, pipeline_views, token_views, views
+from . import health, help, history_views, pipeline_views, token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/token/", token_views.token_page, name="account-token"),
+    path("accounts/", include(team_urls.account_urlpatterns)),
+    path("team/", include("core.team.urls")),
     path(
         "corpus/",
         include_joined(
@@ -62,6 +65,9 @@ urlpatterns = [
     path("history/", history_views.decision_history, name="decision-history"),
     path("conflicts/", label_audit_views.conflicts, name="conflicts"),
     path("pipeline/", pipeline_views.pipeline, name="pipeline"),
+    # The guides (docs/, built by MkDocs); every page's Help link opens one (help.py).
+    path("docs/", help.docs, name="docs-index"),
+    path("docs/<path:path>", help.docs, name="docs"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on their own; the icon is an SVG under static/.
     path("favicon.ico", views.favicon, name="favicon"),

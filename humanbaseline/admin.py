@@ -22,5 +22,6 @@ for _model in (
     models.ImportedPrediction,
     models.BaselineReport,
     models.BestModelChoice,
+    models.ParticipantErasure,
 ):
     admin.site.register(_model, ReadOnlyAdmin)

@@ -32,6 +32,8 @@ from .models import (
     BaselineError,
     BaselineNotFound,
     BaselineStudy,
+    ParticipantErasure,
+    Participation,
     SubsetSelection,
 )
 from .presentation import (
@@ -42,6 +44,7 @@ from .presentation import (
     reweighting_view,
     table19_rows,
 )
+from .report_state import report_state
 
 admin_required = role_required(Role.ADMIN)
 
@@ -164,6 +167,7 @@ def study_detail(
             "pool_queries": services.pool_link_queries(),
             "load": selectors.study_reading_load(study=study_obj),
             "practice": practice,
+            "erasures": study_obj.erasures.select_related("erased_by"),
         },
     )
 
@@ -260,6 +264,7 @@ def report(request, study_id):
         "polling": latest is not None and latest.status in ("pending", "running"),
     }
     if latest is not None and latest.status == "done":
+        context["state"] = report_state(latest)  # fresh, or stale: its inputs changed since
         context["rows"] = display_rows(latest.results)
         context["plots"] = [
             page_plot(
@@ -283,3 +288,40 @@ def report(request, study_id):
     if request.htmx:
         return render(request, "humanbaseline/report.html#result", context)
     return render(request, "humanbaseline/report.html", context)
+
+
+@admin_required
+def participant_erase(request, study_id, participation_id):
+    """Erase a participant's personal data, or all their data: a page that says what
+    goes and what stays, then the final confirmation (the shared dialog)."""
+    study_obj = get_object_or_404(BaselineStudy, pk=study_id)
+    participation = get_object_or_404(
+        Participation.objects.select_related("user"), pk=participation_id, study=study_obj
+    )
+    error = ""
+    if request.method == "POST":
+        try:
+            erasure = services.participant_erase(
+                participation=participation, scope=request.POST.get("scope", ""), user=request.user
+            )
+        except BaselineError as e:
+            error = " ".join(e.messages)
+        else:
+            messages.success(
+                request,
+                f"Erased ({erasure.get_scope_display().lower()}). The participant is now "
+                f"listed as {erasure.placeholder}.",
+            )
+            return redirect("baseline:study-detail", study_id=study_id)
+    return render(
+        request,
+        "humanbaseline/participant_erase.html",
+        {
+            "study": study_obj,
+            "p": participation,
+            "number": selectors.participant_labels(study=study_obj)[participation.pk],
+            "scopes": ParticipantErasure.Scope.choices,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )

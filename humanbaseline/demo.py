@@ -44,6 +44,8 @@ DEMO_BRIEFING = (
     "is no time limit, and you can change any answer until you finalize."
 )
 SIMULATED_ACCURACY = (0.86, 0.81, 0.79, 0.76)
+# A simulated participant who withdrew part-way (issue #36).
+DEMO_WITHDRAWN = "baseline-sim-withdrawn"
 # Stand-in models: a seeded draw at these accuracies, not a model's answers.
 SIMULATED_MODELS = (("simulated model A (demo)", 0.64), ("simulated model B (demo)", 0.43))
 DEMO_PRACTICE_ITEMS = 2
@@ -124,6 +126,7 @@ def seed_baseline_demo(*, users) -> BaselineStudy | None:
         study=study, user=users[Role.BASELINE_PARTICIPANT.value], via="admin"
     )
     _simulated_participants(study)
+    _withdrawn_participant(study)
     services.report_request(
         study=study, user=admin, seed=HUMAN_BASELINE_SEED, n_boot=10_000, n_permutations=10_000
     )
@@ -186,3 +189,21 @@ def _simulated_participants(study):
             response.seconds = float(rng.integers(40, 240))
         ItemResponse.objects.bulk_update(responses, ["choice", "seconds"])
         services.baseline_finalize(participation=p)
+
+
+def _withdrawn_participant(study):
+    """A fifth simulated participant who answered the first items, then withdrew (issue
+    #36): the admin sees how a withdrawal shows on the study page, and the report leaves
+    their answers out."""
+    user, _ = get_user_model().objects.get_or_create(username=DEMO_WITHDRAWN)
+    user.set_unusable_password()
+    user.save()
+    p = services.participant_enrol(study=study, user=user, via="admin")
+    p = services.consent_decide(participation=p, agree=True, version=study.consent_version)
+    p = services.briefing_complete(participation=p)
+    for position in range(1, DEMO_PRACTICE_ITEMS + 1):
+        services.practice_answer(participation=p, position=position, choice="A")
+    p = services.baseline_session_start(participation=p)
+    for position in range(1, 21):
+        services.answer_save(participation=p, position=position, choice="ABCD"[position % 4])
+    services.participant_withdraw(participation=p)

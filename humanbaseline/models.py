@@ -209,6 +209,34 @@ class StudyItem(models.Model):
         return f"study {self.study_id} {'practice' if self.is_practice else 'item'} {self.position}"
 
 
+# The start of the placeholder an erased participant's username becomes (issue #36).
+ERASED_PREFIX = "erased-"
+
+
+class ParticipationQuerySet(models.QuerySet):
+    def counted(self):
+        """The participations whose answers enter results: finalized and never withdrawn.
+
+        Every report, statistic and export that reads baseline answers starts here (or at
+        ``ItemResponse.objects.counted()``), so a withdrawal reaches all of them at once."""
+        return self.filter(status=Participation.Status.FINALIZED, withdrawn_at__isnull=True)
+
+    def taking_part(self):
+        """Participations that have not withdrawn (nor declined)."""
+        return self.exclude(
+            status__in=[Participation.Status.WITHDRAWN, Participation.Status.DECLINED]
+        )
+
+
+class ItemResponseQuerySet(models.QuerySet):
+    def counted(self):
+        """Responses of counted participations (see ``ParticipationQuerySet.counted``)."""
+        return self.filter(
+            participation__status=Participation.Status.FINALIZED,
+            participation__withdrawn_at__isnull=True,
+        )
+
+
 class Participation(models.Model):
     """One person's way through one study.
 
@@ -227,6 +255,9 @@ class Participation(models.Model):
         CONSENTED = "consented", "Consented"
         STARTED = "started", "Answering"
         FINALIZED = "finalized", "Finalized"
+        # Issue #36: the participant withdrew; their answers are kept apart and enter no
+        # report, statistic or export (``Participation.objects.counted()``).
+        WITHDRAWN = "withdrawn", "Withdrew"
 
     study = models.ForeignKey(BaselineStudy, on_delete=models.PROTECT, related_name="participants")
     user = models.ForeignKey(
@@ -251,7 +282,10 @@ class Participation(models.Model):
     # Time on task is counted up to here: a report of time adds at most the wall-clock
     # time since this moment (or since started_at), so the sum never outruns the clock.
     time_counted_until = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ParticipationQuerySet.as_manager()
 
     class Meta:
         ordering = ["study", "created_at", "pk"]
@@ -276,6 +310,8 @@ class ItemResponse(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     revisions = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(default=0)
+
+    objects = ItemResponseQuerySet.as_manager()
 
     class Meta:
         ordering = ["participation", "position"]
@@ -452,3 +488,30 @@ class BestModelChoice(models.Model):
 
     def __str__(self):
         return f"study {self.study_id}: best model {self.model_label} ({self.method})"
+
+
+class ParticipantErasure(models.Model):
+    """The record that an admin erased a participant's personal data (issue #36).
+
+    It holds no personal field: the placeholder the username became, what was erased
+    (``scope``) and how many rows each step changed. The participant's answers, if the
+    scope kept them, stay under the placeholder and enter no result once withdrawn."""
+
+    class Scope(models.TextChoices):
+        PERSONAL = "personal", "Personal data (name, pool ids, sessions); answers kept"
+        ALL = "all", "All their data, answers included"
+
+    study = models.ForeignKey(BaselineStudy, on_delete=models.PROTECT, related_name="erasures")
+    scope = models.CharField(max_length=16, choices=Scope.choices)
+    placeholder = models.CharField(max_length=150)
+    counts = models.JSONField(default=dict, blank=True)
+    erased_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    erased_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "erased_at", "pk"]
+
+    def __str__(self):
+        return f"erasure {self.pk} ({self.scope}) in study {self.study_id}"

@@ -27,6 +27,7 @@ from evaluation.models import EvaluationPrediction, EvaluationRun, RetrievedMemo
 from evaluation.selectors import model_predictions as evaluation_predictions
 
 from .models import (
+    ERASED_PREFIX,
     BaselineReport,
     BaselineStudy,
     BestModelChoice,
@@ -313,7 +314,10 @@ def study_list():
             n_participants=Count("participants", distinct=True),
             n_finalized=Count(
                 "participants",
-                filter=Q(participants__status=Participation.Status.FINALIZED),
+                filter=Q(
+                    participants__status=Participation.Status.FINALIZED,
+                    participants__withdrawn_at__isnull=True,
+                ),
                 distinct=True,
             ),
         )
@@ -342,6 +346,7 @@ def study_participants(*, study: BaselineStudy):
     for s in WorkSession.objects.filter(participation__study=study).order_by("started_at"):
         sessions[s.participation_id].append(s)
     for p in participants:
+        p.is_erased = p.user.get_username().startswith(ERASED_PREFIX)
         p.work_sessions = sessions[p.pk]
         p.session_seconds = sum(s.seconds for s in p.work_sessions)
     return participants
@@ -477,13 +482,19 @@ def best_model_basis(*, study: BaselineStudy) -> dict | None:
     }
 
 
+def participant_labels(*, study: BaselineStudy) -> dict[int, str]:
+    """{participation pk: "1", "2", …}: each participant's number in the study, by the
+    order they enrolled (withdrawn ones keep theirs). Reports name participants by it."""
+    pks = Participation.objects.filter(study=study).order_by("created_at", "pk")
+    return {pk: str(n) for n, pk in enumerate(pks.values_list("pk", flat=True), start=1)}
+
+
 def report_inputs(*, study: BaselineStudy) -> dict:
     """The raw answer matrix of the finalized participants, keys, sources, predictions."""
     finalized = list(
-        Participation.objects.filter(study=study, status=Participation.Status.FINALIZED)
-        .select_related("user")
-        .order_by("created_at", "pk")
+        Participation.objects.counted().filter(study=study).order_by("created_at", "pk")
     )
+    labels = participant_labels(study=study)
     study_items = list(
         StudyItem.objects.filter(study=study, is_practice=False)
         .select_related("item")
@@ -493,9 +504,11 @@ def report_inputs(*, study: BaselineStudy) -> dict:
         SelectionItem.objects.filter(selection=study.selection).values_list("item_id", "family")
     )
     answers = defaultdict(dict)
-    for participation_id, study_item_id, choice in ItemResponse.objects.filter(
-        participation__in=finalized
-    ).values_list("participation_id", "study_item_id", "choice"):
+    for participation_id, study_item_id, choice in (
+        ItemResponse.objects.counted()
+        .filter(participation__study=study)
+        .values_list("participation_id", "study_item_id", "choice")
+    ):
         answers[study_item_id][participation_id] = choice
     items = [si.item for si in study_items]
     predictions = model_predictions(items)
@@ -519,7 +532,8 @@ def report_inputs(*, study: BaselineStudy) -> dict:
         "answers": [[answers[si.pk][p.pk] for p in finalized] for si in study_items],
         "keys": [si.item.correct_answer for si in study_items],
         "sources": [families[si.item_id] for si in study_items],
-        "annotators": [p.user.get_username() for p in finalized],
+        # A number, never the username: reports and their exports name no participant.
+        "annotators": [labels[p.pk] for p in finalized],
         "model_predictions": {
             label: [preds[i.pk] for i in items] for label, preds in sorted(complete.items())
         },
@@ -534,7 +548,13 @@ def baseline_home_queues(*, user) -> dict:
     if Role.BASELINE_PARTICIPANT in held:
         count = (
             Participation.objects.filter(user=user, study__status=BaselineStudy.Status.OPEN)
-            .exclude(status__in=[Participation.Status.DECLINED, Participation.Status.FINALIZED])
+            .exclude(
+                status__in=[
+                    Participation.Status.DECLINED,
+                    Participation.Status.FINALIZED,
+                    Participation.Status.WITHDRAWN,
+                ]
+            )
             .count()
         )
         cards["baseline_study"] = {

@@ -16,6 +16,7 @@ urlpatterns = [
     path("s/<int:study_id>/items/<int:position>/", views.item, name="item"),
     path("s/<int:study_id>/items/<int:position>/time/", views.item_time, name="item-time"),
     path("s/<int:study_id>/finalize/", views.finalize, name="finalize"),
+    path("s/<int:study_id>/withdraw/", views.withdraw, name="withdraw"),
     path("admin/", admin_views.admin_overview, name="admin"),
     path("admin/families/", admin_views.families, name="families"),
     path("admin/predictions/", admin_views.predictions, name="predictions"),
@@ -38,6 +39,11 @@ urlpatterns = [
         name="study-completion",
     ),
     path("admin/studies/<int:study_id>/status/", admin_views.study_status, name="study-status"),
+    path(
+        "admin/studies/<int:study_id>/participants/<int:participation_id>/erase/",
+        admin_views.participant_erase,
+        name="participant-erase",
+    ),
     path(
         "admin/studies/<int:study_id>/practice/<int:position>/reason/",
         admin_views.practice_reason,

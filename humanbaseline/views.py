@@ -44,6 +44,8 @@ def _own(request, study_id) -> Participation:
 
 def _next_url(p: Participation) -> str:
     study_id = p.study_id
+    if p.status == S.WITHDRAWN:
+        return reverse("baseline:withdraw", args=[study_id])
     if p.status in (S.INVITED, S.DECLINED):
         return reverse("baseline:consent", args=[study_id])
     if p.status == S.CONSENTED:
@@ -161,7 +163,7 @@ def consent(request, study_id):
 @participant_required
 def briefing(request, study_id):
     p = _own(request, study_id)
-    if p.status in (S.INVITED, S.DECLINED):
+    if p.status in (S.INVITED, S.DECLINED, S.WITHDRAWN):
         return redirect(_next_url(p))
     if request.method == "POST":
         services.briefing_complete(participation=p)
@@ -208,7 +210,7 @@ def practice(request, study_id, position):
     page comes back with the feedback in place (a plain post redirects here); the study
     can be started once every practice item has an answer."""
     p = _own(request, study_id)
-    if p.status in (S.INVITED, S.DECLINED) or p.briefing_done_at is None:
+    if p.status in (S.INVITED, S.DECLINED, S.WITHDRAWN) or p.briefing_done_at is None:
         return redirect(_next_url(p))
     items = selectors.practice_items(study=p.study)
     if not 1 <= position <= len(items):
@@ -357,4 +359,22 @@ def finalize(request, study_id):
             "completion_delay": COMPLETION_REDIRECT_SECONDS,
             "completion_host": urlsplit(completion).netloc,
         },
+    )
+
+
+@participant_required
+def withdraw(request, study_id):
+    """Withdraw from the study: a page that says what happens to the answers, then one
+    button. A second submit (or a reload) changes nothing and shows the same outcome."""
+    p = _own(request, study_id)
+    if request.method == "POST":
+        try:
+            services.participant_withdraw(participation=p)
+        except BaselineError as error:
+            messages.error(request, " ".join(error.messages))
+        return redirect("baseline:withdraw", study_id=study_id)
+    return render(
+        request,
+        "humanbaseline/withdraw.html",
+        {"p": p, "study": p.study, "back": _next_url(p) if p.status != S.WITHDRAWN else ""},
     )

@@ -11,7 +11,14 @@ The offline demo provider (``llm.demo``) is imported only when a config selects 
 """
 
 from .client import JSONCompletionClient, ProviderClient, make_client
-from .config import DEFAULT_MAX_ATTEMPTS, ProviderConfig, ProviderKind, ResponseFormatMode, Secret
+from .config import (
+    DEFAULT_MAX_ATTEMPTS,
+    REASONING_EFFORTS,
+    ProviderConfig,
+    ProviderKind,
+    ResponseFormatMode,
+    Secret,
+)
 from .conversation import validator_for_schema
 from .embeddings import EmbeddingClient, EmbeddingConfig, EmbeddingResult
 from .records import AttemptRecord, CallResult, ErrorKind, prompt_hash
@@ -27,6 +34,7 @@ from .transport import (
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
+    "REASONING_EFFORTS",
     "AttemptRecord",
     "CallResult",
     "ConcurrencyLimiter",

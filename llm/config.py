@@ -64,6 +64,10 @@ PREFIX_KINDS = {
 DEFAULT_MAX_ATTEMPTS = 3
 MASK = "***"
 
+#: Reasoning (thinking) effort a request can ask for; "none" switches reasoning off.
+#: Each wire format sends it in its own field (llm/wire.py); None sends nothing.
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
 
 class Secret:
     """A string that does not print itself. `reveal()` is the only way to read it."""
@@ -97,6 +101,13 @@ class Secret:
         raise TypeError("Secret values are not picklable; rebuild the config from settings")
 
 
+def _reasoning_effort(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in REASONING_EFFORTS:
+        raise ValueError("not a reasoning effort")
+    return value
+
+
 @dataclass(frozen=True)
 class ProviderConfig:
     kind: ProviderKind
@@ -118,6 +129,8 @@ class ProviderConfig:
     # None leaves the endpoint default (App. L.5: temperature 0 "where supported").
     temperature: float | None = None
     response_format: ResponseFormatMode = ResponseFormatMode.AUTO
+    # None leaves the model's default (no reasoning field is sent); see REASONING_EFFORTS.
+    reasoning_effort: str | None = None
     anthropic_version: str = "2023-06-01"
     gemini_api_version: str = "v1beta"
     extra_headers: tuple[tuple[str, str], ...] = ()
@@ -144,6 +157,8 @@ class ProviderConfig:
             raise ValueError("timeout must be positive")
         if not self.model:
             raise ValueError(f"a model name is required for provider {self.kind.value}")
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}")
 
     @property
     def limiter_key(self) -> str:
@@ -187,7 +202,7 @@ class ProviderConfig:
     ) -> ProviderConfig:
         """Read `PREFIX_*` variables: KIND, API_KEY, BASE_URL, MODEL, TIMEOUT,
         MAX_RETRIES, BACKOFF_BASE, BACKOFF_CAP, RETRY_AFTER_MAX, CONCURRENCY,
-        CONCURRENCY_GROUP, MAX_TOKENS, TEMPERATURE, RESPONSE_FORMAT.
+        CONCURRENCY_GROUP, MAX_TOKENS, TEMPERATURE, RESPONSE_FORMAT, REASONING_EFFORT.
 
         `ProviderConfig.from_env("ANTHROPIC")` reads ANTHROPIC_API_KEY and friends;
         `from_env("HEARTBENCH_SCREEN", kind="gemini")` reads HEARTBENCH_SCREEN_*.
@@ -221,6 +236,7 @@ class ProviderConfig:
             "max_tokens": int,
             "temperature": float,
             "response_format": ResponseFormatMode,
+            "reasoning_effort": _reasoning_effort,
         }
         for name, convert in converters.items():
             raw = get(name.upper())

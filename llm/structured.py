@@ -15,6 +15,7 @@ import jsonschema
 from jsonschema.validators import validator_for
 
 from .records import ErrorKind
+from .schema_check import quick_check
 
 # At most this many schema errors are reported back per round: more is noise.
 MAX_REPORTED_SCHEMA_ERRORS = 5
@@ -58,7 +59,9 @@ def parse_json_text(text: str | None) -> Any:
 
 @dataclass(frozen=True)
 class SchemaValidator:
-    """A compiled validator for one schema; checks the schema itself once, up front."""
+    """A compiled validator for one schema; checks the schema itself once, up front.
+    A reply the quick check (``schema_check``) accepts is valid without jsonschema's
+    walk; any other reply is judged, and its errors worded, by jsonschema."""
 
     schema: Any
 
@@ -66,8 +69,12 @@ class SchemaValidator:
         cls = validator_for(self.schema)
         cls.check_schema(self.schema)
         object.__setattr__(self, "_validator", cls(self.schema))
+        object.__setattr__(self, "_quick", quick_check(self.schema))
 
     def errors(self, instance: Any) -> list[str]:
+        quick = self._quick  # type: ignore[attr-defined]
+        if quick is not None and quick(instance):
+            return []
         validator: jsonschema.protocols.Validator = self._validator  # type: ignore[attr-defined]
         found = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
         return [_describe(e) for e in found]

@@ -51,6 +51,8 @@ def _int(value: Any) -> int:
 
 # RESPONSE_FORMAT=json_schema: the answer comes back as the input of this forced tool.
 ANTHROPIC_OUTPUT_TOOL = "structured_output"
+#: Thinking budget (tokens) per reasoning effort; the Messages API's minimum is 1,024.
+ANTHROPIC_THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
 def anthropic_request(
@@ -64,7 +66,16 @@ def anthropic_request(
             {"role": t["role"], "content": [{"type": "text", "text": t["text"]}]} for t in turns
         ],
     }
-    if config.temperature is not None:
+    thinking = config.reasoning_effort not in (None, "none")
+    if config.reasoning_effort == "none":
+        body["thinking"] = {"type": "disabled"}
+    elif thinking:
+        # Extended thinking takes a token budget, counted inside max_tokens: the answer
+        # keeps its own max_tokens on top. It also takes no temperature but the default.
+        budget = ANTHROPIC_THINKING_BUDGETS[config.reasoning_effort]
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        body["max_tokens"] = config.max_tokens + budget
+    if config.temperature is not None and not thinking:
         body["temperature"] = config.temperature
     if config.response_format is ResponseFormatMode.JSON_SCHEMA and _is_object_schema(schema):
         # The Messages API's structured output: one tool whose input is the answer, and
@@ -76,7 +87,10 @@ def anthropic_request(
                 "input_schema": schema,
             }
         ]
-        body["tool_choice"] = {"type": "tool", "name": ANTHROPIC_OUTPUT_TOOL}
+        # With thinking on, the Messages API refuses a forced tool: the model is offered it.
+        body["tool_choice"] = (
+            {"type": "auto"} if thinking else {"type": "tool", "name": ANTHROPIC_OUTPUT_TOOL}
+        )
     headers = {"anthropic-version": config.anthropic_version, "content-type": "application/json"}
     if config.api_key:
         headers["x-api-key"] = config.api_key.reveal()
@@ -133,6 +147,8 @@ def openai_request(
     body["max_tokens" if compatible else "max_completion_tokens"] = config.max_tokens
     if config.temperature is not None:
         body["temperature"] = config.temperature
+    if config.reasoning_effort is not None:
+        body["reasoning_effort"] = config.reasoning_effort
     mode = config.response_format
     if mode is ResponseFormatMode.AUTO:
         if _is_object_schema(schema):
@@ -192,6 +208,10 @@ def gemini_request(
     }
     if config.temperature is not None:
         generation["temperature"] = config.temperature
+    if config.reasoning_effort == "none":
+        generation["thinkingConfig"] = {"thinkingBudget": 0}
+    elif config.reasoning_effort is not None:
+        generation["thinkingConfig"] = {"thinkingLevel": config.reasoning_effort}
     if config.response_format is ResponseFormatMode.JSON_SCHEMA:
         generation["responseJsonSchema"] = schema
     elif config.response_format is ResponseFormatMode.NONE:

@@ -14,3 +14,6 @@ for script in benchmarks/*.py; do
   echo "== $script"
   .venv/bin/python "$script"
 done
+# The load benchmark once more with next to no pause: lost or doubled writes under contention.
+echo "== benchmarks/load.py --pace stress"
+.venv/bin/python benchmarks/load.py --pace stress

@@ -35,6 +35,11 @@ echo "== lint"
 .venv/bin/lint-imports
 echo "== migrations are complete"
 .venv/bin/python manage.py makemigrations --check --dry-run
+# The guides the pages' help links open (/docs/, served from .build/docs), as `make demo`
+# and the image build them; tests/site/test_docs.py checks the strict build on its own.
+echo "== the guides"
+.venv/bin/python -m mkdocs build --strict 2>&1 | grep -v '^INFO' || true
+test -f .build/docs/index.html
 wait "$migrating"
 # The suite runs in HB_TEST_PROCESSES processes (pytest-xdist; 3 by default, for a 2-core
 # machine whose tests wait on PostgreSQL, Chromium and Celery workers as much as they

@@ -4,6 +4,7 @@ import gc
 import os
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +44,45 @@ def celery_not_eager_by_default():
     app.conf.task_always_eager = False
     yield
     app.conf.task_always_eager = False
+
+
+def _live_server_tag() -> str:
+    return f"hb-live-server-{os.getpid()}"
+
+
+def _tag_threads_connections(sender, connection, **kwargs):
+    """Names a connection opened outside the main thread (a live server's request)."""
+    if threading.current_thread() is not threading.main_thread():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('application_name', %s, false)", [_live_server_tag()])
+
+
+@pytest.fixture(autouse=True)
+def _live_server_connections_closed_before_flush(request):
+    """A live-server test's teardown empties every table with one TRUNCATE. A request
+    the browser sent as it left (a beacon on pagehide, a last poll) can still hold a
+    table in its server thread; the two then deadlock and PostgreSQL may cancel the
+    TRUNCATE, which fails the test and leaves its rows to the next. Set up after the
+    database fixture, this runs before its flush: it closes the connections this
+    process opened outside its main thread (the server's; a worker is another process)."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    from django.db import connection
+    from django.db.backends.signals import connection_created
+
+    request.getfixturevalue("transactional_db")
+    connection_created.connect(_tag_threads_connections)
+    try:
+        yield
+    finally:
+        connection_created.disconnect(_tag_threads_connections)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = %s",
+            [_live_server_tag()],
+        )
 
 
 @pytest.fixture(scope="session")

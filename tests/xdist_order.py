@@ -17,6 +17,7 @@ schedule, never a selection, and the tests collected are the same either way.
 import pytest
 
 SLOW_FILES = {
+    "tests/production/test_production_rehearsal.py": 290,
     "tests/web/test_blinding.py": 270,
     "tests/web/test_generation_blinding.py": 250,
     "tests/browser/test_plain_names.py": 200,

@@ -5,7 +5,7 @@ computes, :func:`analytics_plots` draws, the views render."""
 from django.shortcuts import render
 from django.urls import reverse
 
-from adjudication.arbitration import analytics, statistics
+from adjudication.arbitration import statistics, stored_reports
 from core import display, plots
 from core.plot_views import page_plot, plot_download
 from core.roles import Role, role_required
@@ -62,14 +62,18 @@ def analytics_plots(result) -> dict[str, plots.Scene]:
 
 @arbitration_readers
 def arbitration_analytics(request):
-    result = analytics.arbitration_analytics()
-    lift = result.lift
+    report, result = stored_reports.stored_analytics()
+    lift = result.lift if result else None
     return render(
         request,
         "adjudication/analytics.html",
         {
+            "report": report,
+            "poll_url": request.path,
             "a": result,
-            "plots": [
+            "plots": []
+            if result is None
+            else [
                 page_plot(
                     scene,
                     name=name,
@@ -90,14 +94,14 @@ def arbitration_analytics(request):
 
 @arbitration_readers
 def arbitration_analytics_plot(request, plot, fmt):
-    charts = analytics_plots(analytics.arbitration_analytics(n_boot=0))
+    charts = analytics_plots(_stored())
     return plot_download(charts.get(plot), filename=f"arbitration-analytics-{plot}", fmt=fmt)
 
 
 @arbitration_readers
 def arbitration_analytics_csv(request):
     response, writer = csv_download("arbitration-analytics.csv")
-    for row in analytics.arbitration_analytics().csv_rows():
+    for row in _stored().csv_rows():
         writer.writerow(["" if value is None else value for value in row])
     return response
 
@@ -105,4 +109,9 @@ def arbitration_analytics_csv(request):
 @arbitration_readers
 def arbitration_analytics_table(request):
     """The analytics as a tidy table: ``?format=csv`` or ``?format=parquet``."""
-    return table_download(statistics.arbitration_analytics_table(), request)
+    return table_download(statistics.arbitration_analytics_table(_stored()), request)
+
+
+def _stored():
+    """The stored figures for a download; no rows before the first computation."""
+    return stored_reports.stored_analytics()[1] or stored_reports.NOT_COMPUTED

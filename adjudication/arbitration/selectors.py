@@ -51,11 +51,12 @@ def arbitration_home_queues(*, user) -> dict:
 
 
 def arbitration_queue():
-    """The open cases only: escalated pairs awaiting a decision (one query)."""
-    return list(
+    """The open cases only: escalated pairs awaiting a decision, by pair. A queryset, so
+    the page takes its rows in the database (a count and one LIMIT query per page)."""
+    return (
         ComparisonPair.objects.filter(status=ComparisonPair.Status.ESCALATED)
         .select_related("character", "scenario")
-        .order_by("character__key", "scenario__scenario_id")
+        .order_by("character__key", "scenario__scenario_id", "round", "pk")
     )
 
 
@@ -69,11 +70,12 @@ DECIDED_STATUSES = (
 
 def arbitration_decided():
     """The history beside the queue: routed pairs already adopted, resolved or discarded,
-    by status, then pair (one query)."""
-    return list(
+    by status, then pair. A queryset, so the page takes its rows in the database (a count
+    and one LIMIT query per page), never a pass over every decided pair."""
+    return (
         ComparisonPair.objects.filter(status__in=DECIDED_STATUSES)
         .select_related("character", "scenario")
-        .order_by("status", "character__key", "scenario__scenario_id")
+        .order_by("status", "character__key", "scenario__scenario_id", "round", "pk")
     )
 
 

@@ -1,7 +1,7 @@
 """The comparison outcomes and the arbitration analytics as tidy API rows (issue #23): the
 same columns as the pages' CSV and Parquet downloads (``statistics``)."""
 
-from adjudication.arbitration import statistics
+from adjudication.arbitration import statistics, stored_reports
 from adjudication.arbitration.models import AdjudicationSettings
 from core.roles import Role, user_roles
 from core.tidy_tables import tidy_api
@@ -35,7 +35,9 @@ ComparisonOutcomeRowsApi = tidy_api(
 
 ArbitrationAnalyticsRowsApi = tidy_api(
     statistics.ARBITRATION_ANALYTICS,
-    lambda request: statistics.arbitration_analytics_table(),
+    lambda request: statistics.arbitration_analytics_table(
+        stored_reports.stored_analytics()[1] or stored_reports.NOT_COMPUTED
+    ),
     roles=[Role.ARBITRATOR, Role.ADMIN],
     summary="Arbitration analytics as tidy rows",
     description=statistics.ARBITRATION_ANALYTICS.description,

@@ -22,14 +22,17 @@ PAIRS_PER_PAGE = 50
 
 def _queue(request, *, decided: bool):
     pairs = selectors.arbitration_decided() if decided else selectors.arbitration_queue()
+    # The page is taken in the database first (a count, then one LIMIT query); only its
+    # rows are read and annotated, whatever the number of pairs (issue #34).
+    rows = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
+    rows.object_list = list(rows.object_list)
     if not decided and Role.ARBITRATOR in user_roles(request.user):
         # Issue #24: the pairs this arbitrator judged (any round) say so, one query.
-        barred = arbitration_conflict_rows(pairs, [request.user])
-        for p in pairs:
+        barred = arbitration_conflict_rows(rows.object_list, [request.user])
+        for p in rows.object_list:
             p.conflict = "; ".join(barred.get((p.character_id, p.scenario_id, request.user.pk), []))
     # The assignment page is the admins': no link an arbitrator cannot follow.
     can_assign = Role.ADMIN in user_roles(request.user)
-    rows = Paginator(pairs, PAIRS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "adjudication/queue.html",

@@ -6,6 +6,7 @@ consensus-then-arbitration routes a complete pair. Both happen in one transactio
 the pair row locked, so the last of three concurrent submits routes the pair exactly once.
 """
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from adjudication.arbitration.selectors import arbitration_decisions_by
@@ -35,6 +36,18 @@ def pairs_assign(
     when a chosen annotator has arbitrated one of the pairs still open for judging:
     nobody judges a pair they arbitrate (App. D.2). Returns the number of new
     assignments."""
+    inactive = list(
+        get_user_model()
+        .objects.filter(pk__in=annotator_ids, is_active=False)
+        .values_list("username", flat=True)
+    )
+    if inactive:
+        raise ComparisonError(
+            [
+                f"{name} is deactivated (team page) and takes no new work: leave them out."
+                for name in sorted(inactive)
+            ]
+        )
     open_pairs = list(
         ComparisonPair.objects.select_for_update(of=("self",))
         .filter(pk__in=pair_ids, status=ComparisonPair.Status.ANNOTATING)

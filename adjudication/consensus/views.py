@@ -14,6 +14,7 @@ from adjudication.consensus import actions, services
 from annotation.comparison import selectors
 from annotation.comparison import services as comparison_services
 from annotation.comparison.forms import AssignmentForm, ComparisonJudgmentForm
+from annotation.comparison.models import ComparisonPair
 from annotation.comparison.services import ComparisonError
 from annotation.generation.models import GenerationRun
 from core.actions import REFUSED, on_page
@@ -51,7 +52,8 @@ def _to_next_pair(request, page, judgment):
 @annotator_required
 @require_http_methods(["GET", "POST"])
 def comparison_pair(request, assignment):
-    page = selectors.comparison_page(public_id=assignment, user=request.user)
+    # The memories' summary lines only: a panel loads its memory's texts when opened.
+    page = selectors.comparison_page(public_id=assignment, user=request.user, memory_texts=False)
     if page is None:
         raise Http404("This comparison is not assigned to you.")
     form = None
@@ -73,7 +75,7 @@ def comparison_assign(request):
     runs = GenerationRun.objects.order_by("-created_at")
     annotators = (
         get_user_model()
-        .objects.filter(groups__name=Role.PRIMARY_ANNOTATOR.value)
+        .objects.filter(groups__name=Role.PRIMARY_ANNOTATOR.value, is_active=True)
         .order_by("username")
     )
     form = AssignmentForm(request.POST or None, runs=runs, annotators=annotators)
@@ -82,11 +84,14 @@ def comparison_assign(request):
             run = form.cleaned_data["run"]
             if run is not None:
                 comparison_services.comparison_pairs_create(user=request.user, run_id=run.pk)
-            pairs = selectors.comparison_assignable()
+            # Every pair with the annotators, but one waiting for a leak flag stays out
+            # until it is cleaned or accepted (chosen in the database).
+            pairs = selectors.comparison_assignable(
+                status=ComparisonPair.Status.ANNOTATING, waiting=False
+            )
             created = services.pairs_assign(
                 user=request.user,
-                # A pair waiting for a leak flag stays out until it is cleaned or accepted.
-                pair_ids=[p.pk for p in pairs if not p.waiting_flags],
+                pair_ids=list(pairs.values_list("pk", flat=True)),
                 annotator_ids=[u.pk for u in form.cleaned_data["annotators"]],
                 batch_size=form.cleaned_data["batch_size"],
             )
@@ -95,14 +100,32 @@ def comparison_assign(request):
         else:
             messages.success(request, f"{counted(created, 'new assignment')}.")
             return redirect("comparison:assign")
+    shown = _pair_filter(request)
+    pairs = Paginator(selectors.comparison_assignable(**shown), PAIRS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    # Only this page's pairs are read, and only their leak flags are named.
+    pairs.object_list = selectors.with_waiting_flags(pairs.object_list)
     return render(
         request,
         "comparison/assign.html",
         {
             "form": form,
-            "pairs": Paginator(selectors.comparison_assignable(), PAIRS_PER_PAGE).get_page(
-                request.GET.get("page")
-            ),
+            "pairs": pairs,
+            "statuses": ComparisonPair.Status.choices,
+            "shown": shown,
             "regenerations": selectors.comparison_regenerations_waiting(),
         },
     )
+
+
+def _pair_filter(request) -> dict:
+    """The assignment page's pair filter from its query string: ``?status=`` (a pair
+    status) and ``?waits=yes|no`` (waiting for a leak flag, or not); unknown values
+    show every pair."""
+    status = request.GET.get("status", "")
+    waits = {"yes": True, "no": False}.get(request.GET.get("waits", ""))
+    return {
+        "status": status if status in ComparisonPair.Status.values else "",
+        "waiting": waits,
+    }

@@ -5,6 +5,11 @@ dataset card's layout (the one :mod:`annotation.corpus_import.parse_characters` 
 each also as JSONL, plus CSVs for spreadsheets. Key order and formatting are the
 release's (two-space indent, UTF-8, no trailing newline), so importing the release and
 exporting it again gives the release's bytes back except for ``dataset_meta``.
+
+Memory text is the bulk of an export at the paper's scale (11 x 1,000 memories), so the
+release writes each memory once: in ``characters.json`` (the file the import reads).
+``characters.jsonl`` names each character's memories by id (``memory_ids``, in the
+same order) instead of repeating them.
 """
 
 from adjudication.export.encoding import EXPORT_FORMAT, csv_bytes, jsonl, release_json
@@ -96,8 +101,10 @@ def release_memory(memory) -> dict:
     }
 
 
-def release_character(profile, memories) -> dict:
-    return {
+def release_character(profile, memories, *, memories_by_id: bool = False) -> dict:
+    """The dataset card's character record; ``memories_by_id`` lists the memories by
+    their ids (``memory_ids``, resolved in ``characters.json``) instead of in full."""
+    record = {
         "id": profile.character.key,
         "name": profile.construction_label,
         "occupation": profile.occupation,
@@ -106,8 +113,12 @@ def release_character(profile, memories) -> dict:
         "self_value_logic": profile.self_value_logic,
         "core_patterns": profile.core_patterns,
         "is_demo_standin": profile.is_demo_standin,
-        "episodic_memory_set": [release_memory(m) for m in memories],
     }
+    if memories_by_id:
+        record["memory_ids"] = [m.memory_id for m in memories]
+    else:
+        record["episodic_memory_set"] = [release_memory(m) for m in memories]
+    return record
 
 
 def release_files(data: FinalSet) -> dict[str, bytes]:
@@ -122,6 +133,11 @@ def release_files(data: FinalSet) -> dict[str, bytes]:
     grouped = {stage: records for stage, records in grouped.items() if records}
     characters = [
         release_character(data.profiles[key], data.memories.get(key, []))
+        for key in sorted(data.profiles)
+    ]
+    # One line per character, its memories by id: their text is in characters.json.
+    character_lines = [
+        release_character(data.profiles[key], data.memories.get(key, []), memories_by_id=True)
         for key in sorted(data.profiles)
     ]
     mcq_doc = {
@@ -154,7 +170,7 @@ def release_files(data: FinalSet) -> dict[str, bytes]:
         "release/scenarios.jsonl": jsonl(flat_scenarios, sort_keys=False),
         "release/scenarios.csv": _scenarios_csv(data.scenarios),
         "release/characters.json": release_json(characters_doc),
-        "release/characters.jsonl": jsonl(characters, sort_keys=False),
+        "release/characters.jsonl": jsonl(character_lines, sort_keys=False),
         "release/characters.csv": _characters_csv(data.profiles, data.memories),
     }
 

@@ -22,7 +22,8 @@ EXPORT_LAYOUT = (
     (
         "release/",
         "mcq, ground_truth, scenarios and characters in the public release's layouts, "
-        "each as .json, .jsonl and .csv",
+        "each as .json, .jsonl and .csv; each memory's text is written once, in "
+        "characters.json, and characters.jsonl names the memories by id",
     ),
     (
         "model_facing/",

@@ -4,6 +4,7 @@ the three annotators have judged (``adjudication.consensus.demo``)."""
 
 from django.db import transaction
 
+from adjudication.judging import stored_reports
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.selectors import judge_eligible_pairs
 from adjudication.judging.services.runs import (
@@ -14,6 +15,7 @@ from adjudication.judging.services.runs import (
 )
 from annotation.generation.models import ModelFamily
 from core.protocol import PROTOCOL_SEED
+from core.reports.services import report_for
 
 DEMO_JUDGE_NAME = "Demo judge (offline demo provider)"
 DEMO_ORDERS_PER_PAIR = 2
@@ -60,5 +62,7 @@ def _launch(user) -> JudgeRun:
             note="Every demo pair its three annotators judged, in two candidate orders.",
         )
         judge_run_start(run_id=run.pk)
-    # Celery is eager in the demo: the calls ran when the transaction committed.
+    # Celery is eager in the demo: the calls ran when the transaction committed. The
+    # calibration report is queued after them, so a new user finds it computed.
+    report_for(stored_reports.KIND, stored_reports.key_for(run.pk))
     return run

@@ -4,8 +4,9 @@ inputs of :mod:`agreement.judge_calibration` (a fixed number of queries), and it
 A pair counts when every order of the run returned a verdict and the pair has the modal
 number of human judgments (three by default). Selections are coded by the selected
 candidate's model family. The judge's first order stands for it where one selection per
-pair is needed (κ, agreement with the outcome, replace one expert); position consistency,
-self-preference and the rating use every order.
+pair is needed (κ, agreement with the outcome, replace one expert, the candidate whose
+ratings are compared); position consistency and self-preference use every order, and the
+rating every order that selected that candidate.
 
 !!! BLINDING !!!  Admins only: the judge's output never reaches annotators.
 """
@@ -139,13 +140,36 @@ def report_inputs(run: JudgeRun) -> ReportInputs:
     )
 
 
+def same_candidate_scores(inputs: ReportInputs) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the judge's and the annotators' mean rating score of one candidate: the
+    one the judge selected in its first order. The judge's score averages the orders that
+    selected it, the annotators' score the annotators who selected it; a pair where no
+    annotator selected it is left out, since a rating is a rating of the selected
+    candidate and two ratings of different candidates say nothing about each other."""
+    scores_judge = jc.rating_scores(flagged=inputs.judge_flagged, as_is=inputs.judge_as_is)
+    scores_human = jc.rating_scores(flagged=inputs.human_flagged, as_is=inputs.human_as_is)
+    candidate = inputs.judge_candidate[:, :1]
+    judge_same = inputs.judge_candidate == candidate
+    human_same = inputs.human_candidate == candidate
+    kept = human_same.any(axis=1)
+    judge_same, human_same = judge_same[kept], human_same[kept]
+    return (
+        (scores_judge[kept] * judge_same).sum(axis=1) / judge_same.sum(axis=1),
+        (scores_human[kept] * human_same).sum(axis=1) / human_same.sum(axis=1),
+    )
+
+
 @dataclass
 class JudgeReport:
+    """``inputs`` are the arrays the figures were computed from; a report read back from
+    its stored form (:mod:`adjudication.judging.stored_reports`) has none."""
+
     run: JudgeRun
     n_pairs: int
-    inputs: ReportInputs
+    inputs: ReportInputs | None
     figures: dict = field(default_factory=dict)  # name → result dataclass
     notes: dict = field(default_factory=dict)  # name → why the figure has no value
+    judge_family: int = 0  # the judge's family code (an index of FAMILIES)
 
 
 def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | None:
@@ -153,7 +177,9 @@ def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | Non
     if run is None:
         return None
     inputs = report_inputs(run)
-    report = JudgeReport(run=run, n_pairs=len(inputs.pair_ids), inputs=inputs)
+    report = JudgeReport(
+        run=run, n_pairs=len(inputs.pair_ids), inputs=inputs, judge_family=inputs.judge_family
+    )
     if not inputs.pair_ids:
         report.notes["all"] = (
             "No pair has a verdict in every order and a judgment from every annotator yet."
@@ -161,8 +187,7 @@ def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | Non
         return report
     k = len(FAMILIES)
     boot = {"n_boot": n_boot, "seed": run.seed, "ci_level": CI_LEVEL}
-    scores_judge = jc.rating_scores(flagged=inputs.judge_flagged, as_is=inputs.judge_as_is)
-    scores_human = jc.rating_scores(flagged=inputs.human_flagged, as_is=inputs.human_as_is)
+    judge_rated, human_rated = same_candidate_scores(inputs)
     first = inputs.judge_selected[:, 0]
     computations = {
         "selection": lambda: jc.selection_agreement(
@@ -191,7 +216,7 @@ def judge_report(*, run_id: int, n_boot: int = N_BOOTSTRAP) -> JudgeReport | Non
             n_categories=k,
             **boot,
         ),
-        "rating": lambda: jc.rating_calibration(scores_judge, scores_human, **boot),
+        "rating": lambda: jc.rating_calibration(judge_rated, human_rated, **boot),
     }
     for name, compute in computations.items():
         try:

@@ -1,7 +1,9 @@
 """The calibration report of a judge run (issue 22): its page, its tidy CSV (one row per
-figure: estimate, interval, n, note) and its plots. Thin: :func:`judge_report` computes,
-:func:`report_rows` lays the figures out once for both the page and the CSV,
-:func:`report_plots` draws.
+figure: estimate, interval, n, note) and its plots. Thin: a worker computes the figures
+once per set of inputs (:mod:`adjudication.judging.stored_reports`), the page and every
+download read that stored report (a request never computes a figure: before the first
+computation the page says so and the downloads answer 409), :func:`report_rows` lays the
+figures out once for both the page and the CSV, :func:`report_plots` draws.
 
 !!! BLINDING !!!  Admins only, as the run pages (views.py): the judge's output never
 reaches annotators, and the arbitrator's decisions must not be swayed by it.
@@ -14,11 +16,14 @@ from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
 
-from adjudication.judging.report import FAMILIES, JudgeReport, judge_report
+from adjudication.judging import stored_reports
+from adjudication.judging.models import JudgeRun
+from adjudication.judging.report import FAMILIES, JudgeReport
 from agreement import BootstrapEstimate
 from annotation.comparison.models import COMPARISON_LETTERS
 from core import display, plots
 from core.plot_views import page_plot, plot_download
+from core.report_downloads import FiguresNotReady, not_ready_response
 from core.roles import Role, role_required
 from core.tidy_tables import table_links
 from core.web import csv_download
@@ -49,9 +54,12 @@ CAPTIONS = {
     "letters changed, and which displayed letter it chose.",
     "self_preference": "How often the judge selected the candidate of its own model family "
     "(mean over orders, then pairs), against the annotators on the same pairs.",
-    "rating": "Scores: flagged = 0, partial revisions = 1, as-is = 2; the judge's score is its "
-    "mean over orders, the annotators' their mean. p-values are those of the tests on all "
-    "pairs; the line is the least-squares fit human = a + b · judge.",
+    "rating": "Scores: flagged = 0, partial revisions = 1, as-is = 2, each a rating of the "
+    "selected candidate, so only ratings of the same candidate are compared: the one the "
+    "judge selected in its first order. The judge's score is its mean over the orders that "
+    "selected it, the annotators' their mean over those who selected it; a pair where no "
+    "annotator selected it is left out. p-values are those of the tests on the pairs "
+    "compared; the line is the least-squares fit human = a + b · judge.",
 }
 #: The plot each section shows (names in the download URLs).
 SECTION_PLOTS = {
@@ -431,7 +439,7 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
         )
     if "self_preference" in f:
         sp = f["self_preference"]
-        family = display.family_label(FAMILIES[report.inputs.judge_family])
+        family = display.family_label(FAMILIES[report.judge_family])
         charts["self-preference"] = plots.hbar_chart(
             [_bar("Judge", sp.judge_rate, percent), _bar("Annotators", sp.human_rate, percent)],
             title=f"Self-preference: selections of the {family} candidate (the judge's family)",
@@ -462,16 +470,44 @@ def report_plots(report: JudgeReport) -> dict[str, plots.Scene]:
 # --- views ------------------------------------------------------------------------------------
 
 
-def _report_or_404(run_id: int) -> JudgeReport:
-    report = judge_report(run_id=run_id)
-    if report is None:
+def _run_or_404(run_id: int) -> JudgeRun:
+    run = JudgeRun.objects.filter(pk=run_id).first()
+    if run is None:
         raise Http404("No such judge run.")
+    return run
+
+
+def stored_report_or_404(run_id: int) -> JudgeReport:
+    """The stored report a download serves (the page's figures); 404 for no such run,
+    :class:`FiguresNotReady` before its first computation."""
+    _, report = stored_reports.stored_report(_run_or_404(run_id))
+    if report is None:
+        raise FiguresNotReady()
     return report
 
 
 @admin_required
 def judge_run_report(request, run_id):
-    report = _report_or_404(run_id)
+    run = _run_or_404(run_id)
+    stored, report = stored_reports.stored_report(run)
+    context = {
+        "stored": stored,
+        "poll_url": request.get_full_path(),
+        "report": report,
+        "run": run,
+        "judge_family": run.judge_family,
+        "tidy": table_links(
+            reverse("judging:report-table", args=[run_id]),
+            name="judge_report",
+            api_url=reverse("judging-api:report-rows", args=[run_id]),
+        ),
+    }
+    if report is not None:
+        context |= _figures_context(report, run_id)
+    return render(request, "judging/report.html", context)
+
+
+def _figures_context(report: JudgeReport, run_id: int) -> dict:
     note = display.small_n_note(report.n_pairs, "pair") if report.n_pairs else ""
     plots_by_name = {
         name: page_plot(
@@ -484,44 +520,39 @@ def judge_run_report(request, run_id):
         )
         for name, scene in report_plots(report).items()
     }
-    return render(
-        request,
-        "judging/report.html",
-        {
-            "report": report,
-            "run": report.run,
-            "judge_family": FAMILIES[report.inputs.judge_family],
-            "sections": [
-                {
-                    "key": key,
-                    "heading": SECTIONS[key],
-                    "caption": CAPTIONS[key],
-                    "rows": rows,
-                    "computed": key in report.figures,
-                    "plot": plots_by_name.get(SECTION_PLOTS[key]),
-                }
-                for key, rows in report_rows(report).items()
-            ],
-            "rating_cells": rating_cells(report),
-            "small_n_note": note,
-            "tidy": table_links(
-                reverse("judging:report-table", args=[run_id]),
-                name="judge_report",
-                api_url=reverse("judging-api:report-rows", args=[run_id]),
-            ),
-        },
-    )
+    return {
+        "sections": [
+            {
+                "key": key,
+                "heading": SECTIONS[key],
+                "caption": CAPTIONS[key],
+                "rows": rows,
+                "computed": key in report.figures,
+                "plot": plots_by_name.get(SECTION_PLOTS[key]),
+            }
+            for key, rows in report_rows(report).items()
+        ],
+        "rating_cells": rating_cells(report),
+        "small_n_note": note,
+    }
 
 
 @admin_required
 def judge_run_report_plot(request, run_id, plot, fmt):
-    charts = report_plots(_report_or_404(run_id))
+    try:
+        report = stored_report_or_404(run_id)
+    except FiguresNotReady:
+        return not_ready_response()
+    charts = report_plots(report)
     return plot_download(charts.get(plot), filename=f"judge-run-{run_id}-{plot}", fmt=fmt)
 
 
 @admin_required
 def judge_run_report_csv(request, run_id):
-    report = _report_or_404(run_id)
+    try:
+        report = stored_report_or_404(run_id)
+    except FiguresNotReady:
+        return not_ready_response()
     response, writer = csv_download(f"judge-run-{run_id}-report.csv")
     writer.writerow(CSV_HEADER)
     for rows in report_rows(report).values():

@@ -3,11 +3,10 @@
 the run's id, for the page's CSV and Parquet downloads, the API rows and the statistics
 export. Admins only (the judge's output never reaches annotators)."""
 
-from django.http import Http404
 from django.urls import path
 
-from adjudication.judging.report import judge_report
-from adjudication.judging.report_views import report_rows
+from adjudication.judging.report_views import report_rows, stored_report_or_404
+from core.report_downloads import FiguresBeingComputed, FiguresNotReady, not_ready_response
 from core.roles import Role, role_required
 from core.tidy_tables import TidySpec, TidyTable, table_download, tidy_api
 
@@ -49,16 +48,21 @@ def judge_report_table(report) -> TidyTable:
 
 
 def judge_report_or_404(run_id: int):
-    report = judge_report(run_id=run_id)
-    if report is None:
-        raise Http404("No such judge run.")
-    return report
+    """The stored report (the page's figures); 409 for the API before it is computed."""
+    try:
+        return stored_report_or_404(run_id)
+    except FiguresNotReady as exc:
+        raise FiguresBeingComputed() from exc
 
 
 @role_required(Role.ADMIN)
 def judge_report_download(request, run_id):
     """The report page's table, tidy: ``?format=csv`` or ``?format=parquet``."""
-    table = judge_report_table(judge_report_or_404(run_id))
+    try:
+        report = stored_report_or_404(run_id)
+    except FiguresNotReady:
+        return not_ready_response()
+    table = judge_report_table(report)
     return table_download(table, request, filename=f"{table.name}_{run_id}")
 
 

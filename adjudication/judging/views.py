@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from adjudication.judging import selectors
+from adjudication.judging.estimate import judge_cost_estimate
 from adjudication.judging.forms import JudgeRunForm
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
@@ -75,7 +76,12 @@ def judge_run_new(request):
     return render(
         request,
         "judging/run_new.html",
-        {"form": form, "configured": configured, "eligible_count": eligible.count()},
+        {
+            "form": form,
+            "configured": configured,
+            "eligible_count": eligible.count(),
+            "cost": judge_cost_estimate(pairs=eligible),
+        },
     )
 
 
@@ -102,7 +108,7 @@ def _render_run(request, run_id, *, action_error: str = ""):
                 run_id=run.pk, page_number=request.GET.get("page"), per_page=CALLS_PER_PAGE
             ),
             "report_url": selectors.judge_report_url(run.pk) if run.status in REPORTABLE else None,
-            "polling": run.is_active,
+            "polling": run.in_progress,
             "run_buttons": _run_buttons(run, progress),
             "action_error": action_error,
         },
@@ -123,6 +129,9 @@ def _run_buttons(run: JudgeRun, progress) -> list:
             )
         ]
     left = progress.without_verdict
+    if run.status == Status.STOPPED_AT_BUDGET:
+        # Issue #36: stopped at the provider's monthly cap; refused while it holds.
+        return [resume_button(again, label="Resume run")]
     if run.status == Status.CANCELLED and left:
         label = f"Resume run ({left} call{pluralize(left)} without a verdict)"
         return [resume_button(again, label=label)]

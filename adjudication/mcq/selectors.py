@@ -211,8 +211,6 @@ def assembly_run_get(*, run_id: int) -> McqAssemblyRun | None:
 
 # --- Screening runs (admins only: they carry tokens and cost) ----------------------------
 
-ACTIVE_SCREENING_RUN = (McqScreeningRun.Status.RUNNING, McqScreeningRun.Status.CANCELLING)
-
 
 def screening_runs(limit: int = 30) -> list[McqScreeningRun]:
     """The latest screening runs with their unit counts: one query."""
@@ -241,7 +239,7 @@ class ScreeningRunPage:
 
     @property
     def polling(self) -> bool:
-        return self.run.status in ACTIVE_SCREENING_RUN
+        return self.run.in_progress
 
     @property
     def percent(self) -> int:

@@ -217,7 +217,7 @@ def _run_buttons(run: McqScreeningRun, failed: int) -> list:
                 "screening; the judge finishes the attempt it is on.",
             )
         )
-    if run.status == Status.CANCELLED:
+    if run.status in (Status.CANCELLED, Status.STOPPED_AT_BUDGET):
         buttons.append(resume_button(reverse("mcq:screening-run-resume", args=[run.pk])))
     if run.status == Status.FINISHED_WITH_FAILURES and failed:
         buttons.append(

@@ -48,8 +48,9 @@ def selected_letter_counts(judgments=None) -> dict[str, int]:
     return letter_counts(rows.values_list("selected_letter", flat=True), COMPARISON_LETTERS)
 
 
-def guess_rows() -> list[tuple[str, str, str, str]]:
-    """(annotator, letter, true family, guessed family) for every recorded guess."""
+def guess_rows() -> list[tuple[str, str, str, str, int]]:
+    """(annotator, letter, true family, guessed family, assignment pk) for every recorded
+    guess."""
     guesses = list(
         FamilyGuess.objects.select_related("assignment__annotator").order_by(
             "assignment__annotator__username", "pk"
@@ -67,6 +68,7 @@ def guess_rows() -> list[tuple[str, str, str, str]]:
                     letter,
                     family[candidate_id],
                     g.guesses.get(letter, NO_IDEA),
+                    a.pk,
                 )
             )
     return rows
@@ -90,6 +92,7 @@ class BlindingReport:
         ):
             for t in tallies:
                 prefix = t.label if group != "all" else "all"
+                ci_c = t.clustered_ci
                 rows += [
                     (group, f"{prefix}_right", t.right),
                     (group, f"{prefix}_named_a_family", t.named),
@@ -98,6 +101,9 @@ class BlindingReport:
                     (group, f"{prefix}_wilson_ci_low", t.ci[0] if t.ci else None),
                     (group, f"{prefix}_wilson_ci_high", t.ci[1] if t.ci else None),
                     (group, f"{prefix}_binomial_p_greater_than_chance", t.p_value),
+                    (group, f"{prefix}_clustered_ci_low", ci_c[0] if ci_c else None),
+                    (group, f"{prefix}_clustered_ci_high", ci_c[1] if ci_c else None),
+                    (group, f"{prefix}_clustered_p_greater_than_chance", t.clustered_p_value),
                 ]
         rows += [("position", f"selected_letter_{k}", v) for k, v in self.position_counts.items()]
         return rows
@@ -106,14 +112,16 @@ class BlindingReport:
 def blinding_report() -> BlindingReport:
     rows = guess_rows()
     by_family = [
-        tally(label, [(t, g) for _, _, t, g in rows if t == value])
+        tally(label, [(t, g, pk) for _, _, t, g, pk in rows if t == value])
         for value, label in ModelFamily.choices
     ]
     annotators = sorted({a for a, *_ in rows})
-    by_annotator = [tally(a, [(t, g) for who, _, t, g in rows if who == a]) for a in annotators]
+    by_annotator = [
+        tally(a, [(t, g, pk) for who, _, t, g, pk in rows if who == a]) for a in annotators
+    ]
     positions = selected_letter_counts()
     return BlindingReport(
-        overall=tally("All guesses", [(t, g) for _, _, t, g in rows]),
+        overall=tally("All guesses", [(t, g, pk) for _, _, t, g, pk in rows]),
         by_family=by_family,
         by_annotator=by_annotator,
         assignments=FamilyGuess.objects.count(),

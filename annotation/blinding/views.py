@@ -51,8 +51,8 @@ def _rate_bars(tallies) -> list[plots.Bar]:
         plots.Bar(
             t.label,
             t.rate,
-            low=t.ci[0] if t.ci else None,
-            high=t.ci[1] if t.ci else None,
+            low=t.clustered_ci[0] if t.clustered_ci else None,
+            high=t.clustered_ci[1] if t.clustered_ci else None,
             value_text=display.format_percent(t.rate) if t.rate is not None else "no guesses",
             detail=f"{t.right}/{t.named} right",
         )
@@ -70,7 +70,7 @@ def report_plots(report) -> dict[str, plots.Scene]:
             tick_format=plots.percent_ticks,
             x_range=(0, 1),
             references=[plots.Reference(CHANCE, "Chance (1/3)")],
-            interval_label="95% Wilson CI",
+            interval_label="95% CI clustered by assignment",
             empty_text="No annotator has named a family in a guess yet, so there is nothing "
             "to plot.",
         ),

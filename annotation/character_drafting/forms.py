@@ -85,8 +85,12 @@ class DraftingDesignForm(TextRules, forms.Form):
 class RedraftForm(TextRules, forms.Form):
     field = forms.ChoiceField(
         label="What to redraft",
-        choices=[("", "The whole profile"), *PROFILE_FIELD_CHOICES],
+        choices=[
+            ("", "Every field the open change requests name (before review: the whole draft)"),
+            *PROFILE_FIELD_CHOICES,
+        ],
         required=False,
+        help_text="After review, only a field an open change request names.",
     )
     admin_note = forms.CharField(
         max_length=NOTE,

@@ -14,7 +14,7 @@ from annotation.character_drafting.models import (
     DraftingPrompt,
 )
 from annotation.corpus.models import Character, ProfileVersion
-from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
+from annotation.profile_review.models import ChangeRequest, ProfileReviewCase, Recommendation
 from core.protocol import PROFILE_REVIEWERS
 
 
@@ -150,6 +150,14 @@ def redraft_overview() -> list[RedraftRow]:
             submitted=Count(
                 "reviews", filter=Q(reviews__submitted_at__isnull=False), distinct=True
             ),
+            accepted=Count(
+                "reviews",
+                filter=Q(
+                    reviews__submitted_at__isnull=False,
+                    reviews__recommendation=Recommendation.ACCEPT,
+                ),
+                distinct=True,
+            ),
             open_requests=Count(
                 "reviews__requests",
                 filter=Q(
@@ -174,6 +182,11 @@ def redraft_overview() -> list[RedraftRow]:
             blocker = (
                 f"With the reviewers ({case.submitted} of {PROFILE_REVIEWERS} reviews submitted)."
             )
+        elif case is not None and case.status == ProfileReviewCase.Status.ADJUDICATING:
+            if case.submitted >= PROFILE_REVIEWERS and case.accepted == case.submitted:
+                blocker = "Accepted as-is by every reviewer: kept unchanged."
+            elif not case.open_requests:
+                blocker = "No open change request: the senior expert edits fields directly."
         rows.append(
             RedraftRow(
                 character=character,

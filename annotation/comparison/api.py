@@ -130,7 +130,11 @@ QUEUE_FILTERS = [
     ListFilter("routed", "routed", bool, "Routed (closed) pairs only, or open ones only."),
     ListFilter("character", "character_key", description="Only this character key."),
 ]
-QUEUE_ORDERINGS = {"batch": "batch", "character": "character_key", "scenario": "scenario_id"}
+QUEUE_ORDERINGS = {
+    "batch": "batch",
+    "character": "pair__character__key",
+    "scenario": "pair__scenario__scenario_id",
+}
 
 QUEUE_EXAMPLE = OpenApiExample(
     "A queue",
@@ -181,11 +185,16 @@ class ComparisonQueueApi(APIView):
             QueueRowSerializer,
             filters=QUEUE_FILTERS,
             orderings=QUEUE_ORDERINGS,
+            # Filtered, ordered and paged in the database; only the page becomes rows.
+            serialize=lambda page: (
+                QueueRowSerializer([selectors.queue_row(a) for a in page], many=True).data
+            ),
         )
 
 
 def own_page(request, assignment) -> selectors.ComparisonPage:
-    page = selectors.comparison_page(public_id=assignment, user=request.user)
+    # The API lists the memories by their summary lines: their texts are not read.
+    page = selectors.comparison_page(public_id=assignment, user=request.user, memory_texts=False)
     if page is None:
         raise Http404("This comparison is not assigned to you.")
     return page

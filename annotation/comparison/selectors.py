@@ -9,9 +9,17 @@ families: only the final-set export calls them.
 """
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import (
+    Count,
+    Exists,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+)
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -25,10 +33,13 @@ from annotation.comparison.models import (
     ComparisonPair,
     PairAssignment,
 )
+from annotation.comparison.queue import AnnotatorQueue as AnnotatorQueue
+from annotation.comparison.queue import QueueRow as QueueRow
+from annotation.comparison.queue import comparison_queue as comparison_queue
+from annotation.comparison.queue import queue_row as queue_row
 from annotation.corpus.models import Memory
 from annotation.generation.models import Candidate, LlmCallRecord
 from audit.memory_quality.corpus import audited_memories
-from core.display import character_name, scenario_title
 from core.plurals import counted
 from core.roles import Role, user_roles
 
@@ -89,113 +100,17 @@ def draft_saved_label(saved_at) -> str:
     return f"Draft saved on {local.day} {local:%b %Y} at {local:%H:%M}."
 
 
-@dataclass
-class QueueRow:
-    public_id: str
-    character_key: str
-    scenario_id: str
-    scenario_name: str
-    batch: int
-    state: str  # "done", "in progress", "remaining" (the API's filter values)
-    routed: bool
-    # How the pages name the pair: ``Character 3 × The Entrusted Caretaker``.
-    title: str = ""
-    character_name: str = ""
-    scenario_title: str = ""
-
-    @property
-    def state_label(self) -> str:
-        """Where the pair stands for this annotator, in words. Says nothing of the other
-        annotators' answers or of the routing's outcome (blinding)."""
-        if self.routed:
-            if self.state == "done":
-                return "Submitted — closed: all annotators have judged it"
-            return "Closed before you submitted"
-        return {
-            "done": "Submitted — waiting for the other annotators",
-            "in progress": "Draft saved, not submitted",
-            "remaining": "Not started",
-        }[self.state]
-
-    @property
-    def is_waiting(self) -> bool:
-        """Still needs this annotator's judgment."""
-        return self.state != "done" and not self.routed
+#: A memory's long texts: what the comparison page loads only when a panel opens.
+MEMORY_TEXTS = ("context", "content_full", "psych_conclusion", "behavior_policy")
 
 
-@dataclass
-class AnnotatorQueue:
-    rows: list[QueueRow] = field(default_factory=list)
-
-    def count(self, state):
-        return sum(1 for r in self.rows if r.state == state)
-
-    @property
-    def done(self):
-        return self.count("done")
-
-    @property
-    def in_progress(self):
-        return self.count("in progress")
-
-    @property
-    def remaining(self):
-        return self.count("remaining")
-
-    @property
-    def resume(self) -> QueueRow | None:
-        """Where to pick up: the first pair in progress, else the first not started."""
-        for state in ("in progress", "remaining"):
-            for row in self.rows:
-                if row.state == state and not row.routed:
-                    return row
-        return None
-
-    def after(self, public_id: str) -> QueueRow | None:
-        """The pair to open once ``public_id`` is judged: the next one in queue order that
-        still needs this annotator's judgment, wrapping round to the start; None when
-        no other pair does."""
-        at = next((i for i, r in enumerate(self.rows) if r.public_id == str(public_id)), -1)
-        ordered = self.rows[at + 1 :] + self.rows[: max(at, 0)]
-        return next((r for r in ordered if r.is_waiting and r.public_id != str(public_id)), None)
-
-
-def comparison_queue(*, user) -> AnnotatorQueue:
-    """The annotator's assignments in batch and pair order (never database order)."""
-    rows = (
-        PairAssignment.objects.filter(annotator=user)
-        # A pair waiting for a leak flag is in nobody's queue (issue 22).
-        .exclude(pair__candidates__in=open_flag_candidates())
-        .select_related("pair__character", "pair__scenario")
-        .annotate(
-            submitted=Exists(ComparisonJudgment.objects.filter(assignment=OuterRef("pk"))),
-            drafted=Exists(ComparisonDraft.objects.filter(assignment=OuterRef("pk"))),
-        )
-    )
-    queue = AnnotatorQueue()
-    for a in rows:
-        state = "done" if a.submitted else "in progress" if a.drafted else "remaining"
-        queue.rows.append(
-            QueueRow(
-                public_id=str(a.public_id),
-                character_key=a.pair.character.key,
-                scenario_id=a.pair.scenario.scenario_id,
-                scenario_name=a.pair.scenario.name,
-                batch=a.batch,
-                state=state,
-                routed=not a.pair.is_open,
-                title=a.pair.title,
-                character_name=character_name(a.pair.character),
-                scenario_title=scenario_title(a.pair.scenario),
-            )
-        )
-    return queue
-
-
-def memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
+def memories_by_id(character_id: int, ids: set[str], *, texts=True) -> dict[str, Memory]:
     """The cited memories that are in the character's audited corpus (App. B.6); a
-    memory the audit left out (a duplicate) is not among them."""
+    memory the audit left out (a duplicate) is not among them. ``texts=False`` leaves
+    their long texts unread."""
     rows = audited_memories(character_id).filter(Q(memory_id__in=ids) | Q(anonymized_id__in=ids))
+    if not texts:
+        rows = rows.defer(*MEMORY_TEXTS)
     found = {}
     for m in rows:
         found[m.memory_id] = m
@@ -203,9 +118,10 @@ def memories_by_id(character_id: int, ids: set[str]) -> dict[str, Memory]:
     return found
 
 
-def blind_memories(ids, by_id) -> list[BlindMemory]:
+def blind_memories(ids, by_id, *, texts=True) -> list[BlindMemory]:
     """The candidate's activated memories an annotator sees: those of the audited corpus
-    only, so a memory the audit left out is never shown."""
+    only, so a memory the audit left out is never shown. ``texts=False``: the summary
+    lines only (the texts empty), for memories read with ``texts=False``."""
     out = []
     for memory_id in ids:
         m = by_id.get(memory_id)
@@ -215,9 +131,9 @@ def blind_memories(ids, by_id) -> list[BlindMemory]:
                     m.memory_id,
                     m.timeline,
                     m.content_summary,
-                    m.content_full,
-                    m.psych_conclusion,
-                    m.behavior_policy,
+                    m.content_full if texts else "",
+                    m.psych_conclusion if texts else "",
+                    m.behavior_policy if texts else "",
                     m.event_age,
                     m.life_stage,
                 )
@@ -225,20 +141,26 @@ def blind_memories(ids, by_id) -> list[BlindMemory]:
     return out
 
 
-def comparison_page(*, public_id, user) -> ComparisonPage | None:
-    """The annotator's page of one assignment; None when it is not theirs. A fixed
-    number of queries whatever the number of memories."""
-    assignment = (
+def _own_assignment(public_id, user):
+    return (
         PairAssignment.objects.filter(public_id=public_id, annotator=user)
         .select_related("pair__character", "pair__scenario", "pair__profile_version")
         .first()
     )
+
+
+def comparison_page(*, public_id, user, memory_texts=True) -> ComparisonPage | None:
+    """The annotator's page of one assignment; None when it is not theirs. A fixed
+    number of queries whatever the number of memories. ``memory_texts=False``: the
+    activated memories' summary lines only; the page loads a memory's texts with
+    ``comparison_memory`` when its panel opens (issue #34)."""
+    assignment = _own_assignment(public_id, user)
     if assignment is None:
         return None
     pair = assignment.pair
     candidates = Candidate.objects.in_bulk(assignment.permutation)
     wanted = {i for c in candidates.values() for i in c.activated_memory_ids or []}
-    by_id = memories_by_id(pair.character_id, wanted)
+    by_id = memories_by_id(pair.character_id, wanted, texts=memory_texts)
     blind = []
     for letter, candidate_id in zip(COMPARISON_LETTERS, assignment.permutation, strict=True):
         c = candidates[candidate_id]
@@ -249,7 +171,7 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
                 emotional_tone=c.emotional_tone,
                 core_reasoning=c.core_reasoning,
                 final_decision=c.final_decision,
-                memories=blind_memories(c.activated_memory_ids or [], by_id),
+                memories=blind_memories(c.activated_memory_ids or [], by_id, texts=memory_texts),
             )
         )
     judgment = ComparisonJudgment.objects.filter(assignment=assignment).first()
@@ -268,6 +190,30 @@ def comparison_page(*, public_id, user) -> ComparisonPage | None:
     )
 
 
+def comparison_memory(*, public_id, user, memory_id: str) -> BlindMemory | None:
+    """One activated memory of the annotator's assignment, with its texts: what a panel
+    of the comparison page shows when it opens. None unless the assignment is the
+    user's and one of its candidates cites the memory from the audited corpus."""
+    assignment = (
+        PairAssignment.objects.filter(public_id=public_id, annotator=user)
+        .values("permutation", "pair__character_id")
+        .first()
+    )
+    if assignment is None:
+        return None
+    memory = memories_by_id(assignment["pair__character_id"], {memory_id}).get(memory_id)
+    if memory is None:
+        return None
+    # A candidate may cite the memory by its id or by its anonymized id.
+    cited = Q(activated_memory_ids__contains=[memory.memory_id]) | Q(
+        activated_memory_ids__contains=[memory.anonymized_id]
+    )
+    if not Candidate.objects.filter(cited, pk__in=assignment["permutation"]).exists():
+        return None
+    found = blind_memories([memory_id], {memory_id: memory})
+    return found[0] if found else None
+
+
 def waiting_flags(pairs) -> dict[int, list[int]]:
     """{pair pk: [open leak flag pk, ...]} for the pairs that wait for a flag."""
     through = ComparisonPair.candidates.through.objects.filter(comparisonpair__in=pairs)
@@ -279,13 +225,35 @@ def waiting_flags(pairs) -> dict[int, list[int]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def comparison_assignable(*, run_id=None):
-    """Pairs for the admin's assignment page, with their assignment counts."""
-    pairs = list(
-        ComparisonPair.objects.select_related("character", "scenario").annotate(
-            n_assigned=Count("assignments")
-        )
+def comparison_assignable(*, status: str = "", waiting: bool | None = None):
+    """Pairs for the admin's assignment page in pair order, as a queryset filtered in the
+    database: each annotated with ``n_assigned`` (its assignments) and ``waits`` (one of
+    its candidates has an open leak flag). Nothing is read until a page of it is taken;
+    ``with_waiting_flags`` then names the flags of that page only (issue #34)."""
+    flagged = ComparisonPair.candidates.through.objects.filter(
+        comparisonpair=OuterRef("pk"), candidate__in=open_flag_candidates()
     )
+    assigned = (
+        PairAssignment.objects.filter(pair=OuterRef("pk"))
+        .order_by()
+        .values("pair")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    pairs = ComparisonPair.objects.select_related("character", "scenario").annotate(
+        n_assigned=Coalesce(Subquery(assigned), 0), waits=Exists(flagged)
+    )
+    if status:
+        pairs = pairs.filter(status=status)
+    if waiting is not None:
+        pairs = pairs.filter(waits=waiting)
+    return pairs.order_by("character__key", "scenario__scenario_id", "round", "pk")
+
+
+def with_waiting_flags(pairs) -> list:
+    """The given pairs (a page of ``comparison_assignable``), each with ``waiting_flags``:
+    the pks of its open leak flags (one query for the whole page)."""
+    pairs = list(pairs)
     waiting = waiting_flags(pairs)
     for pair in pairs:
         pair.waiting_flags = waiting.get(pair.pk, [])

@@ -11,5 +11,10 @@ from annotation.comparison import views
 urlpatterns = [
     path("", views.comparison_queue, name="queue"),
     path("<uuid:assignment>/draft/", views.comparison_draft, name="draft"),
+    path(
+        "<uuid:assignment>/memories/<str:memory_id>/",
+        views.comparison_memory,
+        name="memory",
+    ),
     path("screen/", views.comparison_screen, name="screen"),
 ]

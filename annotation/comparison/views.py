@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.comparison import selectors, services
 from annotation.comparison.models import JUDGMENT_FIELDS
@@ -26,6 +26,8 @@ QUEUE_ROWS_PER_PAGE = 50
 def comparison_queue(request):
     queue = selectors.comparison_queue(user=request.user)
     rows = Paginator(queue.rows, QUEUE_ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    # Only this page's assignments become rows (the queryset is read a page at a time).
+    rows.object_list = [selectors.queue_row(a) for a in rows.object_list]
     return render(request, "comparison/queue.html", {"queue": queue, "rows": rows})
 
 
@@ -50,6 +52,20 @@ def comparison_draft(request, assignment):
         return render(request, "comparison/pair.html#autosave", {"status": status})
     messages.info(request, status)
     return redirect("comparison:pair", assignment=assignment)
+
+
+@annotator_required
+@require_GET
+def comparison_memory(request, assignment, memory_id):
+    """One activated memory's texts, which the comparison page loads (htmx) when the
+    memory's panel opens; only the annotator assigned to the pair reads them, and only
+    for a memory one of its candidates cites."""
+    memory = selectors.comparison_memory(
+        public_id=assignment, user=request.user, memory_id=memory_id
+    )
+    if memory is None:
+        raise Http404("No such memory in this comparison.")
+    return render(request, "comparison/memory_text.html", {"m": memory})
 
 
 @admin_required

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.corpus.models import Character, Memory, ProfileVersion, Scenario
+from annotation.corpus.provenance import source_for
 from core.life_stages import LIFE_STAGE_BINS, LIFE_STAGE_CHOICES
 
 
@@ -72,6 +73,13 @@ class ProfileVersionSerializer(serializers.ModelSerializer):
             "frozen_by",
         ]
         read_only_fields = fields
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        # Only admins read which model drafted the profile (issue #35).
+        request = self.context.get("request")
+        data["source"] = source_for(getattr(request, "user", None), data["source"])
+        return data
 
 
 class ProfileVersionSummarySerializer(serializers.ModelSerializer):

@@ -5,6 +5,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 
 from annotation.corpus import selectors
+from annotation.corpus.provenance import source_for
 from core.roles import CORPUS_READERS, role_required
 
 CHARACTERS_PER_PAGE = 50
@@ -29,6 +30,7 @@ def character_list(request):
 @corpus_reader_required
 def character_detail(request, key):
     character = selectors.character_get(key=key)
+    current = character.current_versions[0] if character.current_versions else None
     memories = Paginator(
         selectors.memory_list_for_table(character=character), MEMORIES_PER_PAGE
     ).get_page(request.GET.get("page"))
@@ -38,7 +40,9 @@ def character_detail(request, key):
         {
             "character": character,
             "versions": character.current_versions,
-            "current": character.current_versions[0] if character.current_versions else None,
+            "current": current,
+            # Only admins read which model drafted the profile (issue #35).
+            "current_source": source_for(request.user, current.source) if current else "",
             "stage_counts": selectors.memory_life_stage_counts(character=character),
             "memories": memories,
         },

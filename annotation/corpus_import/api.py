@@ -14,6 +14,7 @@ from annotation.corpus_import.serializers import (
     ImportJobSerializer,
 )
 from core.api import action_refused_response
+from core.role_before_body import RoleBeforeBody
 
 
 @extend_schema_view(
@@ -30,8 +31,9 @@ from core.api import action_refused_response
         responses={202: ImportJobSerializer},
     ),
 )
-class ImportJobListApi(CorpusAdminApi, generics.ListAPIView):
+class ImportJobListApi(RoleBeforeBody, CorpusAdminApi, generics.ListAPIView):
     serializer_class = ImportJobListSerializer
+    # Uploads only; a person without the role is refused (403) before the body is read.
     parser_classes = [MultiPartParser, FormParser]
 
     def get_queryset(self):

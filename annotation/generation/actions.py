@@ -13,6 +13,7 @@ __all__ = [
     "ActionRefused",
     "generation_run_cancel",
     "generation_run_launch",
+    "generation_run_resume",
     "generation_run_retry",
 ]
 
@@ -27,6 +28,7 @@ def generation_run_launch(form, *, user, on_unavailable: Callable[[str], None] |
             user=user,
             families=data["families"],
             note=data["note"],
+            budget_usd=data.get("budget_usd"),
             **form.pair_filter(),
             **form.override(),
         ),
@@ -50,3 +52,17 @@ def generation_run_retry(*, run_id: int, on_unavailable: Callable[[str], None] |
         return runs.generation_run_retry_failed(run_id=run_id, on_unavailable=on_unavailable)
     except GenerationError as error:
         raise ActionRefused(None, cause=error) from error
+
+
+def generation_run_resume(
+    form, *, run_id: int, on_unavailable: Callable[[str], None] | None = None
+):
+    """Resume a run stopped at a spending limit, with the budget of a bound
+    ``RunResumeForm`` (blank: none); a run not stopped so is refused."""
+    return form_action(
+        form,
+        lambda data: runs.generation_run_resume(
+            run_id=run_id, budget_usd=data.get("budget_usd"), on_unavailable=on_unavailable
+        ),
+        refusals=(GenerationError,),
+    )

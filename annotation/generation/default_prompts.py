@@ -2,7 +2,8 @@
 seed 000 App. L.5 (L.5.1 screening, L.5.2 re-ranking, L.5.3 response) and App. D.1.
 
 The text exists once, here: migrations ``annotation/0003_default_prompts`` (version 1) and
-``annotation/0011_default_prompts_v2`` (version 2) import it to write each stage's
+``annotation/0011_default_prompts_v2`` (version 2) and ``annotation/0017_default_prompts_v3``
+(version 3) import it to write each stage's
 versions, and ``services.runs`` reads it to write them again into a database that lost
 them (a flushed or transactional-test database). A written version is history: do not
 edit these texts; a better prompt is the next version, saved from the prompt pages
@@ -232,5 +233,34 @@ NOTE_V2 = (
     "keeps at most the target; the character block of App. B.2."
 )
 
+# Version 3 (issue 35): the re-ranking asks for exactly the target, as L.5.2 does ("Output
+# exactly {target} entries"). Re-ranking runs only when more candidates than the target
+# survived screening (at most that many are kept without a call), so exactly the target
+# can always be chosen. Screening and the response keep version 2's text under the next
+# number, so every stage's versions keep the same numbers.
+RERANKING_SYSTEM_V3 = RERANKING_SYSTEM_V2.replace(
+    "Keep at most {target} of them: the ones that will.",
+    "Keep exactly {target} of them: the ones that will.",
+).replace(
+    "Return at most {target} memories, never more than {target}; fill the budget with the \
+memories that really shape the choice, and use only ids from the candidate list.",
+    "Return exactly {target} memories, no more and no fewer, chosen from the memories that \
+really shape the choice, and use only ids from the candidate list.",
+)
+
+RERANKING_USER_V3 = RERANKING_USER_V2.replace(
+    "Choose and rank at most {target} memories", "Choose and rank exactly {target} memories"
+)
+
+DEFAULTS_V3 = {
+    "screening": DEFAULTS_V2["screening"],
+    "reranking": (RERANKING_SYSTEM_V3, RERANKING_USER_V3),
+    "response": DEFAULTS_V2["response"],
+}
+NOTE_V3 = (
+    "Default v3, after seed 000 App. L.5.2 (in the project's own words): re-ranking keeps "
+    "exactly the target; otherwise as v2."
+)
+
 # Number -> (texts per stage, note), oldest first; the last is what new runs use.
-DEFAULT_VERSIONS = {1: (DEFAULTS, NOTE), 2: (DEFAULTS_V2, NOTE_V2)}
+DEFAULT_VERSIONS = {1: (DEFAULTS, NOTE), 2: (DEFAULTS_V2, NOTE_V2), 3: (DEFAULTS_V3, NOTE_V3)}

@@ -11,6 +11,7 @@ from django.urls import reverse_lazy
 from annotation.corpus.models import Character, Scenario
 from annotation.generation.models import ModelFamily
 from core.display import character_name, scenario_title
+from core.llm_runs.forms import budget_field
 from core.text_rules import NOTE, TEXT, TextRules
 
 
@@ -58,6 +59,7 @@ class GenerationRunForm(TextRules, forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Why this run: shown in the run list.",
     )
+    budget_usd = budget_field()
     override_gates = forms.BooleanField(
         label="Override the generation gates for the blocked pairs",
         required=False,

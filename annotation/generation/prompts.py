@@ -25,6 +25,8 @@ STRUCTURED_OUTPUT_ROUNDS = 3
 # paper states no temperature for the response (L.5.3): it runs at the configured one,
 # by default the endpoint's.
 ACTIVATION_TEMPERATURE = 0.0
+# L.5.2: re-ranking with reasoning explicitly disabled (each provider's own field, llm/wire.py).
+RERANKING_REASONING_EFFORT = "none"
 
 MEMORY_ID_PATTERN = r"^MEM_CHAR_\d{2}_\d{4,}$"
 

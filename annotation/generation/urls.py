@@ -11,6 +11,7 @@ urlpatterns = [
     path("generation/<int:run_id>/", views.generation_run_detail, name="generation-detail"),
     path("generation/<int:run_id>/cancel/", views.generation_run_cancel, name="generation-cancel"),
     path("generation/<int:run_id>/retry/", views.generation_run_retry, name="generation-retry"),
+    path("generation/<int:run_id>/resume/", views.generation_run_resume, name="generation-resume"),
     path(
         "generation/<int:run_id>/units/<int:unit_id>/",
         views.generation_unit_detail,

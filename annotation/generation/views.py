@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.generation import actions, selectors
+from annotation.generation.estimate import generation_cost_estimate
 from annotation.generation.forms import GenerationRunForm, PromptVersionForm
 from annotation.generation.models import GenerationRun, GenerationStage, ModelFamily
 from annotation.generation.prompts import PLACEHOLDERS as PROMPT_PLACEHOLDERS
@@ -22,12 +23,17 @@ from annotation.generation.services.runs import GenerationError
 from core import web
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
 FAILED_UNITS_PER_PAGE = 25
 # What the buttons offer; the services guard the same rules and have the last word.
-CANCELLABLE_RUN_STATUSES = (GenerationRun.Status.PENDING, GenerationRun.Status.RUNNING)
+CANCELLABLE_RUN_STATUSES = (
+    GenerationRun.Status.PENDING,
+    GenerationRun.Status.RUNNING,
+    GenerationRun.Status.STOPPED_AT_BUDGET,
+)
 RETRYABLE_RUN_STATUSES = (
     GenerationRun.Status.RUNNING,
     GenerationRun.Status.FINISHED_WITH_FAILURES,
@@ -73,7 +79,12 @@ def generation_run_new(request):
     estimate = (
         selectors.generation_unit_estimate(**choices, configured=configured) if choices else None
     )
-    return render(request, template, {"form": form, "estimate": estimate})
+    cost = (
+        generation_cost_estimate(families=choices["families"], gates=estimate.gates)
+        if estimate
+        else None
+    )
+    return render(request, template, {"form": form, "estimate": estimate, "cost": cost})
 
 
 @corpus_admin_required
@@ -81,7 +92,7 @@ def generation_run_detail(request, run_id):
     return _render_run_detail(request, run_id)
 
 
-def _render_run_detail(request, run_id, *, action_error: str = ""):
+def _render_run_detail(request, run_id, *, action_error: str = "", resume_form=None):
     """The whole run page, or for htmx only its progress fragment (which holds the
     actions and the failed units, so a swap keeps them all consistent)."""
     run = selectors.generation_run_get(run_id=run_id)
@@ -106,6 +117,7 @@ def _render_run_detail(request, run_id, *, action_error: str = ""):
             "polling": run.status in selectors.ACTIVE_RUN_STATUSES,
             "run_buttons": _run_buttons(run, progress),
             "action_error": action_error,
+            "resume_form": (resume_form or RunResumeForm()) if run.is_stopped_at_budget else None,
         },
     )
 
@@ -167,6 +179,26 @@ def generation_run_retry(request, run_id):
         ),
         f"Run {run_id}: the failed units are queued again.",
     )
+
+
+@corpus_admin_required
+@require_POST
+def generation_run_resume(request, run_id):
+    """Resume a run stopped at its budget or a monthly cap, with the budget typed (blank:
+    none). A refused resume shows the page again with the form's messages."""
+    selectors.generation_run_get(run_id=run_id)
+    form = RunResumeForm(request.POST)
+    run = on_page(
+        lambda: actions.generation_run_resume(
+            form,
+            run_id=run_id,
+            on_unavailable=lambda message: messages.error(request, message),
+        )
+    )
+    if run is REFUSED:
+        return _render_run_detail(request, run_id, resume_form=form)
+    messages.success(request, f"Run {run_id} resumed: its waiting units are queued again.")
+    return redirect("corpus:generation-detail", run_id=run_id)
 
 
 @corpus_admin_required

@@ -9,11 +9,14 @@ target (on a tie, the smaller batches), raised until no batch spans more than
 slot's age, widened to ``WINDOW_MIN_YEARS`` (2) years inside the bin when all its slots
 share one age; neighbouring batches may share a boundary year.
 
-So a full plan (1,000 memories, 19–28 a year under the default weights) gives batches
-of 38–50, most of them 45–50: a bin holding 114 memories cannot be cut into sizes of
-45–50, and gets three batches of 38. A small top-up plan (a few memories a year) gives
-one small batch per bin (more when its slots span over five years): the window rule
-holds, the 45–50 target cannot, and a top-up never waits for slots it does not need.
+A bin of n memories can be cut into batches of 45–50 exactly when some k has
+45·k ≤ n ≤ 50·k; the count above then finds such a k. The default weights give every bin
+such a share, so the default full plan (1,000 memories) makes 21 batches, each of 45–50.
+A bin whose total cannot be cut so (other weights, or a smaller target: a bin of 114
+makes three batches of 38) gets the near-equal batches nearest the target. A small
+top-up plan (a few memories a year) gives one small batch per bin (more when its slots
+span over five years): the window rule holds, the 45–50 target cannot, and a top-up
+never waits for slots it does not need.
 
 Every slot is one memory to generate, with
 - its event age (the plan's per-age quotas are respected exactly: the batches of a

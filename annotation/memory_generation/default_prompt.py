@@ -10,6 +10,26 @@ forbids, the near-term ones it allows, the five Rubin dimensions, the ABCD tiers
 output fields and their lengths) are named constants here, and the text quotes them all.
 """
 
+from core.life_stages import ADOLESCENCE, CHILDHOOD
+
+# App. L.3's age-stratified language, one line per band. The bands are the life-stage
+# bins' (core.life_stages.age_band): childhood is School age, adolescence Adolescence.
+AGE_BAND_LANGUAGE = {
+    "childhood": (
+        f"Childhood, ages {CHILDHOOD.first_age} to {CHILDHOOD.last_age}: simple, direct "
+        "words; feelings named concretely; no abstract summing-up and no adult appraisal "
+        "of what it meant."
+    ),
+    "adolescence": (
+        f"Adolescence, ages {ADOLESCENCE.first_age} to {ADOLESCENCE.last_age}: some "
+        "self-reflection, but not neatly reasoned out; the confusion and the intensity stay."
+    ),
+    "adulthood": (
+        f"Adulthood, age {ADOLESCENCE.last_age + 1} and over: fuller psychological "
+        "thinking is possible, still from inside the moment."
+    ),
+}
+
 # App. L.3 (and the audit's criteria 1-2, App. B.6): expressions that step outside the
 # moment of the event. Each is forbidden in every memory.
 FORBIDDEN_EXPRESSIONS = (
@@ -169,12 +189,16 @@ Time markers inside the aftermath window are allowed:
     + """
 
 # Language for the age
-- Ages 6 to 12: simple, direct words; feelings named concretely; no abstract summing-up \
-and no adult appraisal of what it meant.
-- Ages 13 to 18: some self-reflection, but not neatly reasoned out; the confusion and \
-the intensity stay.
-- Age 19 and over: fuller psychological thinking is possible, still from inside the \
-moment.
+Each request names the band of its age.
+- """
+    + AGE_BAND_LANGUAGE["childhood"]
+    + """
+- """
+    + AGE_BAND_LANGUAGE["adolescence"]
+    + """
+- """
+    + AGE_BAND_LANGUAGE["adulthood"]
+    + """
 
 # Intensity tiers (ABCD)
 Each request names the tier of its memory. Across the corpus the tiers come in these \
@@ -214,6 +238,7 @@ Target age: {target_age}
 Life-stage bin: {life_stage}
 Intensity tier: {tier}
 Domain: {domain}
+Language for the age: {age_band}
 
 The tier: {tier_name}, {tier_description}.
 The timeline field must say the age: "{timeline_example}".

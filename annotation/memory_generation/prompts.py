@@ -14,13 +14,14 @@ import re
 
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.default_prompt import (
+    AGE_BAND_LANGUAGE,
     DEFAULT_SYSTEM,
     DEFAULT_USER,
     NOTE,
     TIER_DESCRIPTIONS,
 )
 from annotation.memory_generation.models import MemoryPromptVersion
-from core.life_stages import BY_KEY
+from core.life_stages import BY_KEY, age_band
 
 __all__ = [
     "ANTI_DUPLICATION_WINDOW",
@@ -86,6 +87,7 @@ USER_PLACEHOLDERS = {
     "tier_name",
     "tier_description",
     "domain",
+    "age_band",
     "timeline_example",
     "recent_contexts",
 }
@@ -170,6 +172,7 @@ def user_values(*, slot_ref: str, slot: dict, life_stage: str, recent_contexts) 
         "tier_name": name,
         "tier_description": description,
         "domain": slot["domain"],
+        "age_band": AGE_BAND_LANGUAGE[age_band(slot["age"])],
         "timeline_example": f"{stage.label.lower()} ({slot['age']} years old)",
         "recent_contexts": "\n".join(f"- {c}" for c in contexts) or "- (none yet)",
     }

@@ -8,8 +8,10 @@ exact share ``d·w_t/Σw``, and the segments with the largest remainders then ge
 more (a 0/1 correction), until the quotas add up to ``d`` exactly. Ties in the
 remainder go to the younger segment, so a plan is a function of its inputs.
 
-A top-up plan (after the audit dropped memories) fills each segment back to the quota
-its previous plan gave it: ``max(0, quota_t − accepted_t)``.
+A top-up plan (after the audit dropped memories) is B.4's rule again: with k the
+memories the audit kept, d = target − k is spread over the segments by the weights, the
+same arithmetic as a first plan. It does not refill each segment to its old quota: the
+segment that lost memories gets its weighted share of d, like every other.
 """
 
 from dataclasses import dataclass
@@ -21,12 +23,25 @@ SEGMENT_AGES: tuple[int, ...] = tuple(range(FIRST_AGE, LAST_AGE + 1))
 SEGMENT_COUNT = len(SEGMENT_AGES)  # 45
 TARGET_PER_CHARACTER = 1_000
 
-# The bins the paper weights up (App. B.4): Adolescence, Early Adult Transition and the
-# Age-30 Transition. The paper gives no numbers for w; this default weighs a year in
-# those bins 1.5 times an ordinary year (README: "Memory quota allocation").
-WEIGHTED_BINS = ("adolescence", "early_adult_transition", "age_30_transition")
-DEFAULT_WEIGHT = 1.0
-DEFAULT_RAISED_WEIGHT = 1.5
+# The default weights (README: "Memory quota allocation"). App. B.4 raises Adolescence,
+# the Early adult transition and the Age-30 transition without numbers; Table 7's text
+# reports School age + Adolescence at 32.8 % and Early adult transition + Entering the
+# adult world at 25.2 %. The default gives each bin a share of a full plan of 1,000:
+# 328 and 250 in those pairs (32.8 % and 25.0 %; 252 cannot be cut into batches of 45–50
+# inside two bins, 250 can), the three raised bins the most memories a year (30–31,
+# against at most 23 elsewhere), and every share a sum of batches of 45–50 (App. B.5).
+# A year's weight is its bin's share spread evenly over the bin's years (the odd ones to
+# the youngest years), so the weights add up to 1,000 and a full plan is the weights.
+DEFAULT_BIN_SHARES = {
+    "school_age": 140,  # 6 years, 23.3 a year; 3 batches
+    "adolescence": 188,  # 6 years, 31.3 a year; 4 batches
+    "early_adult_transition": 150,  # 5 years, 30 a year; 3 batches
+    "entering_adult_world": 100,  # 6 years, 16.7 a year; 2 batches
+    "age_30_transition": 150,  # 5 years, 30 a year; 3 batches
+    "settling_down": 135,  # 7 years, 19.3 a year; 3 batches
+    "midlife_transition": 90,  # 5 years, 18 a year; 2 batches
+    "entering_midlife": 47,  # 5 years, 9.4 a year; 1 batch
+}
 
 
 class QuotaError(ValueError):
@@ -34,10 +49,12 @@ class QuotaError(ValueError):
 
 
 def default_weights() -> list[float]:
+    """Each bin's default share spread over its years, the odd ones to the youngest."""
     weights = []
-    for age in SEGMENT_AGES:
-        stage = next(b for b in LIFE_STAGE_BINS if b.contains(age))
-        weights.append(DEFAULT_RAISED_WEIGHT if stage.key in WEIGHTED_BINS else DEFAULT_WEIGHT)
+    for stage in LIFE_STAGE_BINS:
+        years = stage.last_age - stage.first_age + 1
+        whole, odd = divmod(DEFAULT_BIN_SHARES[stage.key], years)
+        weights.extend(float(whole + (1 if i < odd else 0)) for i in range(years))
     return weights
 
 
@@ -79,11 +96,10 @@ def allocate(deficit: int, weights) -> list[int]:
     return quotas
 
 
-def top_up(previous_quotas, accepted_per_segment) -> list[int]:
-    """Each segment back to its previous quota: ``max(0, quota − accepted)``."""
-    if len(previous_quotas) != SEGMENT_COUNT or len(accepted_per_segment) != SEGMENT_COUNT:
-        raise QuotaError(f"A top-up needs {SEGMENT_COUNT} quotas and {SEGMENT_COUNT} counts.")
-    return [max(0, q - a) for q, a in zip(previous_quotas, accepted_per_segment, strict=True)]
+def top_up(target: int, kept: int, weights) -> list[int]:
+    """B.4 after an audit: ``d = target − kept`` spread by the weights (all zeros when
+    nothing is missing)."""
+    return allocate(max(0, target - kept), weights)
 
 
 def counts_by_age(ages) -> list[int]:

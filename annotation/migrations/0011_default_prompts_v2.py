@@ -7,33 +7,18 @@ version changes and new runs use it.
 """
 
 from django.db import migrations
-from django.db.models import Max
 
 from annotation.generation.default_prompts import DEFAULTS_V2, NOTE_V2
 
+from ._default_prompt_versions import add_version, remove_unused_version
+
 
 def create_v2(apps, schema_editor):
-    PromptVersion = apps.get_model("annotation", "PromptVersion")
-    for stage, (system, user) in DEFAULTS_V2.items():
-        if PromptVersion.objects.filter(stage=stage, note=NOTE_V2).exists():
-            continue
-        latest = PromptVersion.objects.filter(stage=stage).aggregate(n=Max("number"))["n"] or 0
-        PromptVersion.objects.create(
-            stage=stage,
-            number=latest + 1,
-            system_template=system,
-            user_template=user,
-            note=NOTE_V2,
-        )
+    add_version(apps, DEFAULTS_V2, NOTE_V2)
 
 
 def remove_v2(apps, schema_editor):
-    PromptVersion = apps.get_model("annotation", "PromptVersion")
-    GenerationRun = apps.get_model("annotation", "GenerationRun")
-    used = set(GenerationRun.objects.values_list("screening_prompt", flat=True))
-    used |= set(GenerationRun.objects.values_list("reranking_prompt", flat=True))
-    used |= set(GenerationRun.objects.values_list("response_prompt", flat=True))
-    PromptVersion.objects.filter(note=NOTE_V2).exclude(pk__in=used).delete()
+    remove_unused_version(apps, NOTE_V2)
 
 
 class Migration(migrations.Migration):

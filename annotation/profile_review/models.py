@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from annotation.corpus.models import CORE_PATTERN_COUNT, Character, ProfileVersion, Scenario
+from core.protocol import PROFILE_REVIEWERS
 
 __all__ = [
     "ChangeRequest",
@@ -47,6 +48,24 @@ class Recommendation(models.TextChoices):
     ACCEPT = "accept", "Acceptable as-is"
     LOCAL_REVISION = "local_revision", "Local revision needed"
     FLAG = "flag", "Flag for further adjudication"
+
+
+def accepted_as_is(submitted_recommendations) -> bool:
+    """Every reviewer of a case submitted "Acceptable as-is": App. B.3 retains such a
+    profile unchanged (no redraft, no senior edit; the senior only freezes it)."""
+    recommendations = list(submitted_recommendations)
+    return len(recommendations) >= PROFILE_REVIEWERS and all(
+        r == Recommendation.ACCEPT for r in recommendations
+    )
+
+
+def accepted_as_is_message(character_key: str) -> str:
+    """Why the senior does not edit such a profile (the refusal and the page say it)."""
+    return (
+        f"{character_key} was accepted as-is by all {PROFILE_REVIEWERS} reviewers: the protocol "
+        "keeps a unanimously accepted profile unchanged, so it takes no edit. Make the "
+        "final suitability check and freeze it as it is."
+    )
 
 
 class CriterionJudgement(models.TextChoices):

@@ -20,6 +20,8 @@ from annotation.profile_review.models import (
     ProfileReview,
     ProfileReviewCase,
     Recommendation,
+    accepted_as_is,
+    accepted_as_is_message,
     profile_field_text,
 )
 from core.plurals import counted
@@ -239,6 +241,15 @@ class AdjudicationPage:
     @property
     def can_freeze(self) -> bool:
         return self.can_adjudicate and not self.open_requests
+
+    @property
+    def accepted_as_is(self) -> bool:
+        """All the reviewers accepted the profile as-is: App. B.3 retains it unchanged."""
+        return accepted_as_is(r.recommendation for r in self.reviews)
+
+    @property
+    def accepted_as_is_message(self) -> str:
+        return accepted_as_is_message(self.character.key)
 
 
 def profile_adjudication_page(*, character_key: str) -> AdjudicationPage:

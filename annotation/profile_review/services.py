@@ -22,6 +22,8 @@ from annotation.profile_review.models import (
     Recommendation,
     ReviewError,
     ReviewEvent,
+    accepted_as_is,
+    accepted_as_is_message,
     profile_field_text,
 )
 from core.plurals import agree, counted
@@ -437,6 +439,9 @@ def profile_edit(
     current = _latest_version(case.character)
     if current.is_frozen:
         raise ReviewError(f"{current} is frozen and cannot change.")
+    submitted = case.reviews.filter(submitted_at__isnull=False)
+    if accepted_as_is(submitted.values_list("recommendation", flat=True)):
+        raise ReviewError(accepted_as_is_message(case.character.key))
     new = {f: values.get(f, getattr(current, f)) for f in EDITABLE_PROFILE_FIELDS}
     problems = []
     patterns = [str(p).strip() for p in (new["core_patterns"] or [])]

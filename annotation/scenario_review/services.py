@@ -18,7 +18,6 @@ from annotation.scenario_review.models import (
     DIAMONDS_FIELDS,
     DIAMONDS_LABELS,
     DIAMONDS_MAX,
-    DIAMONDS_MID,
     DIAMONDS_MIN,
     DiamondsRating,
     FinalDiamondsRating,
@@ -27,12 +26,13 @@ from annotation.scenario_review.models import (
     ScenarioVersion,
     ScreeningDecision,
 )
+from core.diamonds import final_rating_rule
 from core.life_stages import BY_KEY as LIFE_STAGES
 from core.protocol import DIAMONDS_REASSESSMENT_THRESHOLD, SCENARIO_REVIEWERS
 from core.roles import Role
 from core.text_rules import NOTE, check_text, text_problem
 
-__all__ = ["ReviewError"]
+__all__ = ["ReviewError", "final_rating_rule"]
 
 
 def _scenario_review(*, scenario_id: str, actor) -> ScenarioReview:
@@ -217,18 +217,6 @@ def scenario_revise(
 # --- Pass 2: independent ratings and joint re-assessment ----------------------------------
 
 
-def final_rating_rule(a: int, b: int) -> int:
-    """Final value of a dimension the two ratings put at most one point apart.
-
-    Seed 000 App. C.2 re-assesses only differences above one point and does not say how
-    a one-point difference resolves; here it resolves to the rating nearer the scale's
-    midpoint (4, "moderately present"), the more conservative of the two claims.
-    """
-    if a == b:
-        return a
-    return min((a, b), key=lambda r: abs(r - DIAMONDS_MID))
-
-
 def disagreements(first: dict[str, int], second: dict[str, int]) -> list[str]:
     return [
         f for f in DIAMONDS_FIELDS if abs(first[f] - second[f]) > DIAMONDS_REASSESSMENT_THRESHOLD
@@ -276,7 +264,12 @@ def scenario_rate(*, scenario_id: str, reviewer, scores: dict, note: str = "") -
                 review=review,
                 recorded_by=reviewer,
                 reassessed=[],
-                **{f: final_rating_rule(first[f], second[f]) for f in DIAMONDS_FIELDS},
+                **{
+                    f: final_rating_rule(
+                        first[f], second[f], scenario_id=review.scenario.scenario_id, dimension=f
+                    )
+                    for f in DIAMONDS_FIELDS
+                },
             )
             review.stage = ScenarioReview.Stage.COMPLETE
             review.completed_at = timezone.now()
@@ -399,7 +392,10 @@ def scenario_reassess_confirm(
         reassessed=split,
         note="\n".join(n for n in (current.note, note.strip()) if n),
         **{
-            f: current.values.get(f) or final_rating_rule(first[f], second[f])
+            f: current.values.get(f)
+            or final_rating_rule(
+                first[f], second[f], scenario_id=review.scenario.scenario_id, dimension=f
+            )
             for f in DIAMONDS_FIELDS
         },
     )

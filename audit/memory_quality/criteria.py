@@ -21,6 +21,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from core import protocol
+from core.life_stages import CHILDHOOD
 
 # --- The protocol's numbers and lists (App. B.6, B.7, L.3) ------------------------------
 
@@ -75,27 +76,16 @@ ADULT_EVALUATION_PATTERNS = (
     "it shaped who I",
     "I came to understand",
 )
-ADULT_EVALUATION_MAX_AGE = protocol.ADULT_EVALUATION_MAX_AGE  # child-age memories (≤ 12)
-# App. B.6 criterion 6: high-register psychoanalytic terms.
-PSYCHOANALYTIC_TERMS = (
-    "abandonment schema",
-    "dysregulation",
-    "defense mechanism",
-    "defence mechanism",
-    "attachment style",
-    "core schema",
-    "maladaptive",
-    "cognitive distortion",
-    "projection",
-    "introjection",
-    "transference",
-    "repression",
-    "dissociation",
-    "attribution",
-    "narcissistic injury",
-    "object relations",
-    "ego depletion",
-)
+# Child-age memories are those of the School age bin (6-11), the childhood band of the
+# memory prompt too (core.life_stages.age_band); B.6 writes "≤ 12" (README: "Life-stage
+# boundaries").
+ADULT_EVALUATION_MAX_AGE = CHILDHOOD.last_age
+# App. B.6 criterion 6: the high-register psychoanalytic terms the paper names
+# ("abandonment schema", "dysregulation"), and nothing more: everyday words such as
+# "projection" or "attribution" would flag ordinary memories (a slide projection, the
+# attribution of a quote). Other clinical vocabulary is the LLM classifier's to judge;
+# an admin may add terms in a new settings version.
+PSYCHOANALYTIC_TERMS = ("abandonment schema", "dysregulation")
 # The protocol's numbers (App. B.6, L.3), under the names the settings and tests use.
 LOW_INTENSITY_THRESHOLD = protocol.LOW_INTENSITY_THRESHOLD
 CONTEXT_WORDS = protocol.MEMORY_CONTEXT_WORDS

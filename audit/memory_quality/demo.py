@@ -12,6 +12,10 @@ The automated audit then runs, with the offline demo provider as the repair mode
   edit, and leaves the other for the reviewer to try (a false positive there takes effect
   once the reviewing team, three reviewers by default, has agreed).
 
+Under the demo's settings (settings/local.py) the offline demo provider is the LLM
+classifier too, so the repair's re-check and a senior expert's edit pass the LLM re-check
+of App. B.6 as well as the patterns.
+
 The stand-ins share one template per character, so TF-IDF would call them all
 duplicates of each other; the demo's settings version turns criterion 4 off and says so.
 Idempotent: a second call finds the demo run and returns it.

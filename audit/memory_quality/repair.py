@@ -1,8 +1,13 @@
 """Targeted repair prompts (seed 000 App. B.6 "Repair procedure"). Pure: no Django.
 
 Only the defective field(s) are regenerated, with an issue-specific instruction
-appended to the generation prompt's constraints (App. L.3); the other fields are
-supplied unchanged as context.
+"appended to the original generation prompt": for a memory generated on the platform,
+the system and user prompts its generation call sent (L.3: the forbidden expressions,
+the language for the age, the slot's tier and domain) are sent again verbatim, and the
+repair follows them. A memory with no stored generation prompt (an imported corpus)
+gets the generation prompt's constraints restated from what the corpus keeps (the
+character's profile and the memory's age-bin context). The other fields are supplied
+unchanged as context.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from audit.memory_quality import criteria
+from llm.structured import schema_instruction
 
 GENERATION_CONSTRAINTS = (
     "You are a psychology narrative expert revising an episodic memory of a virtual "
@@ -152,37 +158,57 @@ def _finding_line(f: dict) -> str:
     return f"- criterion {f['criterion']} on {f['field']}{source}: {f['detail']}"
 
 
-def repair_prompt(
-    *,
-    memory: dict,
-    target: dict,
-    findings: Sequence[dict],
-    fields: Sequence[str],
-    profile: dict | None,
-    constraints: dict,
-    previous_findings: Sequence[dict] = (),
-) -> tuple[str, str]:
-    """``(system, user)`` for one attempt at the defect ``target`` (a finding).
-    ``findings`` are all the memory's current findings; ``previous_findings`` what the
-    re-check of this defect's last failed attempt found. The system prompt is the
-    generation prompt's constraints (the character's full ``profile``, the memory's
-    age-bin ``constraints``) with the defect's instruction appended."""
-    number = target["criterion"]
+# The first line of the paragraph the llm client appends to a system prompt when it asks
+# for JSON: the generation call's schema is not the repair's, so it is left out.
+_SCHEMA_INSTRUCTION = "\n\n" + schema_instruction({}).split("\n", 1)[0]
+
+
+def stored_prompt(request: dict | None) -> tuple[str, str] | None:
+    """``(system, user)`` of a stored call request: its system prompt (without the JSON
+    schema paragraph the llm client appended) and its first user turn (later turns are a
+    round's feedback), in whichever shape the request was sent
+    (the offline demo's, Anthropic Messages, OpenAI Chat Completions, Gemini). None when
+    the request holds no such pair."""
+    if not isinstance(request, dict):
+        return None
+    system, user = None, None
+    if request.get("offline_demo"):
+        system, user = request.get("system"), request.get("user")
+    elif "systemInstruction" in request:
+        parts = (request.get("systemInstruction") or {}).get("parts") or [{}]
+        system = "".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+        turns = [t for t in request.get("contents") or [] if t.get("role") == "user"]
+        if turns:
+            user = "".join(str(p.get("text", "")) for p in turns[0].get("parts") or [])
+    elif "system" in request:  # Anthropic Messages
+        system = request["system"]
+        turns = [t for t in request.get("messages") or [] if t.get("role") == "user"]
+        if turns:
+            content = turns[0].get("content")
+            user = (
+                "".join(b.get("text", "") for b in content if isinstance(b, dict))
+                if isinstance(content, list)
+                else content
+            )
+    else:  # OpenAI Chat Completions and compatible endpoints
+        messages = request.get("messages") or []
+        system = next((m.get("content") for m in messages if m.get("role") == "system"), None)
+        user = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+    if not isinstance(system, str) or not isinstance(user, str) or not (system and user):
+        return None
+    cut = system.rfind(_SCHEMA_INSTRUCTION)
+    return (system[:cut] if cut >= 0 else system), user
+
+
+def _instruction(target: dict, fields: Sequence[str]) -> str:
     matched = sorted({s["text"] for s in target["spans"]})
     examples = ", ".join(f"“{m}”" for m in matched[:5]) or "the flagged phrases"
-    instruction = ISSUE_INSTRUCTIONS[number].format(
+    return ISSUE_INSTRUCTIONS[target["criterion"]].format(
         examples=examples, fields=" and ".join(fields) or "the flagged field"
     )
-    system = (
-        GENERATION_CONSTRAINTS
-        + "\n\n"
-        + character_block(profile)
-        + "\n\n"
-        + age_block(constraints)
-        + "\n\n## Repair instruction\n"
-        + f"- {instruction}"
-        + f"\n\nReturn only the regenerated field(s): {', '.join(fields)}."
-    )
+
+
+def _memory_block(memory: dict) -> str:
     shown = {
         "id": memory["memory_id"],
         "timeline": memory["timeline"],
@@ -196,16 +222,72 @@ def repair_prompt(
             "intensity": memory["emotion_intensity"],
         },
     }
-    user = "## The memory\n" + json.dumps(shown, ensure_ascii=False, indent=1)
-    user += "\n\n## The defect to repair\n" + _finding_line(target)
+    return "## The memory\n" + json.dumps(shown, ensure_ascii=False, indent=1)
+
+
+def _findings_blocks(target, findings, previous_findings) -> str:
+    number = target["criterion"]
+    text = "\n\n## The defect to repair\n" + _finding_line(target)
     others = [f for f in findings if (f["criterion"], f["field"]) != (number, target["field"])]
     if others:
-        user += "\n\n## Other findings on this memory (repaired separately; add none)\n"
-        user += "\n".join(_finding_line(f) for f in others)
+        text += "\n\n## Other findings on this memory (repaired separately; add none)\n"
+        text += "\n".join(_finding_line(f) for f in others)
     if previous_findings:
-        user += "\n\n## Your previous rewrite still failed the re-check\n" + "\n".join(
+        text += "\n\n## Your previous rewrite still failed the re-check\n" + "\n".join(
             _finding_line(f) for f in previous_findings
         )
+    return text
+
+
+def repair_prompt(
+    *,
+    memory: dict,
+    target: dict,
+    findings: Sequence[dict],
+    fields: Sequence[str],
+    profile: dict | None,
+    constraints: dict,
+    previous_findings: Sequence[dict] = (),
+    generation: tuple[str, str] | None = None,
+) -> tuple[str, str]:
+    """``(system, user)`` for one attempt at the defect ``target`` (a finding).
+    ``findings`` are all the memory's current findings; ``previous_findings`` what the
+    re-check of this defect's last failed attempt found.
+
+    With ``generation`` (the memory's stored generation prompt, ``(system, user)``) the
+    system prompt is the generation system prompt verbatim, and the user prompt is the
+    generation user prompt verbatim followed by the memory, its findings and, last, the
+    defect's instruction. Without it, the system prompt restates the generation prompt's
+    constraints (the character's full ``profile``, the memory's age-bin
+    ``constraints``) with the defect's instruction appended."""
+    instruction = _instruction(target, fields)
+    if generation is not None:
+        generation_system, generation_user = generation
+        user = (
+            generation_user.rstrip("\n")
+            + "\n\n# Repair of the memory written for this request (App. B.6)\n"
+            "The memory below was written for the request above and failed the quality "
+            "audit. Every rule above still holds. Regenerate only the defective field(s); "
+            "the others stay as given.\n\n"
+            + _memory_block(memory)
+            + _findings_blocks(target, findings, previous_findings)
+            + "\n\n## Repair instruction\n"
+            + f"- {instruction}"
+            + f"\nReturn only the regenerated field(s) as a JSON object, instead of the "
+            f"output format above: {', '.join(fields)}."
+        )
+        return generation_system, user
+    system = (
+        GENERATION_CONSTRAINTS
+        + "\n\n"
+        + character_block(profile)
+        + "\n\n"
+        + age_block(constraints)
+        + "\n\n## Repair instruction\n"
+        + f"- {instruction}"
+        + f"\n\nReturn only the regenerated field(s): {', '.join(fields)}."
+    )
+    user = _memory_block(memory) + _findings_blocks(target, findings, previous_findings)
     user += f"\n\nRewrite only: {', '.join(fields)}."
     return system, user
 

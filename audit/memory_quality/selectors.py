@@ -4,11 +4,12 @@ whatever the number of rows (select_related / prefetch_related / aggregates)."""
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, Q, Sum
+from django.apps import apps
+from django.db.models import Count, Prefetch, Q, Sum, prefetch_related_objects
 from django.urls import reverse
 
 from annotation.corpus.models import Character, Memory, ProfileVersion
-from audit.memory_quality import criteria
+from audit.memory_quality import criteria, repair
 from audit.memory_quality.models import (
     MEMORY_TEXT_FIELDS,
     AuditCall,
@@ -80,6 +81,37 @@ def repair_profile(*, character_id: int) -> dict | None:
         "self_value_logic": version.self_value_logic,
         "core_patterns": list(version.core_patterns),
     }
+
+
+def generation_prompt(*, memory_pk: int) -> tuple[str, str] | None:
+    """The prompt the memory was generated with, ``(system, user)``, as its generation
+    call sent it (App. B.6: a repair instruction is "appended to the original generation
+    prompt"); None for a memory not generated on the platform (an imported corpus) or
+    whose call record is gone.
+
+    The memory's call is the one whose answer was stored; when it was a later round of
+    the slot (an answer refused by the semantic checks is sent back with its problems),
+    its user prompt carries that feedback, so the prompt is read from the slot's first
+    round at or before it. Memory generation is a layer above the audit: its records are
+    read here by model label (as ``core.conflicts`` does), so the audit imports no
+    later stage."""
+    generated = (
+        apps.get_model("annotation", "GeneratedMemory")
+        .objects.filter(memory_id=memory_pk)
+        .values("batch_id", "slot", "call_id")
+        .first()
+    )
+    if generated is None or generated["call_id"] is None:
+        return None
+    calls = apps.get_model("annotation", "MemoryCallRecord").objects.filter(
+        batch_id=generated["batch_id"], slot=generated["slot"], pk__lte=generated["call_id"]
+    )
+    request = (
+        calls.filter(details__semantic_round=1).order_by("-pk").values_list("request", flat=True)
+    ).first()
+    if request is None:
+        request = calls.filter(pk=generated["call_id"]).values_list("request", flat=True).first()
+    return repair.stored_prompt(request)
 
 
 def audit_settings_latest() -> AuditSettings | None:
@@ -159,21 +191,52 @@ def default_queue_status(*, user) -> str:
 
 
 def case_queue(*, status: str):
-    """Cases at one status, with their memory and current flags: three queries."""
-    current = MemoryFlag.objects.filter(current=True).only(
-        "case_id", "criterion", "field", "detail"
-    )
+    """Cases at one status in queue order, as a queryset with the memory's short fields
+    only (its full texts are deferred). Take a page of it first, then ``queue_rows``
+    loads that page's current flags and repair attempts: nothing is counted or joined
+    across every open case (issue #34)."""
     return (
         MemoryCase.objects.filter(status=status)
-        .select_related("memory", "character", "run")
-        .prefetch_related(Prefetch("flags", queryset=current, to_attr="current_flags"))
-        .annotate(attempt_count=Count("attempts"))
+        .select_related("memory", "character")
+        .defer(*QUEUE_DEFERRED)
         .order_by("character__key", "memory__event_age", "memory__sequence", "pk")
     )
 
 
+#: The columns the queue never shows: the case's long fields and the memory's texts.
+QUEUE_DEFERRED = (
+    "initial_criteria",
+    "decision_reason",
+    "memory__context",
+    "memory__content_full",
+    "memory__triggers",
+    "memory__psych_conclusion",
+    "memory__behavior_policy",
+    "memory__relevance_tags",
+)
+
+
+def queue_rows(cases) -> list[MemoryCase]:
+    """A page of ``case_queue`` with each case's ``current_flags`` and ``attempt_count``:
+    two queries for the page, whatever the number of open cases."""
+    cases = list(cases)
+    current = MemoryFlag.objects.filter(current=True).only(
+        "case_id", "criterion", "field", "detail"
+    )
+    prefetch_related_objects(cases, Prefetch("flags", queryset=current, to_attr="current_flags"))
+    attempts = dict(
+        RepairAttempt.objects.filter(case__in=cases)
+        .order_by()
+        .values_list("case")
+        .annotate(n=Count("pk"))
+    )
+    for case in cases:
+        case.attempt_count = attempts.get(case.pk, 0)
+    return cases
+
+
 def case_status_counts() -> dict[str, int]:
-    rows = MemoryCase.objects.values("status").annotate(n=Count("pk"))
+    rows = MemoryCase.objects.order_by().values("status").annotate(n=Count("pk"))
     counts = dict.fromkeys(MemoryCase.Status.values, 0)
     counts.update({row["status"]: row["n"] for row in rows})
     return counts

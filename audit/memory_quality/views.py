@@ -28,7 +28,7 @@ from audit.memory_quality.services import configuration, review, runs
 from core import drafts, web
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
-from core.llm_runs.models import ACTIVE, RunStatus
+from core.llm_runs.models import RunStatus
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
 from core.tidy_tables import table_download, table_links
@@ -49,6 +49,8 @@ def queue(request):
     page = Paginator(selectors.case_queue(status=status), CASES_PER_PAGE).get_page(
         request.GET.get("page")
     )
+    # The page is taken first; only its cases get their flags and repair attempts.
+    page.object_list = selectors.queue_rows(page.object_list)
     return render(
         request,
         "audit/queue.html",
@@ -78,6 +80,9 @@ def _case_context(request, case_id, *, decision_form=None, edit_form=None, previ
             initial={f.name: f.text for f in page.fields} | drafts.form_draft_values(draft),
         )
         context |= _way_forward_forms(case_id, page)
+        # What re-audits the edit (App. B.6: the LLM judge's re-evaluation), said before
+        # the senior saves. No model name: the senior also judges blinded comparisons.
+        context["edit_classifier"] = configuration.classifier_provider() is not None
     return context
 
 
@@ -210,7 +215,7 @@ def _run_context(request, run_id, *, action_error: str = "") -> dict:
         raise Http404("No such audit run.")
     return {
         "run": run,
-        "polling": run.status in ACTIVE,
+        "polling": run.in_progress,
         "units": selectors.audit_unit_counts(run=run),
         "run_buttons": _run_buttons(run),
         "action_error": action_error,

@@ -5,7 +5,7 @@ read these builders. Admins and the audit's own adjudicator only: the rows name 
 
 from rest_framework.exceptions import NotFound
 
-from audit.reference_labels import selectors
+from audit.reference_labels import selectors, stored_reports
 from audit.reference_labels.models import LabelAudit
 from audit.reference_labels.outcomes import label_audit_outcomes
 from core.roles import Role, user_roles
@@ -98,8 +98,9 @@ def label_audit_items_table(audit: LabelAudit, result=None) -> TidyTable:
     )
 
 
-#: The outcome page's tables by URL slug.
+#: The outcome page's tables by URL slug, and their specs.
 TABLES = {"outcomes": label_audit_outcomes_table, "items": label_audit_items_table}
+SPECS = {"outcomes": LABEL_AUDIT_OUTCOMES, "items": LABEL_AUDIT_ITEMS}
 
 
 def _overseen_audit(request, label_audit_id) -> LabelAudit:
@@ -112,12 +113,18 @@ def _overseen_audit(request, label_audit_id) -> LabelAudit:
     return audit
 
 
+def _stored_table(build, audit: LabelAudit) -> TidyTable:
+    """The API rows read the stored outcomes, as the page does (no rows before the first
+    computation)."""
+    return build(audit, stored_reports.stored_or_empty(audit))
+
+
 OVERSEERS = [Role.AUDIT_ADJUDICATOR, Role.ADMIN]
 
 LabelAuditOutcomeRowsApi = tidy_api(
     LABEL_AUDIT_OUTCOMES,
-    lambda request, label_audit_id: label_audit_outcomes_table(
-        _overseen_audit(request, label_audit_id)
+    lambda request, label_audit_id: _stored_table(
+        label_audit_outcomes_table, _overseen_audit(request, label_audit_id)
     ),
     roles=OVERSEERS,
     summary="One audit's outcome table and Fleiss' κ as tidy rows",
@@ -137,8 +144,8 @@ LabelAuditOutcomeRowsApi = tidy_api(
 )
 LabelAuditItemRowsApi = tidy_api(
     LABEL_AUDIT_ITEMS,
-    lambda request, label_audit_id: label_audit_items_table(
-        _overseen_audit(request, label_audit_id)
+    lambda request, label_audit_id: _stored_table(
+        label_audit_items_table, _overseen_audit(request, label_audit_id)
     ),
     roles=OVERSEERS,
     summary="One audit's items, selections and outcomes as tidy rows",

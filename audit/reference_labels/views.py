@@ -17,6 +17,7 @@ from audit.reference_labels import (
     expert_pages,
     selectors,
     services,
+    stored_reports,
 )
 from audit.reference_labels.forms import (
     LabelAdjudicationForm,
@@ -24,8 +25,8 @@ from audit.reference_labels.forms import (
     LabelSelectionForm,
 )
 from audit.reference_labels.models import LabelAuditError, LabelAuditItem
-from audit.reference_labels.outcomes import label_audit_outcomes, outcome_plots
-from audit.reference_labels.statistics import TABLES
+from audit.reference_labels.outcomes import outcome_plots
+from audit.reference_labels.statistics import SPECS, TABLES
 from core import display, drafts
 from core.actions import REFUSED, on_page
 from core.conflicts import conflict_page, team_member_conflict
@@ -247,34 +248,38 @@ def adjudicate(request, label_item_id):
 
 @overseers_required
 def outcomes(request, label_audit_id):
+    """Reads the stored outcomes (``stored_reports``): the page never computes them."""
     audit = _overseer_audit(request, label_audit_id)
-    result = label_audit_outcomes(audit=audit)
-    scene = outcome_plots(result)["outcomes"]
-    plot = page_plot(
-        scene,
-        name="outcomes",
-        url_name="audit:labels:outcomes-plot",
-        testid="outcome-plot",
-        label_audit_id=audit.pk,
-    )
-    kappa_note = (
-        display.small_n_note(result.kappa_items, "item") if result.kappa is not None else ""
-    )
+    report, result = stored_reports.stored_outcomes(audit)
+    plot = kappa_note = None
+    if result is not None:
+        plot = page_plot(
+            outcome_plots(result)["outcomes"],
+            name="outcomes",
+            url_name="audit:labels:outcomes-plot",
+            testid="outcome-plot",
+            label_audit_id=audit.pk,
+        )
+        kappa_note = (
+            display.small_n_note(result.kappa_items, "item") if result.kappa is not None else ""
+        )
     return render(
         request,
         "audit/labels/outcomes.html",
         {
             "audit": audit,
+            "report": report,
+            "poll_url": request.path,
             "outcomes": result,
             "plot": plot,
             "small_n_note": kappa_note,
             "tidy": {
                 slug: table_links(
                     reverse(f"audit:labels:{slug}-table", args=[audit.pk]),
-                    name=build(audit, result).name,
+                    name=spec.name,
                     api_url=reverse(f"audit-api:labels-api:{slug}-rows", args=[audit.pk]),
                 )
-                for slug, build in TABLES.items()
+                for slug, spec in SPECS.items()
             },
         },
     )
@@ -283,14 +288,14 @@ def outcomes(request, label_audit_id):
 @overseers_required
 def outcomes_plot(request, label_audit_id, plot, fmt):
     audit = _overseer_audit(request, label_audit_id)
-    scene = outcome_plots(label_audit_outcomes(audit=audit)).get(plot)
+    scene = outcome_plots(stored_reports.stored_or_empty(audit)).get(plot)
     return plot_download(scene, filename=f"label-audit-{audit.pk}-{plot}", fmt=fmt)
 
 
 @overseers_required
 def outcomes_csv(request, label_audit_id):
     audit = _overseer_audit(request, label_audit_id)
-    result = label_audit_outcomes(audit=audit)
+    result = stored_reports.stored_or_empty(audit)
     response, writer = csv_download(f"label-audit-{audit.pk}-outcomes.csv")
     writer.writerow(["outcome", "items", "percent of sample"])
     for row in result.rows:
@@ -343,7 +348,7 @@ def outcomes_csv(request, label_audit_id):
 def outcomes_table(request, label_audit_id, table):
     """One of the outcome page's tables, tidy: ``?format=csv`` or ``?format=parquet``."""
     audit = _overseer_audit(request, label_audit_id)
-    table = TABLES[table](audit)
+    table = TABLES[table](audit, stored_reports.stored_or_empty(audit))
     return table_download(table, request, filename=f"{table.name}_{audit.pk}")
 
 

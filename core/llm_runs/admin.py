@@ -6,13 +6,18 @@ from one of these and names its own columns; ``run_fields`` and ``call_fields`` 
 them among the framework's in one order for every stage.
 """
 
+from django.contrib import admin
+
 from core.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.llm_runs.models import MonthlySpendingCap
+from core.llm_runs.spending import month_spend, usd
 
 __all__ = [
     "CallRecordAdmin",
     "CallRecordInline",
     "LlmRunAdmin",
     "LlmUnitAdmin",
+    "MonthlySpendingCapAdmin",
     "call_fields",
     "run_fields",
 ]
@@ -83,3 +88,16 @@ class CallRecordInline(ReadOnlyInline):
         names = {f.name for f in self.model._meta.fields} - set(self.fields or ())
         large = [n for n in ("request", "raw_response", "parsed", "details") if n in names]
         return super().get_queryset(request).defer(*large)
+
+
+@admin.register(MonthlySpendingCap)
+class MonthlySpendingCapAdmin(admin.ModelAdmin):
+    """The lab's monthly cap per provider (issue #36): the one row admins edit here. The
+    list shows what each provider has cost this month, from the recorded calls."""
+
+    list_display = ["provider", "cap_usd", "spent_this_month", "updated_at"]
+    fields = ["provider", "cap_usd", "note"]
+
+    @admin.display(description="Spent this month (UTC)")
+    def spent_this_month(self, cap):
+        return usd(month_spend(cap.provider))

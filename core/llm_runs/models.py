@@ -19,6 +19,7 @@ __all__ = [
     "AbstractCall",
     "AbstractCallRecord",
     "AbstractPromptVersion",
+    "MonthlySpendingCap",
     "PromptInUseError",
     "LlmRun",
     "LlmUnit",
@@ -33,7 +34,9 @@ MILLION = Decimal(1_000_000)
 
 class RunStatus(models.TextChoices):
     """The states of every run: pending → running → (cancelling → cancelled) |
-    finished | finished with failures; a retry or a resume takes it back to running."""
+    finished | finished with failures; a retry or a resume takes it back to running.
+    A running run whose recorded cost reached its budget, or whose provider reached the
+    lab's monthly cap, is stopped at budget until it is resumed (``core.llm_runs.spending``)."""
 
     PENDING = "pending", "Not started"
     RUNNING = "running", "Running"
@@ -41,10 +44,13 @@ class RunStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
     FINISHED = "finished", "Finished"
     FINISHED_WITH_FAILURES = "finished_with_failures", "Finished with failures"
+    STOPPED_AT_BUDGET = "stopped_at_budget", "Stopped at budget"
 
 
 #: A run a worker may still be working on.
 ACTIVE = (RunStatus.RUNNING, RunStatus.CANCELLING)
+#: A run whose page keeps asking for news: it waits for a worker or one works on it.
+IN_PROGRESS = (RunStatus.PENDING, *ACTIVE)
 #: A run whose every unit has its final state.
 OVER = (RunStatus.CANCELLED, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES)
 
@@ -68,14 +74,35 @@ class LlmRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Issue #36: no new unit is taken up once the run's recorded cost reaches this.
+    budget_usd = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text="Budget in USD; the run stops taking up units once its cost reaches it.",
+    )
+    stop_reason = models.TextField(
+        blank=True, help_text="Why the run stopped at a budget or a monthly cap."
+    )
 
     class Meta:
         abstract = True
         ordering = ["-created_at", "-pk"]
 
     @property
+    def is_stopped_at_budget(self) -> bool:
+        return self.status == RunStatus.STOPPED_AT_BUDGET
+
+    @property
     def is_active(self) -> bool:
         return self.status in ACTIVE
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether the run's page polls: a pending run has not been taken up yet, and a
+        page that stopped polling then would show "Pending" until reloaded."""
+        return self.status in IN_PROGRESS
 
     @property
     def is_over(self) -> bool:
@@ -125,6 +152,9 @@ class AbstractCall(models.Model):
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency_s = models.FloatField(default=0.0)
+    # The call's cost at the prices configured when it was made (issue #36: the month's
+    # spend per provider is the sum of these).
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
     error_kind = models.CharField(max_length=40, blank=True)
     error_message = models.TextField(blank=True)
     details = models.JSONField(default=dict, blank=True)
@@ -191,3 +221,27 @@ class AbstractPromptVersion(models.Model):
         return (
             f"{self} was used by {self.used_by} and cannot change; create the next version instead."
         )
+
+
+class MonthlySpendingCap(models.Model):
+    """The lab's most a provider may cost in one calendar month (UTC), over every run of
+    every stage (issue #36). A run whose provider has reached it stops at budget."""
+
+    provider = models.CharField(
+        max_length=40,
+        unique=True,
+        help_text="The provider as call records name it: anthropic, openai, gemini, "
+        "openai_compatible, offline_demo.",
+    )
+    cap_usd = models.DecimalField(
+        max_digits=12, decimal_places=2, help_text="USD per calendar month (UTC)."
+    )
+    note = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["provider"]
+        verbose_name = "monthly spending cap"
+
+    def __str__(self):
+        return f"{self.provider}: ${self.cap_usd} a month"

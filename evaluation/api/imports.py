@@ -8,6 +8,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.views import APIView
 
 from core.api import ERROR
+from core.role_before_body import RoleBeforeBody
 from core.roles import HasRole, Role
 from core.text_rules import NOTE
 
@@ -34,9 +35,10 @@ IMPORT_REQUEST = inline_serializer(
 )
 
 
-class PredictionImportApi(APIView):
+class PredictionImportApi(RoleBeforeBody, APIView):
     permission_classes = [HasRole]
     allowed_roles = (Role.ADMIN,)
+    # Uploads only; a person without the role is refused (403) before the body is read.
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(

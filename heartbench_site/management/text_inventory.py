@@ -1,6 +1,6 @@
 """Every text field a person types, found in the code: each form's and each writable API
 serializer's text fields with their limits (``core.text_rules``). The
-``text_limits`` command prints them for the README; tests walk them."""
+``text_limits`` command prints them for docs/lab-admin/security.md; tests walk them."""
 
 import importlib
 import pkgutil
@@ -137,7 +137,7 @@ def all_text_fields() -> list[TextField]:
 
 
 def limits_table() -> str:
-    """The README's table of text limits (Markdown)."""
+    """The table of text limits in docs/lab-admin/security.md (Markdown)."""
     lines = ["| workflow | where | field | limit (characters) |", "| --- | --- | --- | --- |"]
     for row in all_text_fields():
         limit = f"{row.limit:,}" if row.limit else "none"

@@ -99,6 +99,7 @@ def characters_stage(characters: list[tuple[int, str]]) -> Stage:
 def profiles_stage(characters: list[tuple[int, str]]) -> Stage:
     frozen = set(
         ProfileVersion.objects.filter(frozen_at__isnull=False)
+        .order_by()
         .values_list("character_id", flat=True)
         .distinct()
     )
@@ -325,13 +326,21 @@ def scenarios_stage() -> Stage:
 
 def memory_generation_stage(characters: list[tuple[int, str]]) -> Stage:
     generated = GeneratedMemory.objects.count()
-    planned = set(MemoryPlan.objects.values_list("character_id", flat=True).distinct())
+    # Distinct character ids, without the models' ordering: ordered by the character's key
+    # and a per-row column, DISTINCT would return (and this would read) every row.
+    planned = set(MemoryPlan.objects.order_by().values_list("character_id", flat=True).distinct())
     frozen = set(
         ProfileVersion.objects.filter(frozen_at__isnull=False)
+        .order_by()
         .values_list("character_id", flat=True)
         .distinct()
     )
-    with_memories = set(Memory.objects.values_list("character_id", flat=True).distinct())
+    # Which characters have a memory: one index probe each, not a scan of every memory.
+    with_memories = set(
+        Character.objects.filter(Exists(Memory.objects.filter(character=OuterRef("pk"))))
+        .order_by()
+        .values_list("pk", flat=True)
+    )
     runs = list(
         MemoryRun.objects.exclude(status=MemoryRun.Status.FINISHED)
         .annotate(

@@ -1,5 +1,7 @@
 """After the final set (seed 000 §3, App. J): human baseline, evaluation runs, export."""
 
+from collections import Counter
+
 from django.db.models import Count, Exists, OuterRef, Q
 from django.urls import reverse
 
@@ -84,16 +86,23 @@ def baseline_stage() -> Stage:
 
 def evaluation_stage() -> Stage:
     unanswered = [EvaluationPrediction.Status.PENDING, EvaluationPrediction.Status.RUNNING]
-    runs = list(
-        EvaluationRun.objects.annotate(
-            failed=Count(
-                "predictions", filter=Q(predictions__status=EvaluationPrediction.Status.FAILED)
-            ),
-            waiting=Count("predictions", filter=Q(predictions__status__in=unanswered)),
+    failed_status = EvaluationPrediction.Status.FAILED
+    # Counted over the predictions not answered alone (the status index finds them), not
+    # by joining every prediction of every run.
+    failed, waiting = Counter(), Counter()
+    for run_id, status, n in (
+        EvaluationPrediction.objects.filter(status__in=[failed_status, *unanswered])
+        .values_list("run_id", "status")
+        .annotate(n=Count("pk"))
+        .order_by()
+    ):
+        (failed if status == failed_status else waiting)[run_id] += n
+    runs = [
+        (pk, label, status, failed[pk], waiting[pk])
+        for pk, label, status in EvaluationRun.objects.order_by("pk").values_list(
+            "pk", "label", "status"
         )
-        .order_by("pk")
-        .values_list("pk", "label", "status", "failed", "waiting")
-    )
+    ]
     # An imported run is stored finished (its origin says it was imported).
     done = {EvaluationRun.Status.FINISHED, EvaluationRun.Status.FINISHED_WITH_FAILURES}
     stage = Stage(

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "core",
+    # The team page, invitations and the record of mail (core/team, app label "team").
+    "core.team",
     "heartbench_site",
     "annotation",
     "adjudication",
@@ -140,6 +142,32 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_IPWARE_PROXY_COUNT = env.int("AXES_IPWARE_PROXY_COUNT", default=None)
 AXES_VERBOSE = False
+
+# --- Mail -------------------------------------------------------------------------------
+# Invitations and password resets go out through this server, sent by a Celery worker
+# (core.team.celery_tasks); each attempt is recorded and a failure shows on the team page.
+# EMAIL_BACKEND is Django's SMTP backend unless told otherwise (the demo prints mail to the
+# console, the tests keep it in memory).
+EMAIL_BACKEND = env("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)
+# Django's file backend (django.core.mail.backends.filebased.EmailBackend) writes each
+# mail into this folder instead of sending it: a dry run, or a test's worker.
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", default=None)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="heartbench <heartbench@localhost>")
+SERVER_EMAIL = env("SERVER_EMAIL", default=DEFAULT_FROM_EMAIL)
+# The address links in mail start with (https://bench.example.org). Empty: the host the
+# admin's request came to, as the browser sent it.
+SITE_URL = env("SITE_URL", default="")
+# An invitation link works this many days after it was sent (or sent again).
+HEARTBENCH_INVITATION_DAYS = env.int("HEARTBENCH_INVITATION_DAYS", default=7)
+# Django's own password reset links work this long (seconds; Django's default is 3 days).
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 24)
 
 # --- I18N -------------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
@@ -308,6 +336,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # after its rows commit), and sending it again would run it twice. It looks again this
 # much later.
 HEARTBENCH_STRANDED_GRACE_SECONDS = env.int("HEARTBENCH_STRANDED_GRACE_SECONDS", default=30)
+
+# A stored statistics report (core.reports) whose computation failed is queued again when
+# its inputs change, or otherwise at most once per this many seconds (not on every view).
+HEARTBENCH_REPORT_RETRY_SECONDS = env.int("HEARTBENCH_REPORT_RETRY_SECONDS", default=60)
 
 # --- Uploads ----------------------------------------------------------------------------
 # A full-scale characters file (11 x 1,000 memories of ~3,300 characters) is ~40 MB.

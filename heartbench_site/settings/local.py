@@ -28,12 +28,27 @@ if not (os.environ.get("DATABASE_URL") or _dot_env_value("DATABASE_URL")):
 os.environ.setdefault("SECRET_KEY", "demo-only-not-secret")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 os.environ.setdefault("DEBUG", "true")
+# Invitation and password reset mail is printed in the terminal running the demo.
+os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 # Candidate generation with no key: every family answers from the offline demo provider.
 for _family in ("CLAUDE", "GPT", "GEMINI"):
     os.environ.setdefault(f"HEARTBENCH_{_family}_KIND", "offline_demo")
+# Illustrative prices (USD per million tokens, issue #36) so the launch page's cost
+# estimate and the run pages' costs are not all $0 in the demo; nothing is charged.
+for _family in ("CLAUDE", "GPT", "GEMINI"):
+    for _name, _price in (
+        ("PRICE_IN", "3"),
+        ("PRICE_OUT", "15"),
+        ("ACTIVATION_PRICE_IN", "1"),
+        ("ACTIVATION_PRICE_OUT", "5"),
+    ):
+        os.environ.setdefault(f"HEARTBENCH_{_family}_{_name}", _price)
 # Character drafting and memory generation likewise.
 for _stage in ("DRAFTING", "MEMORY"):
     os.environ.setdefault(f"HEARTBENCH_{_stage}_KIND", "offline_demo")
+# The memory audit's LLM classifier: a senior expert's edit passes re-evaluation by the
+# LLM judge before it is accepted (seed 000 App. B.6), so a new user sees that step too.
+os.environ.setdefault("HEARTBENCH_AUDIT_CLASSIFIER_KIND", "offline_demo")
 
 from .base import *  # noqa: E402,F403
 from .base import DATABASES  # noqa: E402

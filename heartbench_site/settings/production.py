@@ -23,3 +23,16 @@ ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1"]  # noqa: F405
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_NAME = "__Host-sessionid"
 CSRF_COOKIE_NAME = "__Host-csrftoken"
+
+# Static files: collectstatic writes each file under a name carrying a hash of its content
+# (app.3f2a….css), and WhiteNoise serves those names from gunicorn with a ten-year cache
+# header; a new release has new names, so no browser keeps an old file.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# --- Mail -------------------------------------------------------------------------------
+# The lab's SMTP server (invitations, password resets) is read from the environment by
+# base.py (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER/PASSWORD, EMAIL_USE_TLS for STARTTLS on
+# 587 or EMAIL_USE_SSL for TLS from the first byte on 465, DEFAULT_FROM_EMAIL).

@@ -2,7 +2,8 @@
 
 study (sources, predictions, the subset selection, the study), participation (a
 participant's way through it), report (the best model fixed before the report, the
-report), pools (recruitment pool ids, the completion code and URL). Callers use
+report), pools (recruitment pool ids, the completion code and URL), rights (withdrawal
+and erasure). Callers use
 ``humanbaseline.services.<name>``.
 """
 
@@ -31,6 +32,7 @@ from .pools import (
     study_completion_set,
 )
 from .report import best_model_fix, report_compute, report_request
+from .rights import participant_erase, participant_withdraw
 from .study import (
     SOURCES,
     item_families_from_references,
@@ -62,7 +64,9 @@ __all__ = [
     "item_families_import_csv",
     "participant_account_create",
     "participant_enrol",
+    "participant_erase",
     "participant_order",
+    "participant_withdraw",
     "pool_from_query",
     "pool_link_queries",
     "practice_answer",

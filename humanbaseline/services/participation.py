@@ -72,7 +72,9 @@ def participant_enrol(
     participation, _ = Participation.objects.get_or_create(
         study=study, user=user, defaults={"enrolled_via": via, "order_seed": _new_order_seed()}
     )
-    pool_record(participation, pool)
+    if participation.status != Participation.Status.WITHDRAWN:
+        # A withdrawn participant's pool id is not taken again (it may have been erased).
+        pool_record(participation, pool)
     return participation
 
 
@@ -132,7 +134,12 @@ def consent_decide(*, participation: Participation, agree: bool, version: str) -
     return p
 
 
+WITHDRAWN_MESSAGE = "You have withdrawn from this study; nothing more is recorded."
+
+
 def _require_consent(p: Participation):
+    if p.status == Participation.Status.WITHDRAWN:
+        raise BaselineError(WITHDRAWN_MESSAGE)
     if p.status in (Participation.Status.INVITED, Participation.Status.DECLINED):
         raise BaselineError("Informed consent is required before this step.")
 
@@ -205,6 +212,8 @@ def participant_order(*, order_seed: int, n_items: int) -> list[int]:
 
 
 def _require_started(p: Participation):
+    if p.status == Participation.Status.WITHDRAWN:
+        raise BaselineError(WITHDRAWN_MESSAGE)
     if p.status == Participation.Status.FINALIZED:
         raise BaselineError("You have finalized your answers; they can no longer change.")
     if p.status != Participation.Status.STARTED:
@@ -285,7 +294,7 @@ def answer_save(
     response.answered_at = timezone.now()
     response.save(update_fields=["choice", "answered_at", "revisions"])
     _add_time(p, response, amount, report_id)
-    activity_touch(participation=p)
+    _touch(p)
     response.refresh_from_db(fields=["seconds"])
     return response
 
@@ -311,7 +320,7 @@ def time_record(*, participation: Participation, position: int, seconds, report_
         raise BaselineError("You have finalized your answers; time is no longer counted.")
     _require_started(p)
     added = _add_time(p, response, amount, report_id)
-    activity_touch(participation=p)
+    _touch(p)
     return added
 
 
@@ -319,21 +328,21 @@ def time_record(*, participation: Participation, position: int, seconds, report_
 def activity_touch(*, participation: Participation, now=None) -> WorkSession:
     """Extend the current work session, or start one after an idle gap.
 
-    Takes the participation's row lock first (held already when called from another
-    service), so that every write of a participant's time goes in one lock order:
-    participation, then response, then session."""
-    _locked(participation)
+    Takes the participation's row lock first, so that every write of a participant's
+    time goes in one lock order: participation, then response, then session."""
+    return _touch(_locked(participation), now)
+
+
+def _touch(p: Participation, now=None) -> WorkSession:
+    """:func:`activity_touch` for a service that holds the participation's row lock
+    already (``p`` is the locked row): no second lock, no savepoint."""
     now = now or timezone.now()
-    session = (
-        WorkSession.objects.filter(participation=participation).order_by("-started_at").first()
-    )
+    session = WorkSession.objects.filter(participation=p).order_by("-started_at").first()
     if session is not None and now - session.last_activity_at <= SESSION_IDLE_LIMIT:
         session.last_activity_at = max(now, session.last_activity_at)
         session.save(update_fields=["last_activity_at"])
         return session
-    return WorkSession.objects.create(
-        participation=participation, started_at=now, last_activity_at=now
-    )
+    return WorkSession.objects.create(participation=p, started_at=now, last_activity_at=now)
 
 
 @transaction.atomic
@@ -354,5 +363,5 @@ def baseline_finalize(*, participation: Participation) -> Participation:
     p.status = Participation.Status.FINALIZED
     p.finalized_at = timezone.now()
     p.save(update_fields=["status", "finalized_at"])
-    activity_touch(participation=p)
+    _touch(p)
     return p

@@ -28,7 +28,7 @@ def report_request(*, study: BaselineStudy, user, seed: int, n_boot: int, n_perm
     check_whole("seed", seed, SEED_MAX)
     check_whole("number of bootstrap resamples", n_boot, COUNT_MAX)
     check_whole("number of source permutations", n_permutations, COUNT_MAX)
-    finalized = study.participants.filter(status=Participation.Status.FINALIZED).count()
+    finalized = Participation.objects.counted().filter(study=study).count()
     if finalized < 2:
         raise BaselineError(
             f"{counted(finalized, 'participant')} {agree(finalized, 'has', 'have')} finalized; "
@@ -61,7 +61,9 @@ def report_compute(*, report_id: int) -> BaselineReport:
             status=BaselineReport.Status.FAILED, error=str(error), finished_at=timezone.now()
         )
         raise
-    BaselineReport.objects.filter(pk=report_id).update(
+    # Only while still computing: a withdrawal meanwhile set the report aside (its inputs
+    # may hold the withdrawn answers) and asked for a new one.
+    BaselineReport.objects.filter(pk=report_id, status=BaselineReport.Status.RUNNING).update(
         status=BaselineReport.Status.DONE, results=results, finished_at=timezone.now()
     )
     report.refresh_from_db()

@@ -68,7 +68,9 @@ class Draws:
 
 
 def _age_group(age: int) -> str:
-    return "child" if age <= 12 else "teen" if age <= 18 else "adult"
+    # The platform's one age rule (the life-stage bins, core/life_stages.py): School age
+    # 6-11 is childhood, Adolescence 12-17; from 18 an adult.
+    return "child" if age <= 11 else "teen" if age <= 17 else "adult"
 
 
 def _int_line(text: str, label: str, default: int) -> int:

@@ -96,12 +96,17 @@ class ReceivedRequest:
 
     @property
     def forced_tool(self) -> dict | None:
-        """The tool an Anthropic request makes the model call (structured output), if any."""
+        """The tool an Anthropic request makes the model call (structured output), if any.
+        While thinking, the API takes no forced tool: the one answer tool is offered with
+        ``tool_choice: auto``, and the fake model calls it, as a model told to would."""
         b = self.body if isinstance(self.body, dict) else {}
         choice = b.get("tool_choice") or {}
+        tools = b.get("tools") or []
+        if self.route == "anthropic" and choice.get("type") == "auto" and len(tools) == 1:
+            return tools[0] if isinstance(tools[0], dict) else None
         if self.route != "anthropic" or choice.get("type") != "tool":
             return None
-        for tool in b.get("tools") or []:
+        for tool in tools:
             if isinstance(tool, dict) and tool.get("name") == choice.get("name"):
                 return tool
         return None

@@ -136,7 +136,12 @@
     if (!event.target.matches("[data-memory-search]")) return;
     const needle = event.target.value.trim().toLowerCase();
     event.target.closest("[data-memories]").querySelectorAll("[data-memory]").forEach(function (li) {
-      li.hidden = needle !== "" && !li.textContent.toLowerCase().includes(needle);
+      // The summary line and the texts of an opened panel; not the "Loading" note of a
+      // panel whose text has not been loaded.
+      const note = li.querySelector("[data-loading-note]");
+      let text = li.textContent;
+      if (note) text = text.replace(note.textContent, "");
+      li.hidden = needle !== "" && !text.toLowerCase().includes(needle);
     });
   });
   document.addEventListener("submit", function (event) {

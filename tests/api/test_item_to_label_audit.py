@@ -15,11 +15,13 @@ from django.urls import reverse
 from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem, McqScreening
 from adjudication.mcq.services import item_assembly
+from audit.reference_labels import stored_reports as label_reports
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
 from core.roles import Role
 from llm.testing.replies import json_reply
 from tests.factories import CharacterFactory, ProfileVersionFactory, ScenarioFactory
 from tests.mcq.conftest import PLAUSIBLE, judge_config, reference, verdict
+from tests.stored_reports import computed
 
 from .test_label_audit_api import FORBIDDEN_TO_EXPERTS, assert_blind
 
@@ -207,6 +209,7 @@ def test_one_item_from_review_through_the_label_audit(
     assert [(r["status"], r["outcome"], r["decision"]) for r in items.json()["results"]] == [
         ("resolved", "usable_as_is", "usable_as_is")
     ]
+    computed(label_reports.KIND, str(audit_id))
     outcomes = adjudicator_api.get(reverse("audit-api:labels-api:outcomes", args=[audit_id]))
     counts = {r["key"]: r["n"] for r in outcomes.json()["rows"]}
     assert counts["agree_2"] == 1 and counts["usable_as_is"] == 1 and counts["approved"] == 1

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from audit.reference_labels import services
+from audit.reference_labels import stored_reports as label_reports
 from audit.reference_labels.models import (
     LabelAdjudication,
     LabelAudit,
@@ -17,6 +18,7 @@ from audit.reference_labels.models import (
 )
 from tests.factories import UserFactory
 from tests.reference_labels.conftest import make_team, small_final_set
+from tests.stored_reports import computed
 
 from .conftest import token_client
 
@@ -300,6 +302,7 @@ def test_the_adjudicator_decides_over_the_api(audit, clients, team):
     ]
     detail = clients["adjudicator"].get(reverse("audit-api:labels-api:audit", args=[audit.pk]))
     assert detail.json()["counts"]["resolved"] == 1
+    computed(label_reports.KIND, str(audit.pk))
     outcomes = clients["admin"].get(reverse("audit-api:labels-api:outcomes", args=[audit.pk]))
     counts = {r["key"]: r["n"] for r in outcomes.json()["rows"]}
     assert counts["agree_0"] == 1 and counts["key_changed"] == 1

@@ -9,11 +9,12 @@ import pytest
 from django.urls import reverse
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from adjudication.arbitration import analytics, services
+from adjudication.arbitration import analytics, services, stored_reports
 from adjudication.arbitration.models import ArbitrationDecision
 from adjudication.arbitration.selectors import arbitration_page
 from annotation.comparison.models import ComparisonJudgment
 from tests.comparison.helpers import assign, judge, make_pair, people
+from tests.stored_reports import computed
 
 pytestmark = pytest.mark.django_db
 
@@ -166,6 +167,7 @@ def test_the_page_csv_and_plots_show_the_figures_to_arbitrators_not_annotators(c
     for name in ("adjudication:analytics", "adjudication:analytics-csv"):
         assert client.get(reverse(name)).status_code == 403
     client.force_login(decided["arbitrator"])
+    computed(stored_reports.KIND)
     outcomes = client.get(reverse("adjudication:outcomes")).content.decode()
     assert reverse("adjudication:analytics") in outcomes
     page = client.get(reverse("adjudication:analytics")).content.decode()
@@ -189,6 +191,7 @@ def test_before_any_arbitration_the_overturn_plots_say_why_they_are_empty(client
     judged(who, "CHAR_E1", [("claude", *ok)] * 3)
     judged(who, "CHAR_E2", [("claude", *ok), ("gpt", *ok), ("gemini", *ok)])
     client.force_login(who["arbitrator"])
+    computed(stored_reports.KIND)
     response = client.get(reverse("adjudication:analytics"))
     shown = {plot.name: plot for plot in response.context["plots"]}
     assert not shown["agreement"].empty and "<svg" in shown["agreement"].svg

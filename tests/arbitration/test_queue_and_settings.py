@@ -64,9 +64,9 @@ def test_the_queue_lists_only_open_pairs_and_the_decided_list_the_rest(
     assert rows(decided) == 3 and open_pair.title not in decided
     for done in (resolved, discarded, adopted):
         assert f"Open {done.title}" in link_names(decided)
-    # A fixed number of queries, whatever the number of pairs (the fifth: the pairs the
-    # arbitrator judged, issue #24).
-    with django_assert_num_queries(5) as few:
+    # A fixed number of queries, whatever the number of pairs (the page's count and its
+    # rows, issue #34; the sixth: the pairs the arbitrator judged, issue #24).
+    with django_assert_num_queries(6) as few:
         client.get(reverse("adjudication:queue"))
     pair_with(who, "CHAR_35", ["claude", "gpt", "gemini"])
     with django_assert_num_queries(len(few.captured_queries)):

@@ -6,7 +6,9 @@ As Django's ``TransactionTestCase(serialized_rollback=True)`` does: the database
 serialized before the module writes, flushed afterwards without the post-migrate signal,
 and loaded back from the serialization."""
 
+from django.apps import apps
 from django.core.management import call_command
+from django.core.management.color import no_style
 from django.db import connections
 
 
@@ -18,5 +20,12 @@ def snapshot() -> str:
 
 
 def restore(serialized: str) -> None:
+    connection = connections["default"]
     call_command("flush", interactive=False, verbosity=0, inhibit_post_migrate=True)
-    connections["default"].creation.deserialize_db_from_string(serialized)
+    connection.creation.deserialize_db_from_string(serialized)
+    # The flush restarted every id sequence and the rows came back with their own ids: the
+    # next id of each table must follow them (a migration run later, or any test, creating
+    # a default prompt version would otherwise be given id 1 again).
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), apps.get_models()):
+            cursor.execute(sql)

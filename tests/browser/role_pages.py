@@ -148,8 +148,9 @@ def axe_violations(page, base):
 
 #: Paths the walk never opens: logging out; Django's own admin site (its pages are
 #: Django's, not this project's); the API beyond its index page (JSON, the schema, and
-#: the Swagger page); static files.
-NOT_WALKED = re.compile(r"^/(accounts/logout/|admin/|api/.+|static/|media/|favicon\.ico)")
+#: the Swagger page); static files; the guides at /docs/ (MkDocs pages, not the app's:
+#: tests/site/test_docs.py checks them and every page's help link into them).
+NOT_WALKED = re.compile(r"^/(accounts/logout/|admin/|api/.+|static/|media/|docs/|favicon\.ico)")
 #: A link to a file rather than a page (downloads open no page to look at).
 DOWNLOAD = re.compile(
     r"(\.(csv|json|jsonl|zip|gz|txt|pdf|png|svg|xlsx|tsv|md)$|/download|/files?/)", re.I

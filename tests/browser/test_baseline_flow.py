@@ -133,7 +133,8 @@ def test_participant_consents_practises_answers_revises_resumes_and_finalizes(
     page.context.set_offline(False)
     page.get_by_test_id("save-status").filter(has_text="Saved B").wait_for()
     assert ItemResponse.objects.get(participation=p, position=3).choice == "B"
-    page.get_by_role("link", name="Review and finalize").click()
+    with page.expect_navigation():  # the page and its scripts loaded before "Finalize"
+        page.get_by_role("link", name="Review and finalize").click()
     page.get_by_role("button", name="Finalize my answers").click()
     page.get_by_test_id("confirm-yes").click()  # the confirmation; test_study_comfort has more
     assert "You finalized your answers" in page.get_by_test_id("finalized").inner_text()

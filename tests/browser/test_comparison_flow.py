@@ -97,11 +97,20 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     page.locator("#judgment-form").get_by_label("Suitable", exact=True).check()
     submit(page, page.locator("#judgment-form").get_by_role("button", name="Submit judgment"))
     assert "select the strongest candidate (A, B, or C)" in page.content()
-    # Memories: collapsed, expandable, searchable.
+    # Memories: collapsed, expandable (by keyboard too), searchable; a memory's text
+    # loads when its panel opens.
     card = page.locator("[data-letter='A']")
     card.locator("details[data-memories] > summary").click()
+    third = card.locator("li[data-memory]").nth(2)
+    third.locator("summary").focus()
+    page.keyboard.press("Enter")
+    third.get_by_text("I remember the rain on the window. (3)").wait_for()
     card.get_by_role("searchbox").fill("(3)")
     assert card.locator("li[data-memory]:visible").count() == 1
+    # The note of a panel not yet loaded is not searched.
+    card.get_by_role("searchbox").fill("loading")
+    assert card.locator("li[data-memory]:visible").count() == 0
+    card.get_by_role("searchbox").fill("")
 
     judge_in_browser(page, live_server, annotators[0], pair, "claude", keyboard=True)
     judge_in_browser(

@@ -7,11 +7,13 @@ import pytest
 from django.contrib.auth.models import Group
 
 from adjudication.mcq.models import McqItem, McqItemVersion
+from audit.reference_labels import stored_reports as label_reports
 from audit.reference_labels.models import LabelAudit, LabelAuditItem
 from core.roles import Role
 from tests.browser.actions import submit
 from tests.browser.confirming import submit_and_confirm
 from tests.reference_labels.conftest import make_team, small_final_set
+from tests.stored_reports import computed
 
 from .test_login import log_in
 
@@ -109,6 +111,7 @@ def test_three_experts_disagree_and_the_adjudicator_changes_the_key(page, live_s
     assert "Decision recorded." in page.content()
     assert "Key changed" in page.get_by_test_id("adjudication-queue").inner_text()
 
+    computed(label_reports.KIND, str(audit.pk))  # as a worker would have
     page.goto(f"{live_server.url}/audit/labels/{audit.pk}/outcomes/")
     table = page.get_by_test_id("outcome-table")
     assert table.locator('[data-row="key_changed"] td').nth(1).inner_text() == "1"

@@ -27,7 +27,7 @@ def log_in(page, live_server, username, password=DEFAULT_PASSWORD):
     page.goto(f"{live_server.url}/")
     assert "/accounts/login/" in page.url  # home requires a login
     # autofocus: the browser applies it once the page renders, which a busy machine delays
-    page.wait_for_function("document.activeElement?.name === 'username'", timeout=10_000)
+    page.wait_for_function("() => document.activeElement?.name === 'username'", timeout=10_000)
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     submit(page, page.get_by_role("button", name="Log in"))

@@ -92,7 +92,8 @@ def test_a_prolific_participant_gets_the_code_and_lands_on_the_completion_url(
         pp.get_by_test_id("save-status").filter(has_text="Saved B").wait_for()
         if position == 1:
             pp.locator('[data-nav="next"]').click()
-    pp.get_by_role("link", name="Review and finalize").click()
+    with pp.expect_navigation():  # the page and its scripts loaded before "Finalize"
+        pp.get_by_role("link", name="Review and finalize").click()
     pp.get_by_role("button", name="Finalize my answers").click()
     pp.get_by_test_id("confirm-yes").click()
     assert pp.get_by_test_id("completion-code").inner_text() == "HBPOOL42"

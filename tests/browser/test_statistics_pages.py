@@ -24,6 +24,7 @@ from core.roles import Role
 from humanbaseline.models import BaselineStudy
 from tests.browser.actions import in_viewport, keep_screenshot
 from tests.demo_data import load_demo
+from tests.stored_reports import compute_analysis, compute_judge_report
 
 from .test_login import log_in
 
@@ -94,6 +95,11 @@ def demo(transactional_db, release_dir, demo_providers):
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     load_demo(release_dir)
+    # The stored reports' figures as of the demo's last step: fresh, so no page is
+    # swapped by its own polling while the walk measures it.
+    compute_analysis()
+    for run_id in JudgeRun.objects.values_list("pk", flat=True):
+        compute_judge_report(run_id)
 
 
 def _first(model):

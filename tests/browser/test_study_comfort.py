@@ -462,12 +462,15 @@ def test_the_pages_save_waits_for_an_autosave_on_its_way(browser, demo_server, s
     )
     page.on("response", lambda r: statuses.append(r.status))
 
+    # The page's scripts are in place (the form is there and htmx has bound it) before the
+    # key is pressed; on a loaded machine the autosave may take seconds to leave.
+    page.wait_for_function("() => document.getElementById('answer-form')?.['htmx-internal-data']")
     page.keyboard.press("c")
-    for _ in range(100):
+    for _ in range(400):
         if held:
             break
         page.wait_for_timeout(50)
-    assert len(held) == 1
+    assert len(held) == 1, (page.url, sent)
     page.get_by_role("button", name="Save and go to the next item").click(no_wait_after=True)
     page.wait_for_timeout(700)
     # Held while the autosave is on its way: no second request, the buttons wait.

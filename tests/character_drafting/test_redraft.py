@@ -1,6 +1,7 @@
 """Redrafting a reviewed profile (App. B.3): the open change requests reach the model,
-the redraft is the character's next version, the senior resolves against it and freezes
-it; refused for a frozen profile and while the reviewers are mid-review."""
+the redraft changes only the fields they name and is the character's next version, the
+senior resolves each request against it and freezes it; refused for a frozen profile,
+for a profile the three reviewers accepted as-is, and while the reviewers are mid-review."""
 
 import pytest
 
@@ -9,7 +10,11 @@ from annotation.character_drafting.models import CharacterDraft, DraftingJob
 from annotation.character_drafting.services import execution, jobs, redraft
 from annotation.character_drafting.services.common import DraftingError
 from annotation.profile_review import services as review
-from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
+from annotation.profile_review.models import (
+    ChangeRequest,
+    ProfileReviewCase,
+    profile_field_text,
+)
 from llm import ProviderConfig
 
 from .conftest import user_texts
@@ -56,15 +61,41 @@ def submit(reviewer, recommendation="accept"):
     )
 
 
-def request_change(reviewer, v1):
+def request_change(reviewer, v1, field="description"):
     return review.change_request_add(
         character_key="CHAR_03",
         reviewer=reviewer,
-        field="description",
-        passage=v1.description[:20],
+        field=field,
+        passage=profile_field_text(v1, field)[:20],
         concern=CONCERN,
         suggested_correction="Say the anxiety is mild and eases once structure returns.",
     )
+
+
+def adjudicate_with_requests(annotators, v1, fields):
+    """Reviews in, with the first reviewer's change requests on ``fields``."""
+    for field in fields:
+        request_change(annotators[0], v1, field)
+    submit(annotators[0], "local_revision")
+    submit(annotators[1])
+    submit(annotators[2])
+    return v1
+
+
+def changed_fields(v1, v2) -> set[str]:
+    """The reviewable fields (change-request names) in which v2 differs from v1."""
+    changed = {
+        name
+        for name in ("construction_label", "occupation", "description", "self_value_logic")
+        if getattr(v2, name) != getattr(v1, name)
+    }
+    changed |= {"big_five"} if v2.big_five != v1.big_five else set()
+    changed |= {
+        f"core_pattern_{n}"
+        for n, (a, b) in enumerate(zip(v1.core_patterns, v2.core_patterns, strict=True), 1)
+        if a != b
+    }
+    return changed
 
 
 @pytest.fixture
@@ -110,11 +141,18 @@ def test_a_field_redraft_carries_the_change_requests_and_becomes_the_version_the
     assert frozen == v2 and frozen.is_frozen
 
 
-def test_a_whole_profile_redraft_keeps_the_anchor(drafting_admin, adjudicating, fake_server):
+def test_a_redraft_without_a_field_changes_the_one_field_the_requests_name(
+    drafting_admin, adjudicating, fake_server
+):
+    """seed 000 App. B.3: after review, revisions are field-level; a redraft asked for no
+    particular field takes the one field the open change request names."""
     job = redraft.drafting_redraft_create(user=drafting_admin, character_key="CHAR_03")
     v2 = run(job).drafts.get().profile_version
     assert v2.number == 2 and v2.conscientiousness == 0.95
-    assert "rewrite the whole profile" in user_texts(fake_server)[-1]
+    sent = user_texts(fake_server)[-1]
+    assert "change only the field “Description”" in sent
+    assert "rewrite the whole profile" not in sent
+    assert changed_fields(adjudicating, v2) == {"description"}
 
 
 def test_a_frozen_profile_is_never_redrafted(drafting_admin, adjudicating, senior):
@@ -183,12 +221,12 @@ OFFLINE = ProviderConfig(kind="offline_demo", model="offline-demo-drafting")
 @pytest.mark.parametrize("provider", ["fake server", "offline demo"])
 @pytest.mark.parametrize("field", [*FIELDS, "core_pattern_1", "core_pattern_8"])
 def test_a_one_field_redraft_changes_that_field_at_the_first_call(
-    drafting_admin, adjudicating, fake_server, provider, field
+    drafting_admin, drafted, annotators, fake_server, provider, field
 ):
     """Issue 32: both shipped demo providers answer a redraft with the field changed
     (they used to answer from the character alone, identical to version 1 on every
     attempt), and nothing else changes."""
-    v1 = adjudicating
+    v1 = adjudicate_with_requests(annotators, drafted, ["description", field])
     job = redraft.drafting_redraft_create(
         user=drafting_admin, character_key="CHAR_03", field=field, admin_note="Sharper."
     )
@@ -200,24 +238,14 @@ def test_a_one_field_redraft_changes_that_field_at_the_first_call(
     assert draft.status == CharacterDraft.Status.SUCCEEDED, draft.problems
     assert draft.calls.count() == 1
     v2 = draft.profile_version
-    changed = {
-        name
-        for name in ("construction_label", "occupation", "description", "self_value_logic")
-        if getattr(v2, name) != getattr(v1, name)
-    }
-    changed |= {"big_five"} if v2.big_five != v1.big_five else set()
-    changed |= {
-        f"core_pattern_{n}"
-        for n, (a, b) in enumerate(zip(v1.core_patterns, v2.core_patterns, strict=True), 1)
-        if a != b
-    }
-    assert changed == {field}
+    assert changed_fields(v1, v2) == {field}
     assert v2.conscientiousness == 0.95  # the anchor the design fixes
 
 
 def test_the_redraft_prompt_names_the_fields_json_key_and_current_value(
-    drafting_admin, adjudicating, fake_server
+    drafting_admin, drafted, annotators, fake_server
 ):
+    adjudicating = adjudicate_with_requests(annotators, drafted, ["core_pattern_3"])
     job = redraft.drafting_redraft_create(
         user=drafting_admin, character_key="CHAR_03", field="core_pattern_3", admin_note="x"
     )
@@ -227,17 +255,3 @@ def test_the_redraft_prompt_names_the_fields_json_key_and_current_value(
     assert "(JSON: core_patterns[2]), whose current value is" in sent
     assert current in sent.split("whose current value is", 1)[1][: len(current) + 10]
     assert "it must differ from the current one" in sent
-
-
-def test_a_whole_profile_redraft_on_the_offline_provider_changes_the_prose(
-    drafting_admin, adjudicating
-):
-    job = redraft.drafting_redraft_create(user=drafting_admin, character_key="CHAR_03")
-    draft = job.drafts.get()
-    execution.character_draft_execute(draft_id=draft.pk, provider=OFFLINE)
-    draft.refresh_from_db()
-    v2 = draft.profile_version
-    assert draft.calls.count() == 1 and v2.number == 2
-    assert v2.description != adjudicating.description
-    assert v2.self_value_logic != adjudicating.self_value_logic
-    assert v2.core_patterns != adjudicating.core_patterns

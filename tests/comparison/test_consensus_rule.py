@@ -134,3 +134,23 @@ def test_nobody_is_assigned_a_pair_they_arbitrated(client):
     assert pairs_assign(
         user=who["admin"], pair_ids=[pair.pk], annotator_ids=[a.pk for a in others]
     ) == len(others)
+
+
+def test_a_deactivated_annotator_is_neither_offered_nor_assigned_new_pairs(client):
+    """Someone who left the lab (deactivated on the team page, issue #36) keeps their
+    records but takes no new work: the assignment page does not list them, and an
+    assignment naming them is refused whole, naming them."""
+    who = people()
+    pair = make_pair()
+    gone = who["annotators"][0]
+    gone.is_active = False
+    gone.save(update_fields=["is_active"])
+    client.force_login(who["admin"])
+    page = client.get(reverse("comparison:assign")).content.decode()
+    assert gone.username not in page
+    assert all(a.username in page for a in who["annotators"][1:])
+    with pytest.raises(services.ComparisonError, match=rf"{gone.username} is deactivated"):
+        pairs_assign(
+            user=who["admin"], pair_ids=[pair.pk], annotator_ids=[a.pk for a in who["annotators"]]
+        )
+    assert not PairAssignment.objects.exists()

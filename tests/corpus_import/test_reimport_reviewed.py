@@ -24,7 +24,13 @@ from annotation.corpus_import.problems import ImportRejected
 from annotation.corpus_import.services import import_job_run
 from annotation.profile_review.forms import ProfileEditForm
 from annotation.profile_review.models import ProfileReviewCase
-from annotation.profile_review.services import profile_edit, profile_freeze, profile_review_save
+from annotation.profile_review.services import (
+    change_request_add,
+    change_request_resolve,
+    profile_edit,
+    profile_freeze,
+    profile_review_save,
+)
 from annotation.scenario_review.models import ScenarioReview
 from annotation.scenario_review.services import scenario_rate, scenario_screen
 from audit.memory_quality.models import MemoryCase, MemoryVersion
@@ -103,18 +109,30 @@ def reviewed(db, release_dir) -> Reviewed:
     files = [("characters.json", as_json(characters)), ("scenarios.json", as_json(scenarios))]
     import_files(files)
 
-    for annotator in annotators:
+    # One reviewer asks for a change to the description (App. B.3 keeps a profile all
+    # three accept as-is unchanged); the senior edits it and accepts the request.
+    drafted = ProfileVersion.objects.get(character__key="CHAR_01")
+    change = change_request_add(
+        character_key="CHAR_01",
+        reviewer=annotators[0],
+        field="description",
+        passage=" ".join(drafted.description.split()[:4]),
+        concern="Too categorical.",
+        suggested_correction="Say how the character tends to act.",
+    )
+    for n, annotator in enumerate(annotators):
         profile_review_save(
             character_key="CHAR_01",
             reviewer=annotator,
-            recommendation="accept",
+            recommendation="local_revision" if n == 0 else "accept",
             criteria=ALL_MEET,
             submit=True,
         )
-    values = ProfileEditForm.initial_for(ProfileVersion.objects.get(character__key="CHAR_01"))
+    values = ProfileEditForm.initial_for(drafted)
     values["core_patterns"] = [values.pop(f"core_pattern_{i}") for i in range(1, 9)]
     values["description"] = EDITED_DESCRIPTION
     profile_edit(character_key="CHAR_01", editor=senior, values=values)
+    change_request_resolve(request_id=change.pk, arbitrator=senior, status="accepted")
     profile_freeze(character_key="CHAR_01", arbitrator=senior, suitability_confirmed=True)
 
     run = audit_run_start(created_by=admin)

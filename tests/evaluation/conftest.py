@@ -10,6 +10,8 @@ from django.contrib.auth.models import Group
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
 from core.roles import Role
+from evaluation import services
+from evaluation.models import Setting
 from llm.testing.fake_server import FakeProviderServer
 from tests.factories import (
     CharacterFactory,
@@ -156,3 +158,19 @@ def eager_celery():
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = previous
+
+
+def run_one(admin, item, capture, **kwargs):
+    """A No-Retrieval run of ``item`` on the fake provider, created and run to its end
+    (``capture``: django_capture_on_commit_callbacks, so the queued work runs)."""
+    run = services.evaluation_run_create(
+        created_by=admin,
+        provider_key="fake",
+        setting=Setting.NO_RETRIEVAL,
+        items=[item],
+        **kwargs,
+    )
+    with capture(execute=True):
+        services.evaluation_run_start(run_id=run.pk)
+    run.refresh_from_db()
+    return run

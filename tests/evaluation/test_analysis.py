@@ -7,11 +7,15 @@ import json
 
 import numpy as np
 import pytest
+from django.urls import reverse
+from django.utils import timezone
 from statsmodels.stats.multitest import multipletests
 
 import agreement
-from evaluation import analysis, selectors
+from core.reports.models import ReportStatus, StoredReport
+from evaluation import analysis, selectors, stored_reports
 from evaluation.prediction_import import evaluation_run_import
+from tests.stored_reports import compute_analysis
 from tests.web.plot_checks import assert_downloads, assert_readable_plot, svgs, texts
 
 from .conftest import build_corpus
@@ -99,21 +103,29 @@ def test_paired_comparisons_and_holm(imported):
             diffs.append(test.difference)
         return ps, diffs
 
-    settings_family = result["settings"]
-    assert len(settings_family) == 6  # 4 settings of model-x: C(4, 2)
-    assert {c.a.label for c in settings_family} == {"model-x"}
+    settings_pairs = result["settings"]
+    assert len(settings_pairs) == 6  # 4 settings of model-x: C(4, 2)
+    assert {c.a.label for c in settings_pairs} == {"model-x"}
+    # §3.2: Holm covers the retrieval gains only; model-x has one (Naive-RAG − No-Retrieval)
+    (gain,) = [c for c in settings_pairs if c.holm]
+    assert (gain.a.setting, gain.b.setting) == ("naive_rag", "no_retrieval")
     models_family = result["models"]
     assert len(models_family) == 3  # x, y, z under naive_rag
-    for family in (settings_family, models_family):
-        ps, diffs = expected(family)
-        assert [c.p_value for c in family] == ps
-        for c, d in zip(family, diffs, strict=True):
+    assert all(c.holm for c in models_family)
+    for pairs in (settings_pairs, models_family):
+        ps, diffs = expected(pairs)
+        assert [c.p_value for c in pairs] == ps
+        for c, d in zip(pairs, diffs, strict=True):
             a = vector(ordered, answers[(c.a.label, c.a.setting)]).mean()
             b = vector(ordered, answers[(c.b.label, c.b.setting)]).mean()
             assert c.difference == pytest.approx(a - b) == pytest.approx(d)
-        reject, adjusted, _, _ = multipletests(ps, alpha=0.05, method="holm")
+        family = [c for c in pairs if c.holm]
+        reject, adjusted, _, _ = multipletests(
+            [c.p_value for c in family], alpha=0.05, method="holm"
+        )
         assert [c.p_holm for c in family] == pytest.approx(list(adjusted))
         assert [c.reject for c in family] == list(reject)
+        assert all(c.p_holm is None and not c.reject for c in pairs if not c.holm)
 
 
 def test_disclosure_deltas_and_breakdowns(imported):
@@ -163,6 +175,7 @@ def test_agreement_matrix_counts_jointly_valid_questions(imported):
 
 def test_the_analysis_page_and_csv_show_these_numbers(client, admin_user, imported):
     client.force_login(admin_user)
+    compute_analysis()
     page = client.get("/evaluation/analysis/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -177,6 +190,7 @@ def test_the_analysis_page_and_csv_show_these_numbers(client, admin_user, import
 
 def test_the_analysis_plots_are_readable_and_downloadable(client, admin_user, imported):
     client.force_login(admin_user)
+    compute_analysis()
     response = client.get("/evaluation/analysis/")
     plots = svgs(response.content.decode())
     assert "accuracy-plot" in plots and "agreement-plot" in plots
@@ -193,9 +207,69 @@ def test_the_analysis_plots_are_readable_and_downloadable(client, admin_user, im
     assert_downloads(client, shown["accuracy"])
     # The downloads keep the runs chosen in the address.
     run = selectors.analysis_runs()[0].pk
+    compute_analysis(run)
     chosen = client.get(f"/evaluation/analysis/?run={run}").context["plots"]["accuracy"]
     assert chosen.png_url.endswith(f"?run={run}")
     # Runs that do not exist leave nothing to plot: a sentence, and no downloads.
+    compute_analysis(999999)
     response = client.get("/evaluation/analysis/?run=999999")
     nothing = response.context["plots"]["accuracy"]
     assert nothing.empty and not nothing.png_url and not svgs(response.content.decode())
+
+
+def test_a_request_reads_the_stored_figures_and_never_computes_them(client, admin_user, imported):
+    """Before the worker ran, the page says the figures are being computed and shows
+    none, the report's row waits as pending, and every download answers 409 with a
+    sentence instead of computing; once stored, page and downloads agree."""
+    client.force_login(admin_user)
+    html = client.get("/evaluation/analysis/").content.decode()
+    assert 'data-state="pending"' in html and "being computed" in html
+    assert 'data-testid="accuracy-table"' not in html and "accuracy-plot" not in html
+    row = StoredReport.objects.get(kind=stored_reports.ANALYSIS_KIND, key="")
+    assert row.status == ReportStatus.PENDING and row.result is None and row.computed_at is None
+    for url in (
+        "/evaluation/analysis.csv",
+        "/evaluation/analysis/table/?format=parquet",
+        "/evaluation/analysis/plots/accuracy.svg",
+        reverse("evaluation-api:analysis-rows"),
+    ):
+        response = client.get(url)
+        assert response.status_code == 409, url
+        assert "being computed" in response.content.decode(), url
+    assert StoredReport.objects.get(pk=row.pk).result is None
+
+    compute_analysis()
+    html = client.get("/evaluation/analysis/").content.decode()
+    assert 'data-state="fresh"' in html and "6 runs" in html
+    csv_text = client.get("/evaluation/analysis.csv").content.decode()
+    stored = StoredReport.objects.get(pk=row.pk).result
+    accuracies = [r["fields"]["accuracy"] for r in stored["fields"]["accuracy"]]
+    shown = [
+        float(line.split(",")[6]) for line in csv_text.splitlines() if line.startswith("accuracy,")
+    ]
+    assert shown == pytest.approx(accuracies) and len(shown) == len(RUNS)
+
+
+def test_the_figures_are_laid_out_once_per_stored_result(client, admin_user, imported):
+    """The figures block is kept once laid out (a megabyte at 65 runs), but only for the
+    stored result it was laid out from: a new computation shows at once."""
+
+    def figures_block():
+        html = client.get("/evaluation/analysis/").content.decode()
+        return html[html.index('<div id="analysis-figures">') : html.index("</main>")]
+
+    client.force_login(admin_user)
+    compute_analysis()
+    first = figures_block()
+    assert 'data-testid="accuracy-table"' in first and first.count("<tr data-run=") == len(RUNS)
+    # The same stored result: the kept layout, even if the row were edited underneath.
+    row = StoredReport.objects.get(kind=stored_reports.ANALYSIS_KIND, key="")
+    row.result["fields"]["accuracy"] = []
+    StoredReport.objects.filter(pk=row.pk).update(result=row.result)
+    assert figures_block() == first
+    # A new computation (from the same inputs) is laid out anew.
+    compute_analysis()
+    assert figures_block().count("<tr data-run=") == len(RUNS)
+    row.result["fields"]["accuracy"] = []
+    StoredReport.objects.filter(pk=row.pk).update(result=row.result, computed_at=timezone.now())
+    assert 'data-testid="accuracy-table"' not in figures_block()

@@ -15,8 +15,9 @@ from scipy.stats import spearmanr
 from statsmodels.stats.multitest import multipletests
 
 from agreement import constants
-from evaluation import analysis, analysis_k, selectors
+from evaluation import analysis, analysis_k, analysis_k1, selectors
 from evaluation.prediction_import import evaluation_run_import
+from tests.stored_reports import compute_analysis
 
 from .conftest import build_corpus
 
@@ -223,6 +224,7 @@ def test_page_shows_the_k_tables_at_a_constant_query_count(
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    compute_analysis()
     with CaptureQueriesContext(connection) as ctx:
         html = client.get(url).content.decode()
     for testid in (
@@ -244,8 +246,24 @@ def test_page_shows_the_k_tables_at_a_constant_query_count(
     # More runs, the same number of queries.
     items = [i for i in build_items()]
     import_runs(admin_user, items, runs=[("gpt-6", "naive_rag", 0.5, 0.5), *RUNS[:2]], seed=9)
+    compute_analysis()
     with django_assert_num_queries(len(ctx.captured_queries)):
         assert client.get(url).status_code == 200
+
+
+def test_page_shows_the_fixed_effect_check_and_the_distractor_counts(frame, admin_user, client):
+    """seed 000 App. K.1: the item-fixed-effect robustness check and the distractor
+    provenance counts are on the analysis page, from the stored figures."""
+    client.force_login(admin_user)
+    compute_analysis()
+    html = client.get(reverse("evaluation:analysis")).content.decode()
+    check = analysis_k1.item_fixed_effect_check(table())
+    shown = [float(x) for x in re.findall(r'data-testid="fe-coefficient">([-0-9.]+)<', html)]
+    assert shown and shown == pytest.approx([round(100 * t.coefficient, 1) for t in check.terms])
+    counts = analysis_k1.distractor_provenance(table())
+    assert counts.n_distractors == 3 * counts.n_items == 3 * len(frame["item"].unique())
+    assert f"Of the {counts.n_distractors} distractors of the {counts.n_items} analysed" in html
+    assert html.count('data-testid="distractor-family"') == len(counts.by_family)
 
 
 def test_an_item_without_a_reference_link_takes_its_pairs_source(frame):

@@ -6,6 +6,7 @@ import pytest
 from evaluation import analysis, analysis_k, selectors
 from evaluation.demo import DEMO_NOTE, SIMULATED_MODELS, SIMULATED_NOTE, seed_evaluation_demo
 from evaluation.models import EvaluationRun
+from tests.stored_reports import compute_analysis
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
@@ -34,5 +35,6 @@ def test_demo_runs_finish_and_fill_the_analysis(
     assert [i.family for i in k1.interactions] == ["gemini", "claude", "gpt"]
     assert k1.correlations and k1.stability is not None
     client.force_login(admin_user)
+    compute_analysis()
     html = client.get("/evaluation/analysis/").content.decode()
     assert 'data-testid="interaction-table"' in html and 'data-testid="spearman-table"' in html

@@ -10,6 +10,7 @@ from evaluation import analysis, selectors, services
 from evaluation.models import Setting
 from evaluation.selectors import model_predictions
 from llm.testing.replies import server_error
+from tests.stored_reports import compute_analysis
 
 from .test_runs import run_items, user_text
 
@@ -51,6 +52,7 @@ def test_failed_calls_count_as_incorrect_until_rerun(
     assert answers[items[1].pk] is None and answers[items[0].pk] == items[0].correct_answer
 
     client.force_login(admin_user)
+    compute_analysis()
     html = client.get("/evaluation/analysis/").content.decode()
     assert accuracy_cell(html, run.pk) == {"accuracy": "0.5000", "n-items": "4", "n-failed": "2"}
 
@@ -60,5 +62,6 @@ def test_failed_calls_count_as_incorrect_until_rerun(
         assert services.evaluation_run_resume(run_id=run.pk) == 2
     (row,) = analysis.accuracy_rows(selectors.prediction_table(selectors.analysis_runs()))
     assert (row.n_items, row.n_correct, row.n_failed) == (4, 4, 0)
+    compute_analysis()
     html = client.get("/evaluation/analysis/").content.decode()
     assert accuracy_cell(html, run.pk) == {"accuracy": "1", "n-items": "4", "n-failed": "0"}

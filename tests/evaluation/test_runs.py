@@ -104,7 +104,15 @@ def always_a(fake_model):
     return fake_model
 
 
-@pytest.mark.parametrize("setting", Setting.values)
+MAIN_SETTINGS = (
+    Setting.NO_RETRIEVAL,
+    Setting.NAIVE_RAG,
+    Setting.DISCLOSED_PROFILE,
+    Setting.DISCLOSED_PROFILE_MEMORY,
+)
+
+
+@pytest.mark.parametrize("setting", MAIN_SETTINGS)
 def test_each_setting_sends_exactly_its_blocks(
     setting, admin_user, corpus, always_a, django_capture_on_commit_callbacks
 ):

@@ -1,10 +1,10 @@
-"""The paired permutation tests as a stored report (issue #34), computed by a real Celery
-worker over Redis: asking for the report never runs the tests, a new run marks the stored
-figures stale (still shown), and after the worker ran they are fresh, each p-value equal
-to ``agreement`` called directly on hand-built vectors."""
+"""The paired permutation tests in the stored analysis report (issue #34), computed by a
+real Celery worker over Redis: asking for the report never runs the tests, a new run
+marks the stored figures stale (still shown), and after the worker ran they are fresh,
+each p-value equal to ``agreement`` called directly on hand-built vectors. The analysis
+page reads these figures (tests/evaluation/test_stored_analysis.py)."""
 
 import json
-import time
 
 import numpy as np
 import pytest
@@ -14,13 +14,14 @@ import agreement
 from core.reports.models import ReportStatus, StoredReport
 from core.reports.services import report_for
 from evaluation import stored_reports
+from evaluation.analysis_figures import from_json
 from evaluation.prediction_import import evaluation_run_import
+from tests.stored_reports import wait_fresh
 
 from .conftest import build_corpus
 from .test_analysis import RUNS, vector
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-WAIT_SECONDS = 120
 
 
 def import_run(user, items, label, setting, p_correct, rng):
@@ -37,35 +38,30 @@ def import_run(user, items, label, setting, p_correct, rng):
     return record
 
 
-def wait_fresh():
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        report = report_for(stored_reports.KIND)
-        if report.ready and not report.stale:
-            return report
-        time.sleep(0.2)
-    raise AssertionError(f"the worker did not store fresh figures: {report.row}")
-
-
 def state(report):
     html = render_to_string("core/stored_report_status.html", {"report": report, "poll_url": "/x"})
     return html.split('data-state="', 1)[1].split('"', 1)[0], html
 
 
+def comparisons(result) -> dict:
+    """The paired tests of a stored analysis: "settings" and "models" -> comparisons."""
+    return from_json(result).comparisons
+
+
 def assert_independent(result, items, answers):
     ordered = sorted(items, key=lambda i: i.pk)
     clusters = [i.scenario.scenario_id for i in ordered]
-    for family in result.values():
+    for family in comparisons(result).values():
         for c in family:
             test = agreement.paired_cluster_permutation_test(
-                vector(ordered, answers[(c["a"]["label"], c["a"]["setting"])]),
-                vector(ordered, answers[(c["b"]["label"], c["b"]["setting"])]),
+                vector(ordered, answers[(c.a.label, c.a.setting)]),
+                vector(ordered, answers[(c.b.label, c.b.setting)]),
                 clusters,
                 n_permutations=agreement.constants.N_PERMUTATIONS,
                 seed=agreement.constants.SIGN_FLIP_SEED,
             )
-            assert c["p_value"] == test.p_value
-            assert c["difference"] == pytest.approx(test.difference)
+            assert c.p_value == test.p_value
+            assert c.difference == pytest.approx(test.difference)
 
 
 def test_a_new_run_marks_the_stored_tests_stale_then_the_worker_refreshes_them(
@@ -80,15 +76,16 @@ def test_a_new_run_marks_the_stored_tests_stale_then_the_worker_refreshes_them(
     }
 
     # Nothing stored yet: the request queues the computation and runs no statistics.
-    report = report_for(stored_reports.KIND)
+    report = report_for(stored_reports.ANALYSIS_KIND)
     assert not report.ready and report.row.status == ReportStatus.PENDING
     assert report.row.computed_at is None
     assert state(report)[0] == "pending"
 
     celery_worker_factory()
-    report = wait_fresh()
+    report = wait_fresh(stored_reports.ANALYSIS_KIND)
     first = report.result
-    assert len(first["settings"]) == 6 and len(first["models"]) == 1  # x and y, naive_rag
+    tests = comparisons(first)
+    assert len(tests["settings"]) == 6 and len(tests["models"]) == 1  # x and y, naive_rag
     assert_independent(first, items, answers)
     label, html = state(report)
     assert label == "fresh" and "Computed" in html and "5 runs" in html
@@ -98,16 +95,16 @@ def test_a_new_run_marks_the_stored_tests_stale_then_the_worker_refreshes_them(
     answers[("model-z", "naive_rag")] = import_run(
         admin_user, items, "model-z", "naive_rag", 0.5, rng
     )
-    report = report_for(stored_reports.KIND)
+    report = report_for(stored_reports.ANALYSIS_KIND)
     assert report.stale and report.result == first
     assert state(report)[0] == "stale"
     assert "older than their inputs" in state(report)[1]
 
-    report = wait_fresh()
+    report = wait_fresh(stored_reports.ANALYSIS_KIND)
     assert report.row.computed_at > computed_at
-    assert len(report.result["models"]) == 3  # x, y, z under naive_rag
+    assert len(comparisons(report.result)["models"]) == 3  # x, y, z under naive_rag
     assert_independent(report.result, items, answers)
     assert "6 runs" in state(report)[1]
     # Asking again while fresh queues nothing: one row, done.
-    assert report_for(stored_reports.KIND).row.status == ReportStatus.DONE
+    assert report_for(stored_reports.ANALYSIS_KIND).row.status == ReportStatus.DONE
     assert StoredReport.objects.count() == 1

@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth.models import Group
 
+from adjudication.arbitration import services as arbitration_services
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqItem, McqOption
 from annotation.corpus_import.importing import import_files
 from core.roles import Role
+from tests.comparison.helpers import assign, judge
 from tests.corpus_import import as_json, release_files, small_characters
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, ScenarioFactory
 
@@ -191,3 +193,27 @@ def eager_builds(export_root, django_capture_on_commit_callbacks):
             app.conf.task_always_eager = False
 
     return build
+
+
+def edited_by_arbitrator(pair, who, final_decision: str):
+    """The pair judged (two annotators choose claude, one asks for guidance; one chooses
+    gpt), escalated, and edited by the arbitrator from the claude candidate with a new
+    final decision: the arbitration decision, whose ``reference`` is the pair's current
+    reference."""
+    a = list(assign(pair, who["annotators"], who["admin"]).values())
+    judge(a[0], family="claude")
+    judge(a[1], family="claude", rating="partial", guidance="Name the teacher.")
+    judge(a[2], family="gpt")
+    source = pair.candidates.get(family="claude")
+    return arbitration_services.arbitration_resolve(
+        pair_id=pair.pk,
+        arbitrator=who["arbitrator"],
+        kind="edited",
+        candidate_id=source.pk,
+        fields={
+            "summary": source.summary,
+            "emotional_tone": "",
+            "core_reasoning": "",
+            "final_decision": final_decision,
+        },
+    )

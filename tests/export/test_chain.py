@@ -6,12 +6,11 @@ import json
 
 import pytest
 
-from adjudication.arbitration import services
 from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem
-from tests.comparison.helpers import MODEL_NAMES, assign, judge, make_pair, people
+from tests.comparison.helpers import MODEL_NAMES, make_pair, people
 
-from .conftest import file_text, make_item
+from .conftest import edited_by_arbitrator, file_text, make_item
 
 pytestmark = pytest.mark.django_db
 
@@ -20,23 +19,10 @@ pytestmark = pytest.mark.django_db
 def arbitrated_item():
     who = people()
     pair = make_pair(key="CHAR_42")
-    a = list(assign(pair, who["annotators"], who["admin"]).values())
-    judge(a[0], family="claude")
-    judge(a[1], family="claude", rating="partial", guidance="Name the teacher.")
-    judge(a[2], family="gpt")
-    source = pair.candidates.get(family="claude")
-    decision = services.arbitration_resolve(
-        pair_id=pair.pk,
-        arbitrator=who["arbitrator"],
-        kind="edited",
-        candidate_id=source.pk,
-        fields={
-            "summary": source.summary,
-            "emotional_tone": "",
-            "core_reasoning": "",
-            "final_decision": "I stay behind and water Ms. Lee's plants before I leave.",
-        },
+    decision = edited_by_arbitrator(
+        pair, who, "I stay behind and water Ms. Lee's plants before I leave."
     )
+    source = pair.candidates.get(family="claude")
     item = make_item(
         "Q_CHAR_42_SCN_CHAIN",
         character=pair.character,

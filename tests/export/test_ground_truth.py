@@ -9,13 +9,12 @@ import json
 
 import pytest
 
-from adjudication.arbitration import services
 from adjudication.arbitration.models import ReferenceResponse
 from adjudication.export.services import build_export
 from adjudication.mcq.models import McqItem
-from tests.comparison.helpers import assign, judge, make_pair, people
+from tests.comparison.helpers import make_pair, people
 
-from .conftest import make_item
+from .conftest import edited_by_arbitrator, make_item
 
 pytestmark = pytest.mark.django_db
 
@@ -56,24 +55,7 @@ def _ground_truth(files) -> tuple[list, list, list]:
 
 
 def _adjudicate(pair, who) -> ReferenceResponse:
-    a = list(assign(pair, who["annotators"], who["admin"]).values())
-    judge(a[0], family="claude")
-    judge(a[1], family="claude", rating="partial", guidance="Name the teacher.")
-    judge(a[2], family="gpt")
-    source = pair.candidates.get(family="claude")
-    decision = services.arbitration_resolve(
-        pair_id=pair.pk,
-        arbitrator=who["arbitrator"],
-        kind="edited",
-        candidate_id=source.pk,
-        fields={
-            "summary": source.summary,
-            "emotional_tone": "",
-            "core_reasoning": "",
-            "final_decision": ADJUDICATED_DECISION,
-        },
-    )
-    return decision.reference
+    return edited_by_arbitrator(pair, who, ADJUDICATED_DECISION).reference
 
 
 def test_ground_truth_follows_an_adjudicated_change_of_the_reference(imported_pair):

@@ -1,6 +1,6 @@
 """What the generation pipeline actually sends (seed 000 App. D.1, B.2, L.5), read from the
 requests the fake provider server recorded: the character block of App. B.2, the
-re-ranking rule of at most 50, the temperature of each stage, and the prompt versions."""
+re-ranking rule of exactly 50, the temperature of each stage, and the prompt versions."""
 
 import pytest
 
@@ -49,11 +49,14 @@ def test_every_stage_sends_the_b2_character_block(providers, fake_server):
         assert "Occupation:" not in text and profile.occupation not in text, stage
 
 
-def test_reranking_keeps_at_most_fifty_and_says_so(providers, fake_server):
+def test_reranking_asks_for_exactly_fifty_and_keeps_no_more(providers, fake_server):
+    """Seed 000 App. L.5.2: "Output exactly {target} entries - no more, no fewer"; the
+    target is 50 (App. D.1), and re-ranking runs only when more than 50 survived."""
     _, unit, _ = run_one_unit()
     rerank = by_stage(fake_server)["reranking"][0]
-    assert "at most 50" in rerank.system and "never more than 50" in rerank.system
-    assert "exactly 50" not in rerank.system
+    assert "Return exactly 50 memories, no more and no fewer" in rerank.system
+    assert "Choose and rank exactly 50 memories" in rerank.turns()[0][1]
+    assert "at most" not in rerank.system and "at most" not in rerank.turns()[0][1]
     assert rerank.schema()["properties"]["activated_memories"]["maxItems"] == 50
     assert len(unit.activated_memory_ids) == 50
 
@@ -87,11 +90,13 @@ def test_an_endpoint_refusing_temperature_is_asked_at_its_default(providers, fak
     assert first.body["temperature"] == 0 and "temperature" not in second.body
 
 
-def test_new_runs_use_version_2_and_version_1_is_kept(providers, fake_server):
+def test_new_runs_use_version_3_and_earlier_versions_are_kept(providers, fake_server):
     run, _, _ = run_one_unit()
     latest = max(DEFAULT_VERSIONS)
-    assert latest == 2
-    assert [run.screening_prompt.number, run.reranking_prompt.number] == [2, 2]
-    assert run.response_prompt.number == 2
+    assert latest == 3
+    assert [run.screening_prompt.number, run.reranking_prompt.number] == [3, 3]
+    assert run.response_prompt.number == 3
     v1 = PromptVersion.objects.get(stage="reranking", number=1)
     assert "Return exactly {target} memories" in v1.system_template  # history, unchanged
+    v2 = PromptVersion.objects.get(stage="reranking", number=2)
+    assert "Return at most {target} memories" in v2.system_template  # history, unchanged

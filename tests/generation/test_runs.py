@@ -52,7 +52,7 @@ def test_a_run_creates_one_unit_per_pair_and_family_up_front(providers):
         for f in ("claude", "gemini")
     }
     assert all(u.profile_version.is_frozen for u in run.units.all())
-    assert [run.screening_prompt.number, run.response_prompt.number] == [2, 2]  # the latest
+    assert [run.screening_prompt.number, run.response_prompt.number] == [3, 3]  # the latest
 
 
 def test_the_latest_frozen_profile_version_is_used_not_a_newer_draft(providers):

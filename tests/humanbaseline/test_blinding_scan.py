@@ -42,6 +42,8 @@ def baseline_urls(study, participation):
             kwargs["token"] = study.invitation_token
         if "selection_id" in params:
             kwargs["selection_id"] = study.selection_id
+        if "participation_id" in params:  # the admin's erasure page (a 403 for them)
+            kwargs["participation_id"] = participation.pk
         if "plot" in params:  # the report's plot downloads (SVG is text, so it is scanned)
             kwargs |= {"plot": "accuracy", "fmt": "svg"}
         if "position" in params:

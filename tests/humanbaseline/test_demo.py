@@ -62,6 +62,11 @@ def test_the_demo_makes_a_study_ready_for_the_demo_participant(release_dir, role
     # A new user finalizing the demo study sees a completion code, as on Prolific.
     assert study.completion_code == "HBDEMO2026" and study.completion_url == ""
     assert Participation.objects.filter(study=study, status="finalized").count() == 4
+    # One simulated participant withdrew part-way: the admin sees how it shows, and the
+    # report leaves their 20 answers out.
+    withdrawn = Participation.objects.get(study=study, status="withdrawn")
+    assert withdrawn.withdrawn_at is not None
+    assert withdrawn.responses.exclude(choice="").count() == 20
     report = BaselineReport.objects.get(study=study)
     report = services.report_compute(report_id=report.pk)
     assert report.status == "done" and report.results["n_annotators"] == 4

@@ -145,8 +145,8 @@ def test_the_study_page_lists_participants_in_constant_queries(
 
 # The study and its participants (5 with the session), the report, the best-model history,
 # the Naive-RAG runs the best-model form offers, the reading load (word counts) and the
-# practice items with their reasons.
-STUDY_PAGE_QUERIES = 11
+# practice items with their reasons, and the erasures (issue #36).
+STUDY_PAGE_QUERIES = 12
 
 
 def test_home_cards_count_per_role(small_study):

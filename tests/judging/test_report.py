@@ -72,8 +72,15 @@ def test_report_reproduces_independent_figures(run, django_assert_num_queries):
     own = report.figures["self_preference"]  # the judge is GPT
     assert own.judge_rate.estimate == pytest.approx((0 + 0.5 + 0 + 1) / 4)
     assert own.human_rate.estimate == pytest.approx((0 + 2 / 3 + 1 / 3 + 2 / 3) / 4)
-    x = np.array([np.mean([SCORE[r] for *_, r in v]) for v in JUDGE])
-    y = np.array([np.mean([SCORE[r] for _, r in p]) for p in HUMANS])
+    # Ratings of the judge's first-order candidate only (test_rating_same_candidate.py).
+    x = np.array([np.mean([SCORE[r] for f, _, r in v if f == v[0][0]]) for v in JUDGE])
+    y = np.array(
+        [
+            np.mean([SCORE[r] for f, r in p if f == v[0][0]])
+            for p, v in zip(HUMANS, JUDGE, strict=True)
+        ]
+    )
+    assert list(x) == [2, 1, 1, 2] and list(y) == [2, 1.5, 1.5, 2]
     rating = report.figures["rating"]
     assert rating.agreement.pearson_r == pytest.approx(stats.pearsonr(x, y).statistic)
     assert rating.agreement.kendall_tau == pytest.approx(stats.kendalltau(x, y).statistic)

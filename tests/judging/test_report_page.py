@@ -22,13 +22,18 @@ from adjudication.judging.models import JudgeCall, JudgeRun, JudgeVerdict
 from adjudication.judging.report import judge_report
 from adjudication.judging.report_views import report_plots
 from tests.judging.test_report import CODE, HUMANS, JUDGE, SCORE, run  # noqa: F401 (fixture)
+from tests.stored_reports import compute_judge_report
 
 pytestmark = pytest.mark.django_db
 
 HUMAN_CODES = np.array([[CODE[f] for f, _ in p] for p in HUMANS])
 JUDGE_FIRST = np.array([CODE[v[0][0]] for v in JUDGE])
-JUDGE_SCORES = np.array([np.mean([SCORE[r] for *_, r in v]) for v in JUDGE])
-HUMAN_SCORES = np.array([np.mean([SCORE[r] for _, r in p]) for p in HUMANS])
+# Ratings of the candidate the judge chose in its first order, on both sides (every pair of
+# the fixture has an annotator who chose it; tests/judging/test_rating_same_candidate.py).
+JUDGE_SCORES = np.array([np.mean([SCORE[r] for f, _, r in v if f == v[0][0]]) for v in JUDGE])
+HUMAN_SCORES = np.array(
+    [np.mean([SCORE[r] for f, r in p if f == v[0][0]]) for p, v in zip(HUMANS, JUDGE, strict=True)]
+)
 PLOTS = ("kappa", "outcome", "replace", "position", "self-preference", "rating")
 
 
@@ -89,6 +94,7 @@ def independent_figures() -> dict[str, float]:
 
 
 def test_the_csv_holds_the_independently_computed_figures(run, client):
+    compute_judge_report(run.pk)
     rows = csv_rows(
         admin_client(client, run).get(reverse("judging:report-csv", kwargs={"run_id": run.pk}))
     )
@@ -102,6 +108,7 @@ def test_the_csv_holds_the_independently_computed_figures(run, client):
 
 
 def test_the_page_shows_the_same_figures_with_their_n_and_small_n_note(run, client):
+    compute_judge_report(run.pk)
     page = admin_client(client, run).get(reverse("judging:report", kwargs={"run_id": run.pk}))
     assert page.status_code == 200
     body = page.content.decode()
@@ -156,6 +163,8 @@ def test_the_page_csv_and_plots_take_the_same_number_of_queries_whatever_the_run
     smaller = _copy_run(run, list(run.pairs.order_by("pk"))[:2])
     assert JudgeVerdict.objects.filter(call__run=smaller).count() == 4
     client = admin_client(client, run)
+    compute_judge_report(smaller.pk)
+    compute_judge_report(run.pk)
     for name, kwargs in (
         ("judging:report", {}),
         ("judging:report-csv", {}),
@@ -169,12 +178,14 @@ def test_the_page_csv_and_plots_take_the_same_number_of_queries_whatever_the_run
             assert response.status_code == 200
             counts.append(len(queries))
         assert counts[0] == counts[1], (name, counts)
-        assert counts[1] <= 8, (name, counts)  # session, user, roles, then the selector's five
+        # Session, user, roles, the run, the stored report's five input aggregates, its row.
+        assert counts[1] <= 12, (name, counts)
 
 
 @pytest.mark.parametrize("fmt,content_type", [("svg", "image/svg+xml"), ("png", "image/png")])
 def test_every_plot_of_the_page_downloads(run, client, fmt, content_type):
     client = admin_client(client, run)
+    compute_judge_report(run.pk)
     assert set(report_plots(judge_report(run_id=run.pk, n_boot=0))) == set(PLOTS)
     for name in PLOTS:
         url = reverse("judging:report-plot", kwargs={"run_id": run.pk, "plot": name, "fmt": fmt})
@@ -194,6 +205,7 @@ def test_a_run_without_usable_pairs_says_why_nothing_is_computable(client):
         name="empty", judge_family="gpt", provider_family="gpt", model="m", prompt_version="v1"
     )
     client.force_login(who["admin"])
+    compute_judge_report(empty.pk)
     page = client.get(reverse("judging:report", kwargs={"run_id": empty.pk}))
     assert page.status_code == 200
     assert page.content.decode().count('data-testid="not-computable"') == 6
@@ -209,6 +221,7 @@ def test_a_run_without_usable_pairs_says_why_nothing_is_computable(client):
 def test_one_order_per_pair_leaves_position_consistency_not_computable(run, client):
     run.calls.filter(order_index=1).delete()
     JudgeRun.objects.filter(pk=run.pk).update(orders_per_pair=1)
+    compute_judge_report(run.pk)
     rows = csv_rows(
         admin_client(client, run).get(reverse("judging:report-csv", kwargs={"run_id": run.pk}))
     )
@@ -250,8 +263,8 @@ def test_the_run_page_links_the_report_once_the_run_is_over(run, client):
 # Last in the module: the demo, once built, stays for the rest of the module (conftest.py).
 def test_the_demo_runs_report_shows_numbers(demo_built, client):
     """The demo has two fully judged pairs: position, self-preference, outcome and replace one
-    expert always have a value; κ only when the judge's choices vary (README notes), and a
-    figure without one says why."""
+    expert always have a value; κ only when the judge's choices vary
+    (docs/lab-admin/judge-and-blinding.md), and a figure without one says why."""
     from adjudication.judging.demo import DEMO_JUDGE_NAME
 
     demo_run = JudgeRun.objects.get(name=DEMO_JUDGE_NAME)
@@ -262,6 +275,7 @@ def test_the_demo_runs_report_shows_numbers(demo_built, client):
     page = client.get(reverse("judging:run", kwargs={"run_id": demo_run.pk}))
     report_url = reverse("judging:report", kwargs={"run_id": demo_run.pk})
     assert f'href="{report_url}"' in page.content.decode()
+    compute_judge_report(demo_run.pk)
     body = client.get(report_url).content.decode()
     assert 'data-testid="report-position"' in body
     assert body.count('data-testid="not-computable"') >= len(report.notes)

@@ -211,3 +211,15 @@ def test_the_fail_share_comes_from_the_environment_and_is_checked():
         DemoSettings.from_env({"HEARTBENCH_DEMO_MEMORY_FAIL_SHARE": "lots"})
     with pytest.raises(ValueError, match="between 0 and 1"):
         DemoSettings(memory_fail_share=1.5)
+
+
+def test_the_offline_model_writes_ages_by_the_platforms_one_age_rule():
+    """seed 000 App. L.3 / B.6 criterion 2 (issue 35): the bins, the prompts, the audit and
+    the offline demo model read a memory's age by one rule: School age is childhood,
+    Adolescence (from 12) a teenager's, and from Early adult transition an adult's."""
+    from core.life_stages import ADOLESCENCE, CHILDHOOD
+    from llm.demo.memories import _age_group
+
+    assert _age_group(CHILDHOOD.first_age) == _age_group(CHILDHOOD.last_age) == "child"
+    assert _age_group(ADOLESCENCE.first_age) == _age_group(ADOLESCENCE.last_age) == "teen"
+    assert _age_group(ADOLESCENCE.last_age + 1) == "adult"

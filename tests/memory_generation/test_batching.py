@@ -87,10 +87,14 @@ def test_a_full_plan_cuts_each_bin_into_batches_as_near_45_to_50_as_it_allows(na
             assert sizes == independent_sizes(in_bin), stage.key
 
 
-def test_the_default_plan_makes_batches_of_45_to_50_where_the_bins_allow():
-    sizes = [len(b.slots) for b in make_batches(FULL)]
-    assert all(38 <= n <= BATCH_TARGET_HIGH for n in sizes)
-    assert sum(BATCH_TARGET_LOW <= n <= BATCH_TARGET_HIGH for n in sizes) >= len(sizes) // 2
+def test_every_batch_of_the_default_plan_holds_45_to_50_memories():
+    """seed 000 App. B.5: "Each batch covers a 2–5-year age window and targets 45–50
+    memories." Every batch of the default full plan is in 45–50, inside one bin."""
+    batches = make_batches(FULL)
+    sizes = [len(b.slots) for b in batches]
+    assert sum(sizes) == 1000
+    assert all(BATCH_TARGET_LOW <= n <= BATCH_TARGET_HIGH for n in sizes), sizes
+    assert all(2 <= b.years <= 5 for b in batches)
 
 
 def test_batches_are_contiguous_in_age_and_share_at_most_a_boundary_year():

@@ -24,6 +24,8 @@ from core.roles import Role
 from tests.factories import CharacterFactory, MemoryFactory, ProfileVersionFactory, UserFactory
 from tests.pipeline_ready import audit_leaving_out_a_copy, memories_audited
 
+from .test_quota import independent_allocation
+
 pytestmark = pytest.mark.django_db
 
 AGES = quota.SEGMENT_AGES
@@ -49,12 +51,13 @@ def frozen_character(key: str, *, ages=()):
     return character
 
 
-def generate(plan: MemoryPlan, *, skip_age=None, start=1000):
-    """Stand in for a generation run: one stored memory per slot the plan asks for."""
+def generate(plan: MemoryPlan, *, skip_age=None, skip=1, start=1000):
+    """Stand in for a generation run: one stored memory per slot the plan asks for
+    (``skip`` slots at ``skip_age`` left out)."""
     sequence = start
     for age, q in zip(AGES, plan.quotas, strict=True):
         for i in range(q):
-            if age == skip_age and i == 0:
+            if age == skip_age and i < skip:
                 continue
             sequence += 1
             MemoryFactory(character=plan.character, sequence=sequence, event_age=age)
@@ -209,7 +212,9 @@ def test_top_up_after_the_audit_dropped_a_duplicate_refills_that_segment(plan_ad
 
     top_up = plan_top_up(user=plan_admin, plan_id=plan.pk, note="after audit")
     assert top_up.kind == MemoryPlan.Kind.TOP_UP and top_up.previous == plan
-    assert top_up.quotas == [1 if age == 9 else 0 for age in AGES]
+    # B.4: the one missing memory goes where the weights put it (the youngest of the
+    # heaviest years, 12), not back to age 9.
+    assert top_up.quotas == [1 if age == 12 else 0 for age in AGES]
     assert top_up.deficit == 1 and top_up.accepted == 29
     assert top_up.weights == plan.weights and top_up.target == 30
     latest_run = top_up.audit_run_id
@@ -219,6 +224,38 @@ def test_top_up_after_the_audit_dropped_a_duplicate_refills_that_segment(plan_ad
     # Only the latest plan of a character is topped up.
     with pytest.raises(PlanError, match=f"plan {top_up.pk} is"):
         plan_top_up(user=plan_admin, plan_id=plan.pk)
+
+
+def test_top_up_spreads_the_new_deficit_by_weight_not_the_old_per_segment_gaps(plan_admin):
+    """seed 000 App. B.4: for a character with k memories the deficit d = 1,000 − k is
+    spread over the segments in proportion to w. After an audit whose losses all fall at
+    age 9, the top-up is that weighted spread of d (computed here independently), not the
+    old quota of age 9 refilled."""
+    weights = weights_create(
+        user=plan_admin, weights=[10.0 if age == 9 else 1.0 for age in AGES], note="age 9"
+    )
+    char = frozen_character("CHAR_01", ages=[9])
+    memories_audited(char)
+    (plan,) = plan_create(
+        user=plan_admin, character_keys=["CHAR_01"], target=60, weights_id=weights.pk
+    )
+    assert plan.quotas[9 - 6] == 11
+    original = char.memories.get(sequence=1)
+    # Six age-9 slots are not written; the audit then leaves out a copy written at 9.
+    generate(plan, skip_age=9, skip=6)
+    audit_leaving_out_a_copy(char, original=original)
+
+    top_up = plan_top_up(user=plan_admin, plan_id=plan.pk)
+    assert top_up.accepted == 54 and top_up.deficit == 6
+    expected = independent_allocation(60 - 54, weights.weights)
+    assert top_up.quotas == expected
+    # Shares 6 × 10/54 = 1.11 at age 9 and 0.11 a year elsewhere: the remainders tie,
+    # so the five left over go to the five youngest years.
+    assert expected == [1, 1, 1, 2, 1] + [0] * 40
+    levels = zip(plan.existing, plan.quotas, top_up.existing, strict=True)
+    old_gaps = [max(0, e + q - a) for e, q, a in levels]
+    assert old_gaps == [6 if age == 9 else 0 for age in AGES]
+    assert top_up.quotas != old_gaps
 
 
 def test_top_up_needs_an_audit_finalized_after_the_plan(plan_admin):
@@ -251,7 +288,7 @@ def test_top_up_with_nothing_missing_is_refused(plan_admin):
     generate(plan)
     memories_audited(char)
     before = snapshot()
-    with pytest.raises(PlanError, match="Nothing is missing: every segment of CHAR_01 holds"):
+    with pytest.raises(PlanError, match="Nothing is missing: CHAR_01 holds 12 accepted memories"):
         plan_top_up(user=plan_admin, plan_id=plan.pk)
     assert snapshot() == before
     with pytest.raises(PlanError, match="no memory plan 999"):

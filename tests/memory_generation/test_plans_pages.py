@@ -114,7 +114,7 @@ def test_weights_page_shows_45_numbers_by_bin_and_saves_a_new_version(admin_clie
     assert page.count('name="age_') == 45
     assert "Adolescence (ages 12–17)" in page and "Age-30 transition (ages 29–33)" in page
     adolescence = page.split('data-bin="adolescence"')[1].split("</tr>")[0]
-    assert "12: <strong>1.5</strong>" in adolescence
+    assert "12: <strong>32</strong>" in adolescence
     form = {f"age_{age}": "1" for age in quota.SEGMENT_AGES}
     form["age_30"] = "-2"
     form["note"] = "flat"
@@ -208,7 +208,7 @@ def test_the_top_up_button_makes_a_top_up_or_says_why_not(admin_client, plan_adm
     top_up = MemoryPlan.objects.latest("pk")
     assert top_up.kind == MemoryPlan.Kind.TOP_UP and top_up.deficit == 1
     page = text(admin_client.get(response["Location"]))
-    assert "Top-up after the audit" in page and "level of <a" in page
+    assert "Top-up after the audit" in page and "by the weights of <a" in page
 
 
 # --- API ----------------------------------------------------------------------------------
@@ -272,6 +272,7 @@ def test_the_api_plans_tops_up_and_versions_weights(admin_client, plan_admin):  
     topped = admin_client.post(top_up_url, {"note": "audit"}, content_type="application/json")
     assert topped.status_code == 201
     assert topped.json()["kind"] == "top_up" and topped.json()["previous"] == plan.pk
-    assert topped.json()["quotas"][33 - 6] == 1 and topped.json()["deficit"] == 1
+    # B.4: the missing memory goes where the (flat) weights put it: the youngest year.
+    assert topped.json()["quotas"] == [1] + [0] * 44 and topped.json()["deficit"] == 1
     again = admin_client.post(top_up_url, {}, content_type="application/json")
     assert again.status_code == 400 and "is not the latest plan" in again.json()["detail"][0]

@@ -118,7 +118,7 @@ def test_first_person_anonymity_language_strata_tiers_and_output_fields():
     assert "Never write the character's own name" in system
     for address in ('"you"', '"kid"', '"classmate"', '"colleague"'):
         assert address in system
-    for stratum in ("Ages 6 to 12", "Ages 13 to 18", "Age 19 and over"):
+    for stratum in ("Childhood, ages 6 to 11", "Adolescence, ages 12 to 17", "age 18 and over"):
         assert stratum in system
     for tier, name in (("A", "core wound"), ("B", "main thread"), ("C", "daily friction")):
         assert f"- {tier}, {name} (about {{share_{tier.lower()}}})" in system
@@ -139,6 +139,33 @@ def test_first_person_anonymity_language_strata_tiers_and_output_fields():
     }
     for domain in ("workplace", "interpersonal", "health", "creative", "daily life"):
         assert domain in system
+
+
+def test_the_prompt_for_an_age_12_memory_uses_the_adolescence_band():
+    """seed 000 App. L.3's age-stratified language, with the bands of the life-stage bins
+    (core/life_stages.py): age 12 is Adolescence in its bin, its batch and its language;
+    L.3 writes childhood 6-12 and adolescence 13-18 (docs/paper-vs-platform.md:
+    "Life-stage boundaries")."""
+    system = rendered_system(frozen_profile(), life_stage="adolescence", first=12, last=13)
+    assert "Adolescence, ages 12 to 17: some self-reflection" in system
+    assert "Childhood, ages 6 to 11: simple, direct words" in system
+    assert "6 to 12" not in system and "13 to 18" not in system
+    values = prompts.user_values(
+        slot_ref="run 1 batch 1 slot 1",
+        slot={"age": 12, "tier": "C", "domain": "health"},
+        life_stage="adolescence",
+        recent_contexts=[],
+    )
+    user = prompts.render(prompts.DEFAULT_USER, values)
+    assert "Target age: 12\nLife-stage bin: Adolescence\n" in user
+    assert "Language for the age: Adolescence, ages 12 to 17: some self-reflection" in user
+    eleven = prompts.user_values(
+        slot_ref="run 1 batch 1 slot 2",
+        slot={"age": 11, "tier": "C", "domain": "health"},
+        life_stage="school_age",
+        recent_contexts=[],
+    )
+    assert eleven["age_band"].startswith("Childhood, ages 6 to 11")
 
 
 def test_the_tier_proportions_are_the_runs():

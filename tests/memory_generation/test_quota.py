@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.memory_generation import quota
-from core.life_stages import LIFE_STAGE_BINS
+from core.life_stages import life_stage_for_age
 
 SEGMENTS = quota.SEGMENT_COUNT
 
@@ -108,29 +108,42 @@ def test_allocation_matches_an_independent_computation(name, existing):
     assert sum(quotas) + sum(counts) == quota.TARGET_PER_CHARACTER
 
 
-def test_the_default_weighs_the_three_named_bins_higher_and_sums_to_1000():
+def test_the_default_weighs_the_three_named_bins_highest_and_sums_to_1000():
+    """seed 000 App. B.4: w is higher in Adolescence, the Early adult transition and the
+    Age-30 transition than in any other bin."""
     quotas = quota.allocate(1000, quota.default_weights())
     assert sum(quotas) == 1000
+    # The default weights add up to 1,000, so a full plan is the weights themselves.
+    assert quotas == [int(w) for w in quota.default_weights()]
     per_age = dict(zip(quota.SEGMENT_AGES, quotas, strict=True))
     raised = {"adolescence", "early_adult_transition", "age_30_transition"}
-    for stage in LIFE_STAGE_BINS:
-        ages = range(stage.first_age, stage.last_age + 1)
-        expected = {28, 29} if stage.key in raised else {19}
-        assert {per_age[a] for a in ages} <= expected, stage.key
-    # 1,000 / 53 per unit of weight: ordinary years 18.87 → 19 (remainder .87 first),
-    # raised years 28.30 → 28, and the one left over goes to the youngest raised year.
-    assert per_age[12] == 29 and per_age[13] == 28
+    lowest_raised = min(per_age[a] for a in per_age if life_stage_for_age(a).key in raised)
+    highest_other = max(per_age[a] for a in per_age if life_stage_for_age(a).key not in raised)
+    assert lowest_raised == 30 and highest_other == 24
+    # A bin's share is spread evenly over its years, the odd ones to the youngest.
+    assert [per_age[a] for a in range(6, 12)] == [24, 24, 23, 23, 23, 23]
     per_bin = {b.key: b.quota for b in quota.by_bin(quotas)}
     assert per_bin == {
-        "school_age": 114,
-        "adolescence": 169,
-        "early_adult_transition": 140,
-        "entering_adult_world": 114,
-        "age_30_transition": 140,
-        "settling_down": 133,
-        "midlife_transition": 95,
-        "entering_midlife": 95,
+        "school_age": 140,
+        "adolescence": 188,
+        "early_adult_transition": 150,
+        "entering_adult_world": 100,
+        "age_30_transition": 150,
+        "settling_down": 135,
+        "midlife_transition": 90,
+        "entering_midlife": 47,
     }
+
+
+def test_the_default_plan_reproduces_table_7s_two_aggregates():
+    """seed 000 App. B.4, Table 7: pooled over the corpus, School age + Adolescence hold
+    32.8 % of the memories and Early adult transition + Entering the adult world 25.2 %.
+    The default plan of 1,000 memories lands within half a point of both."""
+    per_bin = {b.key: b.quota for b in quota.by_bin(quota.allocate(1000, quota.default_weights()))}
+    early = 100 * (per_bin["school_age"] + per_bin["adolescence"]) / 1000
+    career = 100 * (per_bin["early_adult_transition"] + per_bin["entering_adult_world"]) / 1000
+    assert abs(early - 32.8) <= 0.5, early
+    assert abs(career - 25.2) <= 0.5, career
 
 
 def test_uniform_weights_give_the_ten_left_over_to_the_youngest_years():
@@ -159,11 +172,12 @@ def test_bad_weights_are_refused_naming_the_age(weights, fragment):
         quota.allocate(10, weights)
 
 
-def test_top_up_refills_each_segment_to_its_level_and_never_goes_negative():
-    levels = [20] * SEGMENTS
-    accepted = [20] * SEGMENTS
-    accepted[3], accepted[40] = 17, 25
-    assert quota.top_up(levels, accepted) == [0, 0, 0, 3] + [0] * 41
+def test_top_up_spreads_target_minus_kept_by_the_weights():
+    """seed 000 App. B.4: d = 1,000 − k, spread by w; nothing when nothing is missing."""
+    weights = quota.default_weights()
+    assert quota.top_up(1000, 970, weights) == independent_allocation(30, weights)
+    assert quota.top_up(1000, 1000, weights) == [0] * SEGMENTS
+    assert quota.top_up(1000, 1005, weights) == [0] * SEGMENTS
 
 
 def test_counts_by_age_ignores_ages_outside_the_span():

@@ -102,7 +102,7 @@ def test_markers_in_the_metadata_fields_are_found_too():
     assert finding.field == "context"
 
 
-# --- 2. Adult evaluation at age ≤ 12 ----------------------------------------------------
+# --- 2. Adult evaluation at a child age (School age, ≤ 11) -----------------------------
 
 ADULT = NARRATIVE + " Looking back, I now understand that she was exhausted."
 
@@ -110,15 +110,15 @@ ADULT = NARRATIVE + " Looking back, I now understand that she was exhausted."
 def test_adult_appraisal_in_a_child_memory_is_flagged():
     found = [
         f
-        for f in check_memory(memory(age=12, content_full=ADULT), COMPILED)
+        for f in check_memory(memory(age=11, content_full=ADULT), COMPILED)
         if f.criterion == criteria.ADULT_EVALUATION
     ]
     assert len(found) == 1
     assert {s.text for s in found[0].spans} == {"Looking back", "I now understand"}
 
 
-def test_the_same_appraisal_at_thirteen_is_a_near_miss():
-    assert criteria.ADULT_EVALUATION not in criteria_of(memory(age=13, content_full=ADULT))
+def test_the_same_appraisal_at_twelve_is_a_near_miss():
+    assert criteria.ADULT_EVALUATION not in criteria_of(memory(age=12, content_full=ADULT))
 
 
 def test_a_child_looking_back_over_a_shoulder_is_still_flagged_by_the_phrase_list():

@@ -12,10 +12,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from audit.reference_labels import services
+from audit.reference_labels import stored_reports as label_reports
 from audit.reference_labels.models import LabelAudit, LabelAuditItem, LabelSelection
 from core.roles import Role
 from tests.comparison.helpers import assign, judge, make_pair
 from tests.factories import UserFactory
+from tests.stored_reports import computed
 
 from .conftest import make_team, small_final_set
 
@@ -121,6 +123,7 @@ def test_an_expert_selects_resumes_and_autosaves(team):
 def test_who_reaches_what(team):
     small_final_set()
     audit = new_audit(team)
+    computed(label_reports.KIND, str(audit.pk))  # the plot is drawn from stored figures
     row = LabelAuditItem.objects.filter(audit=audit).first()
     other_team = make_team("other")
     participant = UserFactory(username="p", roles=[Role.BASELINE_PARTICIPANT])
@@ -202,6 +205,8 @@ def test_list_pages_make_a_constant_number_of_queries(view, team, django_assert_
             services.label_selection_submit(
                 audit_item_id=row.pk, expert=team["experts"][0], choice="ABCD"[i]
             )
+    for audit in (small, big):  # the outcomes page reads stored figures
+        computed(label_reports.KIND, str(audit.pk))
     client.get(url(small))  # warm the session and role caches
     with CaptureQueriesContext(connection) as captured:
         assert client.get(url(small)).status_code == 200
@@ -217,6 +222,7 @@ def test_the_csv_has_the_table_kappa_and_items(team):
     key = row.item_version.correct_answer
     for expert in team["experts"]:
         services.label_selection_submit(audit_item_id=row.pk, expert=expert, choice=key)
+    computed(label_reports.KIND, str(audit.pk))
     response = client_for(team["adjudicator"]).get(
         reverse("audit:labels:outcomes-csv", args=[audit.pk])
     )

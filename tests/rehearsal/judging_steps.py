@@ -1,6 +1,7 @@
 """The rehearsal's judge run (issue 22): once the pairs are judged and arbitrated, the
 admin asks an LLM judge to do the annotators' task on every pair and reads its
-calibration report, through the pages and a real worker, as a lab would."""
+calibration report, through the pages and a real worker (which also computes the
+report's figures), as a lab would."""
 
 import csv
 import io
@@ -24,8 +25,15 @@ def judge_with_an_llm(lab: Lab, worker) -> dict[tuple[str, str], str]:
         admin, f"/judging/runs/{run_id}/", 'data-status="finished"', "the judge run", worker
     )
     assert f"/judging/runs/{run_id}/report/" in page
-    report = admin.get(f"/judging/runs/{run_id}/report/")
-    assert report.status_code == 200
+    # The report's figures are computed once on the worker: the first visit queues them
+    # and the page shows them once they are stored (the lab's browser polls the same way).
+    wait_html(
+        admin,
+        f"/judging/runs/{run_id}/report/",
+        'data-state="fresh"',
+        "the calibration report's figures",
+        worker,
+    )
     table = admin.get(f"/judging/runs/{run_id}/report.csv")
     rows = list(csv.DictReader(io.StringIO(table.text)))
     return {(row["section"], row["figure"]): row["estimate"] for row in rows}

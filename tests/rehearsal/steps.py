@@ -361,7 +361,8 @@ def assign_pairs(lab: Lab) -> None:
         {"run": run, "annotators": [v for v, _ in form.choices["annotators"]]},
         page_url=page.url,
     )
-    assert answer.text.count("With the annotators") == 12, answer.text[-2000:]
+    statuses = re.findall(r'data-testid="pair-row"><td>[^<]*</td><td>([^<]*)', answer.text)
+    assert [s.strip() for s in statuses] == ["With the annotators"] * 12, statuses
 
 
 def _letters_by_plan(assignment: str, index: int) -> list[str]:

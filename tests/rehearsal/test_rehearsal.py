@@ -7,7 +7,9 @@ At the end: every acknowledged decision is in the export's construction record, 
 nothing a stage left out appears downstream. Issue 32's breaks are on the way: a
 one-field redraft, the senior's way forward in the memory audit, a regenerated pair
 decided in its second round and the pipeline page's live blockers, and the baseline
-proposal equal to the optimum of quotas chosen by hand."""
+proposal equal to the optimum of quotas chosen by hand. Issue 35's evaluation settings
+too: an App. H memory-content ablation run (C2) and Mem0 predictions imported from a
+lab's own backend, both in the analysis."""
 
 import json
 from collections import Counter
@@ -27,7 +29,7 @@ from audit.memory_quality.models import MemoryCase, TimelineEntry
 from evaluation.models import EvaluationPrediction, RetrievedMemory
 from humanbaseline.models import Participation
 
-from . import issue32_steps, judging_steps, leak_step, steps
+from . import evaluation_steps, issue32_steps, judging_steps, leak_step, steps
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -156,6 +158,12 @@ def test_an_empty_database_to_the_exported_final_set(
     assert EvaluationPrediction.objects.filter(run_id=run_id, status="answered").count() == (
         McqItem.objects.filter(status="final").count()
     )
+    # Issue 35: one App. H ablation run (C2) on two items, and Mem0's predictions
+    # imported; the analysis shows both, Mem0 inside the Memory-Augmented Avg.
+    ablation_run = evaluation_steps.run_ablation(lab, worker)
+    evaluation_steps.c2_shows_another_characters_memories(ablation_run)
+    evaluation_steps.import_mem0(lab)
+    evaluation_steps.analysis_shows_them(lab, worker, ablation_run)
 
     files = steps.export(lab, worker)
     manifest = json.loads(files["manifest.json"])

@@ -1,7 +1,7 @@
 """Backup and restore (issue #12): ``pg_dump -Fc`` of a populated database, restored with
 ``pg_restore`` into a fresh database, holds the same rows in every table and the same
 sequence positions (so the restored site creates new rows without id collisions), and
-the site runs on it. The procedure is the README's "Reliability" section."""
+the site runs on it. The procedure is docs/lab-admin/backups.md."""
 
 import subprocess
 

@@ -9,6 +9,7 @@ from django.urls import reverse
 from annotation.corpus.models import ProfileVersion
 from annotation.profile_review.models import ChangeRequest, ProfileReview
 from annotation.profile_review.selectors import profile_home_queues
+from annotation.profile_review.services import change_request_resolve
 from annotation.scenario_review.selectors import scenario_home_queues
 from annotation.scenario_review.services import scenario_reassess_propose
 from core.roles import Role
@@ -242,8 +243,15 @@ def test_bad_input_shows_a_clear_message_and_changes_nothing(draft, annotators, 
     body = response.content.decode()
     assert "Judge every criterion" in body and "at least one change request" in body
     assert not ProfileReview.objects.filter(submitted_at__isnull=False).exists()
-    for reviewer in annotators:
+    # One change request (a profile all three accepted as-is takes no edit), rejected so
+    # that the freeze below is refused for its missing confirmation alone.
+    change = request_change("CHAR_01", annotators[0])
+    submit("CHAR_01", annotators[0], "local_revision")
+    for reviewer in annotators[1:]:
         submit("CHAR_01", reviewer)
+    change_request_resolve(
+        request_id=change.pk, arbitrator=senior, status="rejected", reason="Justified."
+    )
     senior_client = login(senior)
     edit_url = reverse("review:profile-edit", args=["CHAR_01"])
     form = {

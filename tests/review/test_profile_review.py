@@ -138,7 +138,10 @@ def test_the_neutral_profile_keeps_its_fixed_vector(annotators, senior):
         agreeableness=0.5,
         neuroticism=0.5,
     )
-    for reviewer in annotators:
+    # One local revision request: a profile all three accepted as-is takes no edit at all.
+    request_change("CHAR_11", annotators[0], field="occupation", passage=neutral.occupation)
+    submit("CHAR_11", annotators[0], "local_revision")
+    for reviewer in annotators[1:]:
         submit("CHAR_11", reviewer)
     with pytest.raises(ReviewError, match="all-0.50 neutral profile"):
         profile_edit(

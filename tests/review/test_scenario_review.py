@@ -108,16 +108,20 @@ def test_ratings_within_one_point_complete_the_review(scenario, scenario_reviewe
     assert review.stage == "complete"
     final = review.final
     assert final.reassessed == []
-    assert final.duty == 4  # 5 vs 4: the one nearer the midpoint
-    assert final.sociality == 5  # 5 vs 6
+    # One-point differences: on this scenario duty resolves down and sociality up
+    # (core.diamonds.one_point_goes_up; tests/review/test_one_point_resolution.py).
+    assert final.duty == 4  # 5 vs 4
+    assert final.sociality == 6  # 5 vs 6
     assert final.adversity == 6
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "final"), [(3, 3, 3), (5, 4, 4), (4, 3, 4), (1, 2, 2), (7, 6, 6)]
+    ("a", "b", "dimension", "final"),
+    [(3, 3, "duty", 3), (5, 4, "duty", 4), (4, 3, "sociality", 4), (1, 2, "duty", 1)],
 )
-def test_the_one_point_rule(a, b, final):
-    assert final_rating_rule(a, b) == final == final_rating_rule(b, a)
+def test_the_one_point_rule(a, b, dimension, final):
+    kw = {"scenario_id": "SCN_SCHOOL_AGE_1", "dimension": dimension}
+    assert final_rating_rule(a, b, **kw) == final == final_rating_rule(b, a, **kw)
 
 
 def test_a_disagreement_above_one_point_opens_a_joint_reassessment(scenario, scenario_reviewers):

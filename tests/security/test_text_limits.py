@@ -2,7 +2,8 @@
 control-character rule (issue #24 point 2-3): each form field and each API request field,
 found in the code (so a new field without a limit fails here), refuses limit + 1
 characters with a message naming the field and the limit, takes exactly the limit, and
-refuses NUL and other control characters. The README lists every limit."""
+refuses NUL and other control characters. The lab admin's guide lists every limit
+(docs/lab-admin/security.md)."""
 
 import copy
 import re
@@ -27,7 +28,7 @@ from heartbench_site.management.text_inventory import (
 
 FORM_FIELDS = form_text_fields()
 API_FIELDS = serializer_text_fields()
-README = Path(__file__).resolve().parents[2] / "README.md"
+LIMITS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "lab-admin" / "security.md"
 
 
 def _id(row) -> str:
@@ -83,13 +84,13 @@ def test_one_control_character_rule(char):
     assert CONTROL_CHARACTERS.search(char)
 
 
-def test_readme_lists_every_limit():
-    text = README.read_text(encoding="utf-8")
+def test_the_guide_lists_every_limit():
+    text = LIMITS_PAGE.read_text(encoding="utf-8")
     block = re.search(r"<!-- text-limits:start -->\n(.*?)<!-- text-limits:end -->", text, re.S)
-    assert block, "README.md has no text-limits block"
+    assert block, "docs/lab-admin/security.md has no text-limits block"
     assert block.group(1) == limits_table(), (
-        "README's text limits differ from the code: paste `manage.py text_limits` between "
-        "the text-limits markers"
+        "docs/lab-admin/security.md's text limits differ from the code: paste "
+        "`manage.py text_limits` between the text-limits markers"
     )
 
 

@@ -1,5 +1,6 @@
 """Between top-level folders, dependencies point down the layers (issue 33): at most two
-folders import from a folder above them, each explained in the README's layout section.
+folders import from a folder above them, each explained in the layout page of the guides
+(docs/developers/layout.md).
 
 ``lint-imports`` checks every module against the layers contract (pyproject.toml); a
 folder (``annotation/``, ``audit/``, ``adjudication/``) holds stages at several layers,
@@ -16,7 +17,7 @@ import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = "layers_every_module"
-# (importing folder, imported folder): each explained in README.md's layout section.
+# (importing folder, imported folder): each explained in docs/developers/layout.md.
 EXPLAINED = {
     ("annotation", "adjudication"),  # the corpus importer fills arbitration and MCQ tables
     ("audit", "adjudication"),  # the reference-label audit audits the final MCQs
@@ -60,9 +61,9 @@ def upward_folder_imports() -> dict[tuple[str, str], list[tuple[str, str]]]:
 
 def test_at_most_two_folders_import_from_a_folder_above_them_each_explained():
     upward = upward_folder_imports()
-    # A new direction fails; one that is gone too, so the README says no more than is true.
+    # A new direction fails; one that is gone too, so the layout page says no more than is true.
     assert set(upward) == EXPLAINED, {k: v for k, v in upward.items() if k not in EXPLAINED}
     assert len({importer for importer, _ in upward}) <= 2
-    readme = (ROOT / "README.md").read_text()
+    layout = (ROOT / "docs" / "developers" / "layout.md").read_text()
     for importer, imported in EXPLAINED:
-        assert f"`{importer}/` → `{imported}/`" in readme
+        assert f"`{importer}/` → `{imported}/`" in layout

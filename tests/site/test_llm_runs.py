@@ -207,3 +207,30 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     assert generation.run_finish_locked == generation.FLOW.finish_locked
     assert memory.run_finish_locked == memory.FLOW.finish_locked
     assert judging.run_finish_if_done == judging.FLOW.finish_if_done
+
+
+def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
+    """Issue #36: the stages whose calls carry a price name their providers to the one
+    run machinery, which checks the lab's monthly caps before a unit is taken up."""
+    from adjudication.judging.services.runs import FLOW as judging
+    from adjudication.mcq.services.screening_runs import FLOW as mcq_screening
+    from annotation.generation.services.transitions import FLOW as generation
+    from annotation.memory_generation.services.batches import FLOW as memory_generation
+
+    for flow in (generation, memory_generation, judging, mcq_screening):
+        assert flow.providers is not None, flow.run_model
+    priced = {
+        str(path.relative_to(ROOT))
+        for path in ROOT.glob("*/**/*.py")
+        if ".venv" not in path.parts
+        and "tests" not in path.parts
+        and path.parent.name != "llm_runs"  # the machinery itself
+        and "prices=" in path.read_text(encoding="utf-8")
+        and "record_call(" in path.read_text(encoding="utf-8")
+    }
+    assert priced == {
+        "annotation/generation/services/calls.py",
+        "annotation/memory_generation/services/calls.py",
+        "adjudication/judging/services/calls.py",
+        "adjudication/mcq/services/item_screening.py",
+    }

@@ -166,14 +166,15 @@ def offline_generation(settings):
 
 @pytest.fixture
 def default_prompts(db):
-    """Versions 1 and 2 of each stage's prompt, as the data migrations create them (a
-    transactional test elsewhere may have flushed them); v2 is current."""
+    """Versions 1, 2 and 3 of each stage's prompt, as the data migrations create them (a
+    transactional test elsewhere may have flushed them); v3 is current."""
     from importlib import import_module
 
     from django.apps import apps
 
     import_module("annotation.migrations.0003_default_prompts").create_defaults(apps, None)
     import_module("annotation.migrations.0011_default_prompts_v2").create_v2(apps, None)
+    import_module("annotation.migrations.0017_default_prompts_v3").create_v3(apps, None)
 
 
 def frozen_character(memories=3):

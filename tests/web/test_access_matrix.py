@@ -75,6 +75,10 @@ ACCESS = {
     "account-token": READERS,
     "api-schema": READERS,
     "api-docs": READERS,
+    # wt-docs (#36): the guides, built from docs/ by MkDocs; public like the repository
+    # they come from (the help link of the login page opens them before signing in).
+    "docs-index": PUBLIC,
+    "docs": PUBLIC,
     # The corpus: every construction role; never a baseline participant (App. J).
     **dict.fromkeys(
         [
@@ -296,6 +300,7 @@ ACCESS = {
     "comparison:queue": only(ANNOTATOR),
     "comparison:pair": only(ANNOTATOR),
     "comparison:draft": only(ANNOTATOR),
+    "comparison:memory": only(ANNOTATOR),
     "comparison-api:queue": only(ANNOTATOR),
     "comparison-api:pair": only(ANNOTATOR),
     "comparison-api:draft": only(ANNOTATOR),
@@ -434,6 +439,36 @@ ACCESS = {
         ],
         only(ADMIN),
     ),
+    # Issue #36, the team (core/team): the team page and its actions are the admin's; the
+    # invitation link and password reset serve whoever holds the link (signed in or not).
+    **dict.fromkeys(
+        [
+            "team:team",
+            "team:invite",
+            "team:invitation-resend",
+            "team:invitation-revoke",
+            "team:person",
+            "team:person-deactivate",
+            "team:person-reactivate",
+        ],
+        only(ADMIN),
+    ),
+    **dict.fromkeys(
+        [
+            "team:join",
+            "password_reset",
+            "password_reset_done",
+            "password_reset_confirm",
+            "password_reset_complete",
+        ],
+        PUBLIC,
+    ),
+    # Participants' rights (issue #36, wt-withdraw): a participant withdraws from their
+    # own study; the admin erases a participant's data.
+    "baseline:withdraw": only(PARTICIPANT),
+    "baseline:participant-erase": only(ADMIN),
+    # Costs (issue #36, wt-budget): resuming a run stopped at its budget; admins.
+    **dict.fromkeys(["corpus:generation-resume"], only(ADMIN)),
 } | STATISTICS_ACCESS  # the statistics pages' tidy tables (issue #23)
 
 # Field names that carry a key or its provenance; they must never reach a baseline
@@ -470,7 +505,7 @@ def url_values(user):
     from audit.memory_quality.models import AuditRun, MemoryCase
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
-    from humanbaseline.models import BaselineStudy, SubsetSelection
+    from humanbaseline.models import BaselineStudy, Participation, SubsetSelection
 
     study = first(BaselineStudy)
     evaluation_run = first(EvaluationRun)
@@ -496,6 +531,9 @@ def url_values(user):
         "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
         "flag_id": 1,  # admin only: any id does (a missing flag is a 404)
+        "uidb64": "MQ",  # issue #36, password reset: a reset link of no use (refused)
+        "participation_id": first(Participation, study=study).pk,  # issue #36
+        "path": "participant/",  # wt-docs (#36): a guide page
     }
     # Until the demo writes a memory run (annotation/memory_generation/demo.py), any id
     # does: every role but the admin is refused before the lookup.
@@ -683,6 +721,15 @@ def test_an_annotator_cannot_open_another_annotators_pair_by_changing_the_id(pop
     for name in ["comparison:pair", "comparison:draft", "comparison-api:pair"]:
         response = client.get(reverse(name, kwargs={"assignment": theirs.public_id}), follow=True)
         assert response.status_code in (403, 404), f"{name}: {response.status_code}"
+    # A memory panel of their pair, by the same id (issue #34).
+    cited = Candidate.objects.filter(pk__in=theirs.permutation).values_list(
+        "activated_memory_ids", flat=True
+    )
+    memory_id = next(i for ids in cited for i in ids or [])
+    panel = reverse(
+        "comparison:memory", kwargs={"assignment": theirs.public_id, "memory_id": memory_id}
+    )
+    assert client.get(panel).status_code == 404
 
 
 # --- Text limits over HTTP, every API write on the populated demo (issue #24) ------------

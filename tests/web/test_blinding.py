@@ -32,6 +32,14 @@ BASELINE_REACHABLE = {
     "healthz",
     "admin:login",
     "baseline:home",
+    # Password reset (issue #36, the team): public pages that show no corpus record.
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
+    # The guides (issue #36): public Markdown pages built from docs/, no corpus record.
+    "docs-index",
+    "docs",
 }
 
 
@@ -95,8 +103,14 @@ def url_arguments(corpus, user):
         "character_key": character.key,
         # Candidate screening (admin only): any id does for the walk.
         "flag_id": 1,
+        # Password reset (issue #36, the team): a reset link of no use; the page refuses it.
+        "uidb64": "MQ",
+        # A participant's erasure (admin only, issue #36): any id does for the walk.
+        "participation_id": 1,
         # The statistics pages' plot downloads: SVG is text, so the scan reads it.
         "fmt": "svg",
+        # The guides (/docs/<path>, public, issue #36): a guide page.
+        "path": "participant/",
     }
 
 

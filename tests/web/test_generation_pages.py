@@ -199,7 +199,7 @@ def test_the_whole_page_shows_the_runs_settings(admin, generation_corpus, make_r
     body = text(admin.get(reverse("corpus:generation-detail", args=[run.pk])))
     assert "<html" in body and 'id="run-progress"' in body
     assert SECRET_MODEL_NAMES["claude"] in body  # the admin sees provenance
-    assert "screening v2 · re-ranking v2 · response v2" in body
+    assert "screening v3 · re-ranking v3 · response v3" in body
 
 
 @pytest.mark.parametrize(
@@ -360,15 +360,15 @@ def test_the_prompt_page_shows_each_stages_current_version(admin, default_prompt
     body = text(admin.get(reverse("corpus:prompt-list")))
     for stage in ("screening", "reranking", "response"):
         section = body[body.index(f'data-stage="{stage}"') :]
-        assert "Current: v2" in section[:2000]
+        assert "Current: v3" in section[:2000]
         assert f'href="{reverse("corpus:prompt-new", args=[stage])}"' in section
 
 
 def test_a_new_prompt_version_is_prefilled_and_saved_as_the_next_number(admin, default_prompts):
-    current = PromptVersion.objects.get(stage="response", number=2)
+    current = PromptVersion.objects.get(stage="response", number=3)
     url = reverse("corpus:prompt-new", args=["response"])
     form = text(admin.get(url))
-    assert "Saving creates v3" in form
+    assert "Saving creates v4" in form
     assert current.user_template.splitlines()[0].replace("'", "&#x27;") in form
     response = admin.post(
         url,
@@ -379,11 +379,11 @@ def test_a_new_prompt_version_is_prefilled_and_saved_as_the_next_number(admin, d
         },
     )
     assert response.status_code == 302 and response["Location"] == reverse("corpus:prompt-list")
-    v3 = PromptVersion.objects.get(stage="response", number=3)
-    assert v3.system_template.endswith("Always answer in English.")
-    assert v3.note == "English only"
+    v4 = PromptVersion.objects.get(stage="response", number=4)
+    assert v4.system_template.endswith("Always answer in English.")
+    assert v4.note == "English only"
     assert PromptVersion.objects.get(pk=current.pk).system_template == current.system_template
-    assert "Current: v3" in text(admin.get(reverse("corpus:prompt-list")))
+    assert "Current: v4" in text(admin.get(reverse("corpus:prompt-list")))
 
 
 def test_a_prompt_with_an_unknown_placeholder_is_refused(admin, default_prompts):
@@ -391,7 +391,7 @@ def test_a_prompt_with_an_unknown_placeholder_is_refused(admin, default_prompts)
     response = admin.post(url, {"system_template": "Screen.", "user_template": "{nonsense}"})
     assert response.status_code == 200
     assert "Unknown placeholder {nonsense}" in text(response)
-    assert PromptVersion.objects.filter(stage="screening").count() == 2
+    assert PromptVersion.objects.filter(stage="screening").count() == 3
 
 
 def test_an_unknown_stage_is_404(admin, default_prompts):

@@ -21,7 +21,7 @@ from django.utils import timezone
 from adjudication.judging import prompts
 from adjudication.judging.models import JudgeCall, JudgeCallRecord, JudgeRun, JudgeVerdict
 from adjudication.judging.selectors import judge_materials
-from adjudication.judging.services.runs import judge_provider_configs, run_finish_if_done
+from adjudication.judging.services.runs import FLOW, judge_provider_configs, run_finish_if_done
 from annotation.comparison.models import COMPARISON_LETTERS
 from annotation.comparison.services import ComparisonError, check_judgment
 from core.llm_runs.services import record_call
@@ -57,7 +57,15 @@ def judge_call_execute(*, call_id: int) -> JudgeCall:
 
 
 def _claim(call_id: int) -> JudgeCall | None:
-    """The call, marked running; None when there is nothing to do."""
+    """The call, marked running; None when there is nothing to do (or its run has just
+    stopped at a spending limit: the call waits for the run to be resumed)."""
+    waiting = JudgeCall.objects.select_related("run").get(pk=call_id)
+    if (
+        waiting.status == CallStatus.PENDING
+        and waiting.run.status == RunStatus.RUNNING
+        and not FLOW.claim_allowed(waiting.run)
+    ):
+        return None
     with transaction.atomic():
         call = (
             JudgeCall.objects.select_for_update(of=("self",))

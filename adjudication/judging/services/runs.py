@@ -33,20 +33,27 @@ class JudgeRunError(Exception):
 
 # A judge run's transitions: the framework's, with its default settings. A call that
 # waits again forgets when it was last taken up.
+def judge_provider_configs() -> dict:
+    """{family: provider config} the judge may use: the generation families' response
+    providers (``settings.HEARTBENCH_GENERATION_FAMILIES``)."""
+    families = getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
+    return {family: setup["response"] for family, setup in families.items()}
+
+
+def run_providers(run: JudgeRun) -> set[str]:
+    """The provider the run's judge calls (for the lab's monthly caps, issue #36)."""
+    config = judge_provider_configs().get(run.provider_family)
+    return {config.kind.value} if config is not None else set()
+
+
 FLOW = RunFlow(
     run_model=JudgeRun,
     unit_model=JudgeCall,
     error=JudgeRunError,
     label="Judge run",
     reopen_fields={"started_at": None, "finished_at": None},
+    providers=run_providers,
 )
-
-
-def judge_provider_configs() -> dict:
-    """{family: provider config} the judge may use: the generation families' response
-    providers (``settings.HEARTBENCH_GENERATION_FAMILIES``)."""
-    families = getattr(settings, "HEARTBENCH_GENERATION_FAMILIES", {}) or {}
-    return {family: setup["response"] for family, setup in families.items()}
 
 
 @transaction.atomic
@@ -175,10 +182,19 @@ def judge_run_cancel(*, run_id: int) -> JudgeRun:
 @transaction.atomic
 def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
     """Queue again every call of a cancelled run that has no verdict (cancelled calls,
-    and waiting ones whose task may never have reached the broker), or the failed calls
-    of a run that finished with failures (a retry). Succeeded calls are kept as they
-    are."""
+    and waiting ones whose task may never have reached the broker), the waiting calls
+    of a run stopped at a spending limit, or the failed calls of a run that finished
+    with failures (a retry). Succeeded calls are kept as they are."""
     run = FLOW.lock(run_id)
+    if run.status == RunStatus.STOPPED_AT_BUDGET:
+        # Stopped at a spending limit (issue #36): its waiting calls go on, refused while
+        # the limit still holds.
+        call_ids = FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        if call_ids:
+            _enqueue_calls(run, call_ids, on_unavailable)
+        else:
+            FLOW.finish_locked(run)
+        return run
     if run.status == RunStatus.CANCELLED:
         statuses = (CallStatus.CANCELLED, CallStatus.PENDING)
     elif run.status == RunStatus.FINISHED_WITH_FAILURES:

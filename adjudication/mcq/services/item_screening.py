@@ -45,10 +45,15 @@ SCREENING_MEMORY_LIMIT = ACTIVATED_MEMORY_LIMIT
 
 
 def _profile_for(item: McqItem):
+    """The profile the reference was written against: its source candidate's version, or,
+    for a reference with no candidate (an expert rewrite), the character's frozen profile
+    (App. D.3.1: the judge checks the options against the benchmark's profile, and a later
+    unfrozen draft is not it). The latest version only when none was ever frozen."""
     candidate = item.reference.source_candidate if item.reference else None
     if candidate is not None and candidate.profile_version_id:
         return candidate.profile_version
-    return ProfileVersion.objects.filter(character=item.character).order_by("-number").first()
+    versions = ProfileVersion.objects.filter(character=item.character).order_by("-number")
+    return versions.filter(frozen_at__isnull=False).first() or versions.first()
 
 
 def _supporting_memory_ids(item: McqItem) -> list[str]:

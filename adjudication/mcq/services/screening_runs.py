@@ -54,6 +54,19 @@ _CLEARED = {
     "finished_at": None,
 }
 
+
+def screener_provider() -> ProviderConfig | None:
+    """The screening judge (App. D.3.1): ``HEARTBENCH_MCQ_SCREENER_*``. None: revised and
+    assembled items wait in ``screening`` until one is configured."""
+    return configured_provider(SCREENER_PROVIDER_PREFIX)
+
+
+def run_providers(run: McqScreeningRun) -> set[str]:
+    """The provider the screening judge calls (for the lab's monthly caps, issue #36)."""
+    config = screener_provider()
+    return {config.kind.value} if config is not None else set()
+
+
 FLOW = RunFlow(
     run_model=McqScreeningRun,
     unit_model=McqScreening,
@@ -61,13 +74,8 @@ FLOW = RunFlow(
     label="Screening run",
     run_field="run",
     reopen_fields=_CLEARED,
+    providers=run_providers,
 )
-
-
-def screener_provider() -> ProviderConfig | None:
-    """The screening judge (App. D.3.1): ``HEARTBENCH_MCQ_SCREENER_*``. None: revised and
-    assembled items wait in ``screening`` until one is configured."""
-    return configured_provider(SCREENER_PROVIDER_PREFIX)
 
 
 def screener_prices(environ=None) -> tuple[Decimal, Decimal]:
@@ -217,8 +225,18 @@ def _reopen(run, units, *, statuses, nothing: str, on_unavailable) -> McqScreeni
 @transaction.atomic
 def screening_run_resume(*, run_id: int, user=None, on_unavailable=None) -> McqScreeningRun:
     """A cancelled run's cancelled screenings wait again, those whose item still awaits
-    screening at their version."""
+    screening at their version; a run stopped at a spending limit takes up its waiting
+    screenings again."""
     run = FLOW.lock(run_id, missing=f"No screening run {run_id}.")
+    if run.status == RunStatus.STOPPED_AT_BUDGET:
+        # Stopped at a spending limit (issue #36): its waiting screenings go on, refused
+        # while the limit still holds.
+        ids = FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        if ids:
+            _queue(run.pk, ids, on_unavailable)
+        else:
+            FLOW.finish_locked(run)
+        return run
     if run.status != RunStatus.CANCELLED:
         raise FLOW.refusal(run, "a cancelled run can be resumed")
     units = FLOW.units(run.pk).filter(status=Unit.CANCELLED).select_related("item_version")
@@ -256,7 +274,16 @@ def screening_run_retry(*, run_id: int, user=None, on_unavailable=None) -> McqSc
 def unit_claim(*, screening_id: int) -> McqScreening | None:
     """The unit marked running; None when there is nothing to screen: it is final, its
     run is not running (a unit of a cancelled run is cancelled), or its item changed
-    since (the unit is cancelled, saying so)."""
+    since (the unit is cancelled, saying so), or its run has just stopped at a
+    spending limit (the unit waits for the run to be resumed)."""
+    waiting = McqScreening.objects.select_related("run").get(pk=screening_id)
+    if (
+        waiting.status == Unit.PENDING
+        and waiting.run_id is not None
+        and waiting.run.status == RunStatus.RUNNING
+        and not FLOW.claim_allowed(waiting.run)
+    ):
+        return None
     with transaction.atomic():
         unit = (
             McqScreening.objects.select_for_update(of=("self",))

@@ -32,12 +32,14 @@ from annotation.character_drafting.services.common import (
 )
 from annotation.character_drafting.services.redraft_rules import (
     FIELD_LABELS,
+    carry_over,
     merge_redraft,
     redraft_blocker,
+    redraft_fields,
     version_values,
 )
 from annotation.corpus.models import Character, ProfileVersion
-from annotation.profile_review.models import ProfileReviewCase
+from annotation.profile_review.models import ChangeRequest, ProfileReviewCase
 from annotation.profile_review.services import record_event
 from core.llm_runs.services import record_call
 from core.plurals import counted
@@ -129,7 +131,16 @@ def json_field(profile: dict, field: str) -> tuple[str, object]:
 def redraft_prompt_values(draft: CharacterDraft) -> dict:
     version = draft.redraft_of
     current = profile_as_json(version_values(version), draft.char_key)
-    if draft.redraft_field:
+    fields = redraft_fields(draft)
+    if fields and len(fields) > 1:
+        labels = ", ".join(f"“{FIELD_LABELS[f]}”" for f in fields)
+        keys = ", ".join(json_field(current, f)[0] for f in fields)
+        scope = (
+            f"change only the fields {labels} (JSON keys: {keys}) that the requests below "
+            "name. Write a new value for each that answers its requests, and copy every "
+            f"other field exactly as it is in version {version.number}."
+        )
+    elif draft.redraft_field:
         label = FIELD_LABELS[draft.redraft_field]
         key, value = json_field(current, draft.redraft_field)
         # The JSON key and the current value are spelled out: a model that copies the
@@ -206,6 +217,7 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
                 continue
             merged = merge_redraft(draft, result.parsed)
             check = check_profile(merged, planned)
+            check.values = carry_over(draft, check.values)
             if draft.redraft_of_id and check.values == version_values(draft.redraft_of):
                 check.problems.append(
                     f"The redraft is identical to version {draft.redraft_of.number}: change "
@@ -242,6 +254,7 @@ def _finish_from_record(draft: CharacterDraft, planned: PlannedCharacter) -> boo
     check = check_profile(merge_redraft(draft, accepted.parsed), planned)
     if not check.ok:
         return False
+    check.values = carry_over(draft, check.values)
     _finish(draft, check, model=accepted.model)
     return True
 
@@ -318,13 +331,35 @@ def _first_version(draft: CharacterDraft, check: ProfileCheck, *, model: str) ->
     )
 
 
+def _check_requests_still_open(draft: CharacterDraft) -> None:
+    """App. B.3: the senior expert reviews a redrafted field by resolving its change
+    requests against the redrafted version. A request the senior resolved while the
+    redraft ran was resolved against the older text, so the redraft adds nothing."""
+    ids = [g["id"] for g in draft.guidance or []]
+    resolved = list(
+        ChangeRequest.objects.filter(pk__in=ids)
+        .exclude(status=ChangeRequest.Status.OPEN)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    if resolved:
+        raise DraftFailed(
+            "redraft_refused",
+            f"The senior expert resolved change request {', '.join(map(str, resolved))} "
+            f"while the redraft of v{draft.redraft_of.number} ran, against that version's "
+            "text; nothing was added. Redraft again for the requests still open.",
+        )
+
+
 def _redraft_version(draft: CharacterDraft, check: ProfileCheck, *, model: str) -> ProfileVersion:
     base = draft.redraft_of
     character = Character.objects.select_for_update().get(pk=base.character_id)
     blocker = redraft_blocker(character, expected=base)
     if blocker:
         raise DraftFailed("redraft_refused", blocker)
-    what = FIELD_LABELS[draft.redraft_field].lower() if draft.redraft_field else "whole profile"
+    _check_requests_still_open(draft)
+    fields = redraft_fields(draft)
+    what = ", ".join(FIELD_LABELS[f].lower() for f in fields) if fields else "whole profile"
     version = ProfileVersion.objects.create(
         character=character,
         number=base.number + 1,

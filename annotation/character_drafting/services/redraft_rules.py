@@ -1,11 +1,16 @@
 """The rules of a redraft (seed 000 App. B.3): when a reviewed profile may be drafted
-again, what it must keep, and how a one-field redraft is put together.
+again, what it must keep, and how a redraft is put together.
 
-A redraft is refused while its latest version is frozen (final), and while the reviewers
+A redraft is refused while its latest version is frozen (final), while the reviewers
 are mid-review (an open case with the reviewers that any review has begun: they would be
-reviewing a version that is no longer the latest). It is allowed before any review has
-begun and while the senior expert adjudicates; the redraft is then the latest version,
-which the senior resolves the change requests against and freezes.
+reviewing a version that is no longer the latest), and on a profile all three reviewers
+accepted as-is (B.3: those are retained unchanged). Before any review has begun it may
+rewrite the whole draft (the reviewers then review the new version). Once the reviews are
+in and the senior expert adjudicates, B.3's revisions are field-level: a redraft changes
+only the fields the open change requests name, and every other field is carried over
+exactly. The senior then resolves each of those requests against the redrafted version
+(a redraft that finds one resolved meanwhile adds nothing) and makes the final
+suitability check, as for the senior's own edits.
 """
 
 import copy
@@ -14,7 +19,12 @@ from annotation.character_drafting.design import NEUTRAL, PlannedCharacter, neut
 from annotation.character_drafting.models import CharacterDraft, DraftingJob
 from annotation.character_drafting.profile_schema import profile_as_json
 from annotation.corpus.models import Character, ProfileVersion
-from annotation.profile_review.models import PROFILE_FIELD_LABELS, ProfileReviewCase
+from annotation.profile_review.models import (
+    BIG_FIVE_FIELDS,
+    PROFILE_FIELD_LABELS,
+    ProfileReviewCase,
+    accepted_as_is,
+)
 from core.plurals import counted
 from core.protocol import PROFILE_REVIEWERS
 
@@ -46,6 +56,21 @@ def open_case(character: Character) -> ProfileReviewCase | None:
     )
 
 
+def unanimously_accepted(case: ProfileReviewCase | None) -> bool:
+    """All the case's reviewers have submitted "Acceptable as-is" (App. B.3)."""
+    if case is None:
+        return False
+    return accepted_as_is(r.recommendation for r in case.reviews.all() if r.submitted_at)
+
+
+def accepted_as_is_message(character: Character) -> str:
+    return (
+        f"{character.key} was accepted as-is by all {PROFILE_REVIEWERS} reviewers: the protocol "
+        "keeps a unanimously accepted profile unchanged, so it is never redrafted. The "
+        "senior expert makes the final suitability check and freezes it."
+    )
+
+
 def redraft_blocker(character: Character, *, expected: ProfileVersion | None = None) -> str:
     """Why ``character`` cannot be redrafted now, or "" when it can. With ``expected``,
     also refuses when a newer version than the one redrafted has appeared."""
@@ -74,6 +99,8 @@ def redraft_blocker(character: Character, *, expected: ProfileVersion | None = N
                 "Redraft once every reviewer has submitted and the senior expert is "
                 "adjudicating, so that no reviewer is left reviewing an outdated version."
             )
+    if unanimously_accepted(case):
+        return accepted_as_is_message(character)
     return ""
 
 
@@ -112,21 +139,55 @@ def planned_for_version(version: ProfileVersion) -> PlannedCharacter:
     )
 
 
+def redraft_fields(draft: CharacterDraft) -> list[str] | None:
+    """The profile fields a redraft may change: its one field, else every field its
+    change requests name (in the order first named); None for a redraft of a draft no
+    one has reviewed yet, which may rewrite the whole profile."""
+    if draft.redraft_field:
+        return [draft.redraft_field]
+    named = list(dict.fromkeys(g["field"] for g in draft.guidance or []))
+    return named or None
+
+
 def merge_redraft(draft: CharacterDraft, output: dict) -> dict:
-    """The profile a draft proposes: the model's output, except that a one-field
-    redraft takes only that field from it and keeps the rest of the redrafted version."""
-    if not draft.redraft_of_id or not draft.redraft_field:
+    """The profile a draft proposes: the model's output, except that a redraft limited
+    to some fields takes only those from it and keeps the rest of the redrafted version."""
+    fields = redraft_fields(draft) if draft.redraft_of_id else None
+    if fields is None:
         return output
     merged = profile_as_json(version_values(draft.redraft_of), draft.char_key)
-    field = draft.redraft_field
-    if field == "construction_label":
-        merged["name"] = output["name"]
-    elif field == "big_five":
-        merged["big_five"] = copy.deepcopy(output["big_five"])
-        merged["big_five_str"] = output["big_five_str"]
-    elif field.startswith("core_pattern_"):
-        index = int(field.removeprefix("core_pattern_")) - 1
-        merged["core_patterns"][index] = output["core_patterns"][index]
-    else:
-        merged[field] = output[field]
+    for field in fields:
+        if field == "construction_label":
+            merged["name"] = output["name"]
+        elif field == "big_five":
+            merged["big_five"] = copy.deepcopy(output["big_five"])
+            merged["big_five_str"] = output["big_five_str"]
+        elif field.startswith("core_pattern_"):
+            index = int(field.removeprefix("core_pattern_")) - 1
+            merged["core_patterns"][index] = output["core_patterns"][index]
+        else:
+            merged[field] = output[field]
     return merged
+
+
+def carry_over(draft: CharacterDraft, values: dict) -> dict:
+    """``values`` with every field the redraft may not change set back to the redrafted
+    version's value exactly (the checks strip whitespace; a kept field stays as stored)."""
+    fields = redraft_fields(draft) if draft.redraft_of_id else None
+    if fields is None:
+        return values
+    old = version_values(draft.redraft_of)
+    kept = dict(values)
+    patterns = list(old["core_patterns"])
+    for field in fields:
+        if field.startswith("core_pattern_"):
+            index = int(field.removeprefix("core_pattern_")) - 1
+            patterns[index] = values["core_patterns"][index]
+    kept["core_patterns"] = patterns
+    for name in VERSION_FIELDS:
+        if name == "core_patterns":
+            continue
+        named = "big_five" if name in BIG_FIVE_FIELDS else name
+        if named not in fields:
+            kept[name] = old[name]
+    return kept

@@ -3,10 +3,13 @@ screening in batches, L.5.2 re-ranking to at most 50, skipped without a call whe
 fewer survive). Each stage stores its result through ``transitions.unit_advance``.
 """
 
+import functools
+
+from django.db import connections, router
+
 import llm
-from annotation.corpus.models import Memory
 from annotation.generation import prompts
-from annotation.generation.models import GenerationUnit
+from annotation.generation.models import GenerationUnit, LlmCallRecord
 from annotation.generation.services.calls import (
     StageFailed,
     call_failure,
@@ -21,14 +24,24 @@ from annotation.generation.services.transitions import (
     unit_advance,
     unit_cancel,
 )
-from audit.memory_quality.corpus import audited_memories
+from audit.memory_quality.corpus import audited_memory_rows, memory_rows
 from core.protocol import ACTIVATED_MEMORY_LIMIT
 
-
-def eligible_memories(*, character_id: int, scenario_age: int):
-    """App. D.1: only memories whose event age is at or before the scenario age, from
-    the audited corpus (App. B.6: a memory the audit left out is never offered)."""
-    return audited_memories(character_id).filter(event_age__lte=scenario_age)
+# The memory columns the prompts show (``prompts.*_memory_line``): the full text, the
+# triggers and the tags are never sent, so they are not read. The stages read them as
+# named rows in plain statements (``audited_memory_rows``, ``memory_rows``), not model
+# instances, which a worker builds for up to fifty memories a stage otherwise.
+PROMPT_MEMORY_FIELDS = (
+    "memory_id",
+    "anonymized_id",
+    "timeline",
+    "content_summary",
+    "psych_conclusion",
+    "behavior_policy",
+    "emotion_primary",
+    "emotion_secondary",
+    "emotion_intensity",
+)
 
 
 def _picked_ids(items, allowed: dict) -> tuple[list[str], list[str]]:
@@ -45,17 +58,28 @@ def _picked_ids(items, allowed: dict) -> tuple[list[str], list[str]]:
 
 
 def stage_screening(unit: GenerationUnit) -> GenerationUnit:
-    memories = list(
-        eligible_memories(character_id=unit.character_id, scenario_age=unit.scenario.age)
+    # App. D.1: only memories whose event age is at or before the scenario age, from the
+    # audited corpus (App. B.6: a memory the audit left out is never offered).
+    memories = audited_memory_rows(
+        unit.character_id,
+        key=unit.character.key,
+        fields=PROMPT_MEMORY_FIELDS,
+        max_event_age=unit.scenario.age,
     )
     eligible_ids = [m.memory_id for m in memories]
     prompt = run_prompt(unit.run.screening_prompt_id)
     batches = prompts.screening_batches(memories)
     base = prompt_values(unit)
-    done = {
-        rec.prompt_hash: rec.parsed
-        for rec in unit.calls.filter(stage=Stage.SCREENING, ok=True).only("prompt_hash", "parsed")
-    }
+    # Batches an earlier delivery had answered; a unit taken up for the first time has
+    # made no call yet (only the claim counts ``attempts``), so there is nothing to read.
+    done = {}
+    if unit.attempts > 1:
+        done = {
+            rec.prompt_hash: rec.parsed
+            for rec in unit.calls.filter(stage=Stage.SCREENING, ok=True).only(
+                "prompt_hash", "parsed"
+            )
+        }
     screened: list[str] = []
     for number, batch in enumerate(batches, start=1):
         if number > 1 and cancel_requested(run_id=unit.run_id):
@@ -96,14 +120,38 @@ def stage_screening(unit: GenerationUnit) -> GenerationUnit:
 
 
 def _screening_reasons(unit: GenerationUnit) -> dict[str, str]:
+    """The reason the screening gave for each memory it kept, the later call's last."""
     reasons = {}
-    for parsed in unit.calls.filter(stage=Stage.SCREENING, ok=True).values_list(
-        "parsed", flat=True
-    ):
+    for parsed in _screening_answers(unit.pk):
         for item in parsed or []:
             if isinstance(item, dict) and item.get("memory_id"):
                 reasons[item["memory_id"]] = str(item.get("reason", ""))
     return reasons
+
+
+def _screening_answers(unit_id: int) -> list:
+    """``unit.calls.filter(stage=SCREENING, ok=True).values_list("parsed", flat=True)``
+    in the records' order, as a plain statement written once."""
+    conn = connections[router.db_for_read(LlmCallRecord)]
+    parsed = LlmCallRecord._meta.get_field("parsed")
+    with conn.cursor() as cursor:
+        cursor.execute(_screening_answers_sql(conn.vendor), (unit_id, True, Stage.SCREENING))
+        return [parsed.from_db_value(value, None, conn) for (value,) in cursor.fetchall()]
+
+
+@functools.cache
+def _screening_answers_sql(vendor: str) -> str:
+    qn = connections[router.db_for_read(LlmCallRecord)].ops.quote_name
+    meta = LlmCallRecord._meta
+
+    def col(name: str) -> str:
+        return qn(meta.get_field(name).column)
+
+    return (
+        f"SELECT {col('parsed')} FROM {qn(meta.db_table)} WHERE {col('unit')} = %s "
+        f"AND {col('ok')} = %s AND {col('stage')} = %s "
+        f"ORDER BY {col('unit')} ASC, {col('created_at')} ASC, {qn(meta.pk.column)} ASC"
+    )
 
 
 def stage_reranking(unit: GenerationUnit) -> GenerationUnit:
@@ -117,7 +165,7 @@ def stage_reranking(unit: GenerationUnit) -> GenerationUnit:
             activated_memory_ids=screened,
             reranking_skipped=True,
         )
-    by_id = Memory.objects.in_bulk(screened, field_name="memory_id")
+    by_id = {m.memory_id: m for m in memory_rows(screened, fields=PROMPT_MEMORY_FIELDS)}
     candidates = [by_id[i] for i in screened if i in by_id]
     reasons = _screening_reasons(unit)
     values = {

@@ -10,7 +10,12 @@ from django.conf import settings
 
 import llm
 from annotation.generation import prompts
-from annotation.generation.models import GenerationUnit, LlmCallRecord, PromptVersion
+from annotation.generation.models import (
+    GenerationStage,
+    GenerationUnit,
+    LlmCallRecord,
+    PromptVersion,
+)
 from core.llm_runs.services import record_call
 from core.plurals import counted
 from core.providers import at_temperature, cached_client, temperature_refused
@@ -87,6 +92,9 @@ def recorded_call(
     config, prices = _family_setup(unit, role)
     if role == "activation":
         config = at_temperature(config, prompts.ACTIVATION_TEMPERATURE)
+    if stage == GenerationStage.RERANKING:
+        # L.5.2: re-ranking runs "with reasoning explicitly disabled".
+        config = config.with_options(reasoning_effort=prompts.RERANKING_REASONING_EFFORT)
     result = _record(unit, stage, config, prices, system, user, schema, details)
     if temperature_refused(result) and role == "activation":
         # The endpoint takes no temperature: ask again at its default (L.5.1-2).

@@ -25,6 +25,7 @@ from annotation.generation.models import (
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.transitions import FLOW, GenerationError
 from core.deviations import ProtocolDeviation, record_deviation
+from core.llm_runs.spending import parse_budget
 from core.tasks import enqueue_on_commit
 from core.text_rules import NOTE, TEXT, check_text
 
@@ -71,6 +72,7 @@ def generation_run_create(
     override_gates: bool = False,
     override_reason: str = "",
     guidance: str = "",
+    budget_usd=None,
 ) -> GenerationRun:
     """A pending run over every chosen (character, scenario) pair × family, with all its
     units created up front. ``characters``/``scenarios`` are keys/ids (or instances);
@@ -82,7 +84,8 @@ def generation_run_create(
     each blocked pair's gates are recorded as protocol deviations (and each character
     without a finalized audit as used with unaudited memories), and a character without
     a frozen version uses its latest one. ``guidance`` (a regeneration's, issue #22) is
-    recorded on the run and added to every response prompt."""
+    recorded on the run and added to every response prompt. ``budget_usd`` (None: no
+    budget) stops the run once its recorded cost reaches it (``core.llm_runs.spending``)."""
     check_text(note, label="Note", limit=NOTE, error=GenerationError)
     check_text(override_reason, label="Reason for the override", limit=NOTE, error=GenerationError)
     known = ModelFamily.values
@@ -143,6 +146,7 @@ def generation_run_create(
         activation_models={f: configs[f]["activation"].model for f in families},
         note=note,
         guidance=(guidance or "").strip(),
+        budget_usd=_budget(budget_usd),
     )
     GenerationUnit.objects.bulk_create(
         [
@@ -160,6 +164,13 @@ def generation_run_create(
         batch_size=2000,
     )
     return run
+
+
+def _budget(value):
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise GenerationError(str(error)) from None
 
 
 def _record_overrides(gates, *, reason: str, user) -> None:
@@ -248,6 +259,20 @@ def generation_run_retry_failed(*, run_id: int, on_unavailable=None) -> Generati
         raise GenerationError(f"Run {run.pk} has no failed units to retry.")
     FLOW.reopen_locked(run, ids=failed)
     _enqueue_units(run, failed, on_unavailable)
+    return run
+
+
+@transaction.atomic
+def generation_run_resume(*, run_id: int, budget_usd=None, on_unavailable=None) -> GenerationRun:
+    """Resume a run stopped at its budget or at a monthly cap, with ``budget_usd`` as its
+    new budget (None: no budget): its waiting units are queued again; the units it had
+    finished keep their candidates and are not run again."""
+    run = FLOW.lock(run_id)
+    unit_ids = FLOW.resume_locked(run, budget_usd=_budget(budget_usd))
+    if unit_ids:
+        _enqueue_units(run, unit_ids, on_unavailable)
+    else:
+        FLOW.finish_locked(run)
     return run
 
 

@@ -10,9 +10,14 @@ a unit's transitions lock the unit row only; run-level changes
 touch units. Nothing takes a unit lock and then the run lock in one transaction.
 """
 
-from django.db import transaction
+import functools
+
+from django.db import connections, router, transaction
+from django.utils import timezone
 
 from annotation.generation.models import GenerationRun, GenerationStage, GenerationUnit
+from annotation.generation.services.calls import generation_family_configs
+from annotation.generation.services.unit_read import CLAIM_RELATED, unit_with_related
 from core.llm_runs.services import RunFlow
 
 Stage = GenerationStage
@@ -36,7 +41,23 @@ class GenerationError(Exception):
     """A generation request that cannot be carried out as asked."""
 
 
-FLOW = RunFlow(run_model=GenerationRun, unit_model=GenerationUnit, error=GenerationError)
+def run_providers(run: GenerationRun) -> set[str]:
+    """The providers a run's families call (for the lab's monthly caps)."""
+    configs = generation_family_configs()
+    return {
+        configs[family][role].kind.value
+        for family in run.families or []
+        if family in configs
+        for role in ("response", "activation")
+    }
+
+
+FLOW = RunFlow(
+    run_model=GenerationRun,
+    unit_model=GenerationUnit,
+    error=GenerationError,
+    providers=run_providers,
+)
 
 
 class Stopped(Exception):
@@ -49,10 +70,49 @@ class Stopped(Exception):
 def unit_claim(*, unit_id: int) -> GenerationUnit | None:
     """The unit, marked running its next stage; None when there is nothing to run (it
     is finished, or its run is not running; a unit of a cancelled run is cancelled)."""
+    # The common case without a lock wait: read the unit with what its stages need, then
+    # claim it by an UPDATE that applies only if the unit is still exactly as read (no
+    # other delivery took it, nobody cancelled it meanwhile). The run's status is read
+    # without its lock, as the locked path below does.
+    unit = unit_with_related(unit_id)
+    if unit.is_terminal:
+        return None  # a final unit changes only by a retry, which queues it again
+    if (
+        unit.run.status == RunStatus.RUNNING
+        and unit.status == UnitStatus.PENDING
+        and not FLOW.claim_allowed(unit.run)
+    ):
+        # Its run reached a spending limit: it waits for the run to be resumed. A unit a
+        # worker had already taken up is not stopped halfway (issue #36).
+        return None
+    if unit.run.status == RunStatus.RUNNING:
+        status, now = RUNNING_STATUS[NEXT_STAGE[unit.stage_reached]], timezone.now()
+        claimed = _update_unit(
+            unit_id,
+            {
+                "attempts": unit.attempts + 1,
+                "status": status,
+                "error_kind": "",
+                "error_message": "",
+                "updated_at": now,
+            },
+            unless_changed={
+                "status": unit.status,
+                "stage_reached": unit.stage_reached,
+                "attempts": unit.attempts,
+            },
+        )
+        if claimed:
+            unit.attempts += 1
+            unit.status, unit.error_kind, unit.error_message = status, "", ""
+            unit.updated_at = now
+            return unit
+    # Otherwise its run is not running, or the unit changed meanwhile: decide under the
+    # unit's row lock.
     with transaction.atomic():
         unit = (
             GenerationUnit.objects.select_for_update(of=("self",))
-            .select_related("run", "character", "scenario", "profile_version__character")
+            .select_related(*CLAIM_RELATED)
             .get(pk=unit_id)
         )
         if unit.is_terminal:
@@ -78,26 +138,62 @@ def unit_claim(*, unit_id: int) -> GenerationUnit | None:
 cancel_requested = FLOW.cancel_requested
 
 
-def locked_live_unit(unit_id: int) -> GenerationUnit:
-    """The unit's row, locked; raises Stopped when another delivery finished it."""
-    unit = GenerationUnit.objects.select_for_update().get(pk=unit_id)
-    if unit.is_terminal:
+def live_unit_update(unit_id: int, **fields) -> None:
+    """Write ``fields`` to the unit in one UPDATE, which holds the unit's row lock until
+    the surrounding transaction ends; raises Stopped when another delivery finished it
+    (the UPDATE applies only while the unit is not final)."""
+    if not _update_unit(unit_id, {"updated_at": timezone.now(), **fields}, live=True):
         raise Stopped
-    return unit
+
+
+def _update_unit(unit_id: int, values: dict, *, unless_changed=None, live=False) -> int:
+    """UPDATE the unit's ``values`` where it still has the ``unless_changed`` values
+    (and, when ``live``, is not final); the number of rows changed (0 or 1).
+
+    The units' hot path (the claim and every stage's result) runs this several times a
+    call, so the statement is plain SQL written once per set of columns; each value is
+    prepared as ``QuerySet.update`` prepares it (``Field.get_db_prep_save``)."""
+    conn = connections[router.db_for_write(GenerationUnit)]
+    where = unless_changed or {}
+    sql = _update_sql(tuple(values), tuple(where), live, conn.vendor)
+    field = GenerationUnit._meta.get_field
+    params = [field(name).get_db_prep_save(v, conn) for name, v in values.items()]
+    params.append(unit_id)
+    params.extend(field(name).get_db_prep_save(v, conn) for name, v in where.items())
+    if live:
+        params.extend(GenerationUnit.TERMINAL)
+    with conn.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+@functools.cache
+def _update_sql(names: tuple, where: tuple, live: bool, vendor: str) -> str:
+    qn = connections[router.db_for_write(GenerationUnit)].ops.quote_name
+    meta = GenerationUnit._meta
+
+    def col(name: str) -> str:
+        return qn(meta.get_field(name).column)
+
+    sql = (
+        f"UPDATE {qn(meta.db_table)} SET {', '.join(f'{col(n)} = %s' for n in names)} "
+        f"WHERE {qn(meta.pk.column)} = %s"
+    )
+    sql += "".join(f" AND {col(n)} = %s" for n in where)
+    if live:
+        terminal = ", ".join(["%s"] * len(GenerationUnit.TERMINAL))
+        sql += f" AND NOT ({col('status')} IN ({terminal}))"
+    return sql
 
 
 def unit_advance(unit: GenerationUnit, *, stage_reached: str, **fields) -> GenerationUnit:
-    """Store a stage's result and move to the next stage, in one transaction."""
-    with transaction.atomic():
-        locked = locked_live_unit(unit.pk)
-        locked.stage_reached = stage_reached
-        following = NEXT_STAGE.get(stage_reached)
-        locked.status = RUNNING_STATUS[following] if following else UnitStatus.SUCCEEDED
-        for name, value in fields.items():
-            setattr(locked, name, value)
-        locked.save(update_fields=["stage_reached", "status", "updated_at", *fields])
-    for name in ("stage_reached", "status", *fields):
-        setattr(unit, name, getattr(locked, name))
+    """Store a stage's result and move to the next stage, in one statement."""
+    following = NEXT_STAGE.get(stage_reached)
+    status = RUNNING_STATUS[following] if following else UnitStatus.SUCCEEDED
+    live_unit_update(unit.pk, stage_reached=stage_reached, status=status, **fields)
+    unit.stage_reached, unit.status = stage_reached, status
+    for name, value in fields.items():
+        setattr(unit, name, value)
     return unit
 
 

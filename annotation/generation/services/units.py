@@ -15,7 +15,11 @@ from django.db import transaction
 
 from annotation.generation import prompts
 from annotation.generation.models import Candidate, GenerationUnit
-from annotation.generation.services.activation import stage_reranking, stage_screening
+from annotation.generation.services.activation import (
+    PROMPT_MEMORY_FIELDS,
+    stage_reranking,
+    stage_screening,
+)
 from annotation.generation.services.calls import (
     StageFailed,
     call_failure,
@@ -29,13 +33,13 @@ from annotation.generation.services.transitions import (
     Stopped,
     UnitStatus,
     cancel_requested,
-    locked_live_unit,
+    live_unit_update,
     run_finish_if_done,
     unit_cancel,
     unit_claim,
     unit_fail,
 )
-from audit.memory_quality.corpus import audited_memories
+from audit.memory_quality.corpus import audited_memory_rows
 
 logger = logging.getLogger(__name__)
 
@@ -47,14 +51,13 @@ def generation_unit_execute(*, unit_id: int) -> GenerationUnit:
     unit = unit_claim(unit_id=unit_id)
     if unit is not None:
         run_id = unit.run_id
-        first = True  # the claim has just read the run's status
+        checked = True  # the claim has just read the run's status
         try:
             while unit.stage_reached != Stage.RESPONSE:
-                if not first and cancel_requested(run_id=unit.run_id):
+                if not checked and cancel_requested(run_id=unit.run_id):
                     unit_cancel(unit_id=unit.pk)
                     unit = None
                     break
-                first = False
                 stage = NEXT_STAGE[unit.stage_reached]
                 if stage == Stage.SCREENING:
                     unit = stage_screening(unit)
@@ -62,6 +65,9 @@ def generation_unit_execute(*, unit_id: int) -> GenerationUnit:
                     unit = stage_reranking(unit)
                 else:
                     unit = _stage_response(unit)
+                # A skipped re-ranking makes no call and takes a moment: the status
+                # read just before it still stands for the response.
+                checked = stage == Stage.RERANKING and bool(unit.reranking_skipped)
         except Stopped:
             unit = None
         except StageFailed as failure:
@@ -81,10 +87,11 @@ def generation_unit_execute(*, unit_id: int) -> GenerationUnit:
 def _stage_response(unit: GenerationUnit) -> GenerationUnit:
     # The audited corpus again: an audit finalized while the unit waited may have left
     # out a memory it screened (App. B.6); the response never sees such a memory.
-    memories = list(
-        audited_memories(unit.character_id).filter(
-            memory_id__in=list(unit.activated_memory_ids or [])
-        )
+    memories = audited_memory_rows(
+        unit.character_id,
+        key=unit.character.key,
+        fields=PROMPT_MEMORY_FIELDS,
+        memory_ids=list(unit.activated_memory_ids or []),
     )
     kept = {m.memory_id for m in memories}
     activated = [i for i in unit.activated_memory_ids or [] if i in kept]
@@ -107,28 +114,25 @@ def _stage_response(unit: GenerationUnit) -> GenerationUnit:
         raise call_failure("Response", result)
     inner = result.parsed["inner_consciousness"]
     with transaction.atomic():
-        locked = locked_live_unit(unit.pk)
-        # Under the unit's row lock no other delivery can be here: look, then create.
-        if not Candidate.objects.filter(unit=locked).exists():
+        # The UPDATE takes the unit's row lock first, so no other delivery can be here
+        # until this commits: look, then create. The candidate's provenance is the
+        # unit's, whose columns never change once the run created it.
+        live_unit_update(unit.pk, stage_reached=Stage.RESPONSE, status=UnitStatus.SUCCEEDED)
+        if not Candidate.objects.filter(unit_id=unit.pk).exists():
             Candidate.objects.create(
-                unit=locked,
-                **{
-                    "character_id": locked.character_id,
-                    "scenario_id": locked.scenario_id,
-                    "family": locked.family,
-                    "model_name": result.model,
-                    "run_id": locked.run_id,
-                    "profile_version_id": locked.profile_version_id,
-                    "summary": inner["summary"],
-                    "emotional_tone": inner["emotional_tone"],
-                    "core_reasoning": inner["core_reasoning"],
-                    "final_decision": result.parsed["final_decision"],
-                    "activated_memory_ids": activated,
-                    "origin": Candidate.Origin.GENERATED,
-                },
+                unit_id=unit.pk,
+                character_id=unit.character_id,
+                scenario_id=unit.scenario_id,
+                family=unit.family,
+                model_name=result.model,
+                run_id=unit.run_id,
+                profile_version_id=unit.profile_version_id,
+                summary=inner["summary"],
+                emotional_tone=inner["emotional_tone"],
+                core_reasoning=inner["core_reasoning"],
+                final_decision=result.parsed["final_decision"],
+                activated_memory_ids=activated,
+                origin=Candidate.Origin.GENERATED,
             )
-        locked.stage_reached = Stage.RESPONSE
-        locked.status = UnitStatus.SUCCEEDED
-        locked.save(update_fields=["stage_reached", "status", "updated_at"])
-    unit.stage_reached, unit.status = locked.stage_reached, locked.status
+    unit.stage_reached, unit.status = Stage.RESPONSE, UnitStatus.SUCCEEDED
     return unit

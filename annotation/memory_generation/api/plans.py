@@ -183,8 +183,9 @@ class MemoryPlanDetailApi(AdminApi):
     post=extend_schema(
         summary="Top a plan up after the memory audit",
         description=(
-            "After a finalized audit dropped generated memories: a new plan refilling each "
-            "segment to the level the plan meant it to reach. Refused (400) when nothing is "
+            "After a finalized audit dropped generated memories: a new plan spreading the "
+            "deficit (target minus the memories the audit kept) over the segments by the "
+            "plan's weights (App. B.4). Refused (400) when nothing is "
             "missing, when no audit was finalized since the plan, or when a later plan exists."
         ),
         request=TopUpSerializer,

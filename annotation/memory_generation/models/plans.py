@@ -56,8 +56,8 @@ class MemoryPlan(models.Model):
 
     ``existing`` is the accepted memories per segment when the plan was made (the
     audited corpus), ``quotas`` what to generate. An initial plan spreads
-    ``target − k`` by the weights; a top-up plan refills each segment to the quota of
-    the plan it follows (``previous``)."""
+    ``target − k`` by the weights; a top-up plan (after an audit, ``previous`` the plan
+    it follows) does the same with the k the audit kept (App. B.4)."""
 
     class Kind(models.TextChoices):
         INITIAL = "initial", "Initial allocation"

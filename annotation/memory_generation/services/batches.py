@@ -35,7 +35,13 @@ from annotation.memory_generation.models import (
     MemoryPromptVersion,
     MemoryRun,
 )
-from annotation.memory_generation.services.calls import SlotFailed, generate_memory, run_config
+from annotation.memory_generation.services.calls import (
+    ConfigurationError,
+    SlotFailed,
+    generate_memory,
+    provider_config,
+    run_config,
+)
 from core.life_stages import life_stage_for_age
 from core.llm_runs.services import RunFlow
 from core.tasks import enqueue_on_commit
@@ -54,6 +60,16 @@ class MemoryGenerationError(Exception):
 
 # The run's transitions (core.llm_runs): a batch waiting again, or cancelled while
 # waiting, has no task in flight.
+def run_providers(run: MemoryRun) -> set[str]:
+    """The provider this process's memory generation calls (for the lab's monthly caps,
+    issue #36); none when it is not configured (the batch fails saying so)."""
+    try:
+        config = provider_config()
+    except ConfigurationError:
+        return set()
+    return {config.kind.value} if config is not None else set()
+
+
 FLOW = RunFlow(
     run_model=MemoryRun,
     unit_model=MemoryBatch,
@@ -61,6 +77,7 @@ FLOW = RunFlow(
     label="Memory run",
     reopen_fields={"queued_at": None},
     cancel_fields={"queued_at": None},
+    providers=run_providers,
 )
 
 
@@ -165,7 +182,15 @@ def run_after_batch(*, run_id: int, send_next: bool) -> None:
 
 def batch_claim(*, batch_id: int) -> MemoryBatch | None:
     """The batch marked running; None when there is nothing to run (it is final, or
-    its run is not running: a batch of a cancelled run is cancelled)."""
+    its run is not running: a batch of a cancelled run is cancelled; or its run has
+    just stopped at a spending limit: the batch waits for the run to be resumed)."""
+    waiting = MemoryBatch.objects.select_related("run").get(pk=batch_id)
+    if (
+        waiting.status == BatchStatus.PENDING
+        and waiting.run.status == RunStatus.RUNNING
+        and not FLOW.claim_allowed(waiting.run)
+    ):
+        return None
     with transaction.atomic():
         batch = (
             MemoryBatch.objects.select_for_update(of=("self",))

@@ -32,8 +32,8 @@ __all__ = [
 ]
 
 DEFAULT_WEIGHTS_NOTE = (
-    "The platform default: 1.0 per year, 1.5 per year in Adolescence, the Early adult "
-    "transition and the Age-30 transition (the paper names these bins, not the numbers)."
+    "The platform default: each bin's share of 1,000 spread over its years, the most a "
+    "year in Adolescence, the Early adult and the Age-30 transitions (the paper's reported shares)."
 )
 
 
@@ -200,16 +200,11 @@ def plan_create(
     return plans
 
 
-def _levels(plan: MemoryPlan) -> list[int]:
-    """What the plan meant each segment to hold once its memories were generated."""
-    return [e + q for e, q in zip(plan.existing, plan.quotas, strict=True)]
-
-
 @transaction.atomic
 def plan_top_up(*, user, plan_id: int, note: str = "") -> MemoryPlan:
-    """After the audit rejected or deduplicated generated memories: a plan that fills
-    each segment back to the level ``plan_id`` meant it to reach (existing + quota),
-    counted against the memories the latest finalized audit accepted."""
+    """After the audit rejected or deduplicated generated memories: B.4's rule on what
+    the latest finalized audit kept, k: the deficit ``target − k`` spread over the
+    segments by the weights of ``plan_id`` (not each segment back to its old level)."""
     _require_admin(user, "top up a memory plan")
     note = _clean_note(note)
     previous = (
@@ -248,12 +243,11 @@ def plan_top_up(*, user, plan_id: int, note: str = "") -> MemoryPlan:
             "what the audit accepted."
         )
     accepted, existing = accepted_by_segment([character.pk])[character.pk]
-    quotas = quota.top_up(_levels(previous), existing)
+    quotas = quota.top_up(previous.target, accepted, previous.weights.weights)
     if not any(quotas):
         raise PlanError(
-            f"Nothing is missing: every segment of {character.key} holds the "
-            f"{sum(_levels(previous))} memories plan {previous.pk} called for "
-            f"({accepted} accepted after audit run {run.pk})."
+            f"Nothing is missing: {character.key} holds {accepted} accepted memories after "
+            f"audit run {run.pk}, and plan {previous.pk}'s target is {previous.target}."
         )
     return _save(
         MemoryPlan(

@@ -204,8 +204,14 @@ def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
 @transaction.atomic
 def run_resume(*, run_id, user, on_unavailable=None) -> MemoryRun:
     """cancelled → running: the cancelled batches wait again and ask only for their
-    empty slots; failed ones stay failed (retry them)."""
+    empty slots; failed ones stay failed (retry them). A run stopped at a spending
+    limit runs its waiting batches."""
     run = _locked_run(run_id)
+    if run.status == RunStatus.STOPPED_AT_BUDGET:
+        # Stopped at a spending limit (issue #36): refused while the limit holds; its
+        # waiting batches (some sent before the stop, never taken up) are sent again.
+        FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        return _reopen(run, [BatchStatus.PENDING], on_unavailable)
     if run.status != RunStatus.CANCELLED:
         raise FLOW.refusal(
             run,

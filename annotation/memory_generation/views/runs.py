@@ -34,7 +34,7 @@ from core.roles import CORPUS_ADMINS, role_required
 RUNS_PER_PAGE = 25
 # What the buttons offer; the services guard the same rules and have the last word.
 CANCELLABLE = (MemoryRun.Status.PENDING, MemoryRun.Status.RUNNING)
-RESUMABLE = (MemoryRun.Status.CANCELLED,)
+RESUMABLE = (MemoryRun.Status.CANCELLED, MemoryRun.Status.STOPPED_AT_BUDGET)
 RETRYABLE = (MemoryRun.Status.FINISHED_WITH_FAILURES,)
 
 admin_required = role_required(*CORPUS_ADMINS)

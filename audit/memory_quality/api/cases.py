@@ -170,6 +170,10 @@ class CaseQueueApi(APIView):
             MemoryAuditCaseSerializer,
             filters=filters,
             orderings=CASE_ORDERINGS,
+            # Paged in the database; only the page's cases get flags and attempts.
+            serialize=lambda page: (
+                MemoryAuditCaseSerializer(selectors.queue_rows(page), many=True).data
+            ),
         )
 
 

@@ -1,9 +1,10 @@
 """The automated repair loop (App. B.6): each defect of a flagged memory (one criterion
 failed on one field, by the pattern checks or the LLM classifier) gets up to three
 targeted attempts (the settings version's ``max_repair_attempts``), counted per defect.
-An attempt regenerates the defect's field(s) under the memory's generation constraints
-(the character's full specification and its age-bin context) with the defect's
-instruction appended, and is re-checked at once by the same checks that screen the
+An attempt regenerates the defect's field(s) with the defect's instruction appended to
+the memory's original generation prompt (as its generation call sent it; for a memory
+with none stored, the generation constraints restated: the character's full
+specification and its age-bin context), and is re-checked at once by the same checks that screen the
 memories (services.checks). A rewrite that clears its defect is kept; one that does not
 is kept on the attempt only. A memory with a defect still flagged after its attempts
 goes to manual review.
@@ -110,6 +111,7 @@ def repair_attempt_run(
         memory_data = checks.memory_dict(memory)
         profile = selectors.repair_profile(character_id=case.character_id)
         constraints = checks.generation_constraints(memory)
+        generation = selectors.generation_prompt(memory_pk=memory.pk)
         config = case.run.settings_version.as_config()
     fields = repair.defect_fields(target.criterion, target.field)
     system, user = repair.repair_prompt(
@@ -120,6 +122,7 @@ def repair_attempt_run(
         profile=profile,
         constraints=constraints,
         previous_findings=previous.audit_findings if previous else (),
+        generation=generation,
     )
     schema = repair.repair_schema(fields)
     provider = provider or repair_provider()

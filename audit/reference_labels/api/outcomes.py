@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from audit.reference_labels import outcomes
+from audit.reference_labels import stored_reports
 from core.api import ERROR
 from core.roles import HasRole
 
@@ -43,7 +43,7 @@ class LabelOutcomesApi(APIView):
     )
     def get(self, request, label_audit_id: int):
         audit = overseer_audit(request, label_audit_id)
-        result = outcomes.label_audit_outcomes(audit=audit)
+        result = stored_reports.stored_or_empty(audit)
         data = LabelAuditOutcomesSerializer(result).data
         data["kappa_ci"] = list(result.kappa_ci) if result.kappa_ci else None
         return Response(data)

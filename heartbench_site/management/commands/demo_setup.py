@@ -29,8 +29,10 @@ from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
 from core.roles import ROLE_LABELS, Role
+from core.team.demo import seed_team_demo
 from evaluation.demo import seed_evaluation_demo
 from heartbench_site.demo import ARCHETYPES, standin_characters
+from heartbench_site.demo_reports import compute_demo_reports
 from humanbaseline.demo import seed_baseline_demo
 from humanbaseline.models import ItemSourceFamily
 
@@ -112,6 +114,10 @@ class Command(BaseCommand):
             source_families=dict(ItemSourceFamily.objects.values_list("item_id", "family")),
         )
         export_job = demo_export(user=users[Role.ADMIN.value])  # the export page's first build
+        invitation = seed_team_demo(admin=users[Role.ADMIN.value])  # the team page (#36)
+        # The statistics pages' stored figures, once the work queued above has run (on
+        # commit: at once outside a transaction).
+        transaction.on_commit(compute_demo_reports)
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
@@ -129,6 +135,7 @@ class Command(BaseCommand):
             f"  export job #{export_job.pk}: the final set ({export_job.status}, "
             f"sha256 {export_job.sha256[:12]}…)"
         )
+        self.stdout.write(f"  team: one pending invitation of {invitation.email} (/team/)")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Demo accounts (one per role, and extra reviewers):"))
         width = max(len(name) for name, _, _ in accounts)

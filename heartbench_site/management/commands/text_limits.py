@@ -1,4 +1,4 @@
-"""Print the table of text limits the README carries (every text field a person types)."""
+"""Print the table of text limits of docs/lab-admin/security.md (every text field typed)."""
 
 from django.core.management.base import BaseCommand
 
@@ -6,7 +6,7 @@ from heartbench_site.management.text_inventory import limits_table
 
 
 class Command(BaseCommand):
-    help = "Print every text field a person types with its limit, as the README's Markdown table."
+    help = "Print every text field a person types with its limit (docs/lab-admin/security.md)."
 
     def handle(self, *args, **options):
         self.stdout.write(limits_table(), ending="")

@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from core.roles import Role
+from tests.browser.actions import submit
 from tests.browser.test_login import log_in
 from tests.comparison.helpers import assign, make_pair, people
 
@@ -57,7 +58,14 @@ def test_the_annotator_and_admin_pages_run_without_a_policy_violation(page, live
     page.get_by_role("button", name="Toggle navigation").click()
     page.get_by_role("button", name="Log out").wait_for(state="visible")
     assert violations(page) == []
-    page.get_by_role("button", name="Log out").click()
+    # Click once the menu has finished opening and no autosave is in flight; the click
+    # returns before the browser has sent the form's post, and going to another page
+    # at once could cancel it and leave the annotator signed in: wait for the sign-out
+    # to land on the login page.
+    page.locator("#main-nav.show").wait_for()
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    submit(page, page.get_by_role("button", name="Log out"))
+    assert "/accounts/login/" in page.url
     page.set_viewport_size({"width": 1280, "height": 800})
 
     admin = world["cast"]["admin"]
@@ -84,6 +92,6 @@ def test_the_listener_sees_a_violation_when_a_page_breaks_the_policy(page, live_
           document.body.appendChild(s);
         }"""
     )
-    page.wait_for_function("window.__cspViolations.length > 0")
+    page.wait_for_function("() => window.__cspViolations.length > 0")
     assert page.evaluate("window.__ran === undefined")
     assert violations(page)[0].startswith("script-src")
