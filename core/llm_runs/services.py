@@ -340,6 +340,19 @@ class RunFlow:
                 run.save(update_fields=["status", "stop_reason"])
         return False
 
+    def held_at_spending_limit(self, unit) -> bool:
+        """Whether a worker about to claim ``unit`` (read with its run) must leave it
+        waiting: it is waiting, its run is running, and the run has just reached a
+        spending limit (``claim_allowed``). A unit a worker had already taken up is not
+        stopped halfway."""
+        run = getattr(unit, self.run_field)
+        return (
+            unit.status == self.unit_model.Status.PENDING
+            and run is not None
+            and run.status == self.started
+            and not self.claim_allowed(run)
+        )
+
     def resume_locked(self, run, *, budget_usd) -> list[int]:
         """stopped at budget → running, with ``budget_usd`` as the run's budget (None: no
         budget); the ids of the units waiting, for the caller to queue. Refused when the

@@ -60,11 +60,7 @@ def _claim(call_id: int) -> JudgeCall | None:
     """The call, marked running; None when there is nothing to do (or its run has just
     stopped at a spending limit: the call waits for the run to be resumed)."""
     waiting = JudgeCall.objects.select_related("run").get(pk=call_id)
-    if (
-        waiting.status == CallStatus.PENDING
-        and waiting.run.status == RunStatus.RUNNING
-        and not FLOW.claim_allowed(waiting.run)
-    ):
+    if FLOW.held_at_spending_limit(waiting):
         return None
     with transaction.atomic():
         call = (

@@ -277,12 +277,7 @@ def unit_claim(*, screening_id: int) -> McqScreening | None:
     since (the unit is cancelled, saying so), or its run has just stopped at a
     spending limit (the unit waits for the run to be resumed)."""
     waiting = McqScreening.objects.select_related("run").get(pk=screening_id)
-    if (
-        waiting.status == Unit.PENDING
-        and waiting.run_id is not None
-        and waiting.run.status == RunStatus.RUNNING
-        and not FLOW.claim_allowed(waiting.run)
-    ):
+    if FLOW.held_at_spending_limit(waiting):
         return None
     with transaction.atomic():
         unit = (

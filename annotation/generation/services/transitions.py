@@ -77,14 +77,8 @@ def unit_claim(*, unit_id: int) -> GenerationUnit | None:
     unit = unit_with_related(unit_id)
     if unit.is_terminal:
         return None  # a final unit changes only by a retry, which queues it again
-    if (
-        unit.run.status == RunStatus.RUNNING
-        and unit.status == UnitStatus.PENDING
-        and not FLOW.claim_allowed(unit.run)
-    ):
-        # Its run reached a spending limit: it waits for the run to be resumed. A unit a
-        # worker had already taken up is not stopped halfway (issue #36).
-        return None
+    if FLOW.held_at_spending_limit(unit):
+        return None  # it waits for its run to be resumed (issue #36)
     if unit.run.status == RunStatus.RUNNING:
         status, now = RUNNING_STATUS[NEXT_STAGE[unit.stage_reached]], timezone.now()
         claimed = _update_unit(

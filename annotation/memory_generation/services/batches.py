@@ -185,11 +185,7 @@ def batch_claim(*, batch_id: int) -> MemoryBatch | None:
     its run is not running: a batch of a cancelled run is cancelled; or its run has
     just stopped at a spending limit: the batch waits for the run to be resumed)."""
     waiting = MemoryBatch.objects.select_related("run").get(pk=batch_id)
-    if (
-        waiting.status == BatchStatus.PENDING
-        and waiting.run.status == RunStatus.RUNNING
-        and not FLOW.claim_allowed(waiting.run)
-    ):
+    if FLOW.held_at_spending_limit(waiting):
         return None
     with transaction.atomic():
         batch = (
