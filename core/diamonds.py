@@ -71,7 +71,7 @@ def one_point_goes_up(*, scenario_id: str, dimension: str) -> bool:
 def final_rating_rule(a: int, b: int, *, scenario_id: str, dimension: str) -> int:
     """Final value of a dimension the two ratings put at most one point apart: the common
     value, or the higher or lower one as ``one_point_goes_up`` says (never a pull toward
-    the midpoint 4; the Choices section of the README explains why)."""
+    the midpoint 4; docs/paper-vs-platform.md explains why)."""
     if a == b:
         return a
     if abs(a - b) != 1:

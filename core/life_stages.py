@@ -56,7 +56,7 @@ def life_stage_for_age(age: int) -> LifeStageBin:
 # follow the bins above, so an age has one stage everywhere: childhood is School age
 # (6-11), adolescence is Adolescence (12-17), adulthood every later age. L.3 and B.6 draw
 # the lines a year later (childhood 6-12, adolescence 13-18, adulthood 19 and over); see
-# the README, "Life-stage boundaries".
+# docs/paper-vs-platform.md, "Life-stage boundaries".
 CHILDHOOD = BY_KEY["school_age"]
 ADOLESCENCE = BY_KEY["adolescence"]
 

@@ -72,7 +72,8 @@ AUDIT_ITEMS_PER_STRATUM = 2
 
 #: App. B.6 criterion 2: adult-level appraisal is a defect in a child-age memory (≤ 12).
 #: The paper's figure; the audit's default is the School age bin's last age, 11, the one
-#: age rule of bins, prompts and audit (``audit.memory_quality.criteria``, README).
+#: age rule of bins, prompts and audit (``audit.memory_quality.criteria``,
+#: docs/paper-vs-platform.md).
 ADULT_EVALUATION_MAX_AGE = 12
 
 #: App. L.3 / Table 8 (criterion 3): a memory's context has 15-30 words and its

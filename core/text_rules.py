@@ -13,8 +13,8 @@ refused with a message naming the field, never stripped in silence. Drafts that 
 themselves follow the same rule: an over-long or NUL-holding draft is refused and the
 page says it was not saved.
 
-``README.md`` lists every limit (``manage.py text_limits`` prints the table and a test
-holds the README to it).
+``docs/lab-admin/security.md`` lists every limit (``manage.py text_limits`` prints the
+table and a test holds the guide to it).
 """
 
 import re

@@ -11,7 +11,7 @@ prompt with only its memory block changed.
 Every condition keeps App. E's rules: only memories at or before the item's scenario age
 are eligible, only ``content_full`` is shown, k entries (the run's k). Where the paper
 is silent (which other scenario, which other character, the random seed, the ids shown
-for another character's memories) the choices are stated in the README.
+for another character's memories) the choices are stated in docs/lab-admin/evaluation.md.
 """
 
 from __future__ import annotations

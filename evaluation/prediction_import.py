@@ -1,5 +1,6 @@
-"""A finished evaluation run from a predictions file (JSON or CSV, see the README): the
-whole file is rejected, and nothing stored, when any row is wrong (seed 000 §3.1, L.1)."""
+"""A finished evaluation run from a predictions file (JSON or CSV, see
+docs/lab-admin/evaluation.md): the whole file is rejected, and nothing stored, when any
+row is wrong (seed 000 §3.1, L.1)."""
 
 from __future__ import annotations
 
@@ -109,8 +110,9 @@ def _imported_answer(record: dict) -> parsing.ParsedAnswer:
 def evaluation_run_import(
     *, created_by, filename: str, content: bytes, label: str = "", setting: str = "", note: str = ""
 ) -> EvaluationRun:
-    """A finished run from a predictions file (JSON or CSV, see the README). The whole
-    file is rejected, and nothing stored, when any row is wrong."""
+    """A finished run from a predictions file (JSON or CSV, see
+    docs/lab-admin/evaluation.md). The whole file is rejected, and nothing stored, when
+    any row is wrong."""
     check_texts(
         {"label": label or "", "note": note or ""},
         {"label": LABEL_MAX, "note": NOTE},

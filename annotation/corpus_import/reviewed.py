@@ -29,8 +29,8 @@ With ``as_new_versions`` a changed profile becomes the character's next version,
 draft that enters profile review from the start; the frozen version stays the one
 later stages use until the new one is frozen. A profile under review (an open case)
 takes no new version until its case is frozen: the case reviews one version. Memories
-and scenarios have no imported versions (see the README's import section): a changed
-audited memory or reviewed scenario is refused with or without the option.
+and scenarios have no imported versions (docs/lab-admin/pipeline.md, "Importing a
+corpus"): a changed audited memory or reviewed scenario is refused with or without the option.
 """
 
 from collections import defaultdict
