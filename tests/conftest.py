@@ -50,6 +50,56 @@ def _live_server_tag() -> str:
     return f"hb-live-server-{os.getpid()}"
 
 
+class _LiveServerGate:
+    """Holds the live server's requests while a test's teardown empties the database.
+
+    The teardown of a live-server test empties every table with one TRUNCATE. A request
+    the browser sends as it leaves a page (a beacon on pagehide, which Playwright does not
+    report; a last poll) would read tables beside it, the two deadlock, and PostgreSQL
+    may cancel the TRUNCATE: the test fails and its rows stay for the next one. So the
+    teardown closes this gate and waits for the requests in progress; a request arriving
+    later waits at the gate until the database is empty and seeded again, and then finds
+    nothing of the test it came from. Requests from the main thread (the test client)
+    pass: only the live server's threads are held."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._open = True
+        self._in_progress = 0
+
+    @staticmethod
+    def _from_server() -> bool:
+        return threading.current_thread() is not threading.main_thread()
+
+    def request_started(self, **kwargs) -> None:
+        if not self._from_server():
+            return
+        with self._changed:
+            self._changed.wait_for(lambda: self._open, timeout=120)
+            self._in_progress += 1
+
+    def request_finished(self, **kwargs) -> None:
+        if not self._from_server():
+            return
+        with self._changed:
+            self._in_progress = max(0, self._in_progress - 1)
+            self._changed.notify_all()
+
+    def close(self, *, wait: float = 15.0) -> None:
+        """Hold new requests and wait (at most ``wait`` seconds) for those in progress."""
+        with self._changed:
+            self._open = False
+            self._changed.wait_for(lambda: self._in_progress == 0, timeout=wait)
+
+    def open(self) -> None:
+        with self._changed:
+            self._open = True
+            self._changed.notify_all()
+
+
+_GATE = _LiveServerGate()
+
+
 def _tag_threads_connections(sender, connection, **kwargs):
     """Names a connection opened outside the main thread (a live server's request)."""
     if threading.current_thread() is not threading.main_thread():
@@ -58,25 +108,29 @@ def _tag_threads_connections(sender, connection, **kwargs):
 
 
 @pytest.fixture(autouse=True)
-def _live_server_connections_closed_before_flush(request):
-    """A live-server test's teardown empties every table with one TRUNCATE. A request
-    the browser sent as it left (a beacon on pagehide, a last poll) can still hold a
-    table in its server thread; the two then deadlock and PostgreSQL may cancel the
-    TRUNCATE, which fails the test and leaves its rows to the next. Set up after the
-    database fixture, this runs before its flush: it closes the connections this
-    process opened outside its main thread (the server's; a worker is another process)."""
+def _live_server_quiet_before_flush(request):
+    """Set up after the database fixture, so its teardown runs before the flush: it
+    closes the gate (``_LiveServerGate``) and then closes any connection a server thread
+    left open (named by ``_tag_threads_connections``; a worker is another process). The
+    gate opens again once the database is seeded for the next test
+    (``pytest_runtest_teardown``)."""
     if "live_server" not in request.fixturenames:
         yield
         return
+    from django.core.signals import request_finished, request_started
     from django.db import connection
     from django.db.backends.signals import connection_created
 
     request.getfixturevalue("transactional_db")
+    _GATE.open()
+    request_started.connect(_GATE.request_started, dispatch_uid="live-server-gate-started")
+    request_finished.connect(_GATE.request_finished, dispatch_uid="live-server-gate-finished")
     connection_created.connect(_tag_threads_connections)
     try:
         yield
     finally:
         connection_created.disconnect(_tag_threads_connections)
+        _GATE.close()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -318,6 +372,13 @@ def _seeded_rows(django_db_setup, django_db_blocker):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield
+    try:
+        _reseed(item, nextitem)
+    finally:
+        _GATE.open()  # requests held during the flush meet the next test's database
+
+
+def _reseed(item, nextitem) -> None:
     # After the last test the session's fixtures, the test database among them, are
     # already torn down: nothing left to reload.
     if nextitem is None or not _SEEDS or not _is_transactional(item):
