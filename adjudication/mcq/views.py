@@ -189,7 +189,7 @@ def screening_run_list(request):
     """The screening runs, and the launch form with the cost estimate of screening every
     item awaiting screening (issue #36); POST: that run, with the budget typed. A refused
     launch shows the page again with the form's messages, and creates nothing."""
-    form = ScreeningRunForm(request.POST or None)
+    form = ScreeningRunForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         run = on_page(
             lambda: actions.screening_run_launch(
