@@ -329,7 +329,8 @@ class EvaluationRunCancelApi(APIView):
 
     @extend_schema(
         summary="Cancel a run",
-        description="Stops a pending or running run, as the run page's Cancel button: "
+        description="Stops a pending, running or stopped-at-budget run, as the run page's "
+        "Cancel button: "
         "items not yet asked are cancelled at once; an item whose call is in flight keeps "
         "its answer, and the run is cancelled once those end (status cancelling until "
         "then). Stored responses stay; a resume asks the rest. Any other run is a 400 "
