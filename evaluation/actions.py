@@ -29,6 +29,7 @@ def run_launch(form: EvaluationRunForm, *, user):
             retrieval_method=data["retrieval_method"],
             k=data["k"],
             note=data["note"],
+            budget_usd=data.get("budget_usd"),
         )
         services.evaluation_run_start(run_id=run.pk)
         return run
@@ -54,9 +55,22 @@ def run_import(form: PredictionImportForm, *, user):
     return form_action(form, store, refusals=REFUSALS)
 
 
-def run_resume(*, run_id: int) -> int:
-    """Queue again every item without a stored response (no form): how many.
-    ``EvaluationRun.DoesNotExist`` passes through (each door answers its own 404)."""
+def run_resume(*, run_id: int, form=None) -> int:
+    """Queue again every item without a stored response: how many.
+    ``EvaluationRun.DoesNotExist`` passes through (each door answers its own 404).
+
+    ``form``: a bound ``core.llm_runs.forms.RunResumeForm``, the new budget of a run
+    stopped at its budget or a monthly cap (blank: none). Without one (the plain Resume
+    button of a cancelled or failed run), no budget is given: a stopped run then resumes
+    with none."""
+    if form is not None:
+        return form_action(
+            form,
+            lambda data: services.evaluation_run_resume(
+                run_id=run_id, budget_usd=data.get("budget_usd")
+            ),
+            refusals=REFUSALS,
+        )
     try:
         return services.evaluation_run_resume(run_id=run_id)
     except EvaluationError as error:

@@ -6,10 +6,11 @@ from crispy_forms.layout import Submit
 from django import forms
 from django.urls import reverse
 
+from core.llm_runs.forms import budget_field
 from core.text_rules import NAME, NOTE, TEXT, TextRules
 
 from . import embeddings, providers, services
-from .models import LABEL_MAX, RUNNABLE_SETTINGS, RetrievalSet, Setting
+from .models import LABEL_MAX, RUNNABLE_SETTINGS, EvaluationError, RetrievalSet, Setting
 
 ITEM_SET_CHOICES = [
     ("all", "All final items"),
@@ -68,6 +69,7 @@ class EvaluationRunForm(TextRules, forms.Form):
     note = forms.CharField(
         label="Note", required=False, max_length=NOTE, widget=forms.Textarea(attrs={"rows": 2})
     )
+    budget_usd = budget_field()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -82,6 +84,9 @@ class EvaluationRunForm(TextRules, forms.Form):
         self.helper.form_id = "run-form"
         self.helper.attrs = {"enctype": "multipart/form-data"}
         self.helper.add_input(Submit("submit", "Launch run"))
+        self.helper.add_input(
+            SecondarySubmit("estimate", "Estimate cost", formnovalidate="formnovalidate")
+        )
 
     def _offer_retrievers(self):
         """BM25 (the offline default) and TF-IDF always; the embedding retriever only
@@ -125,6 +130,47 @@ class EvaluationRunForm(TextRules, forms.Form):
                 services.question_ids_from_csv(self.cleaned_data["item_csv"].read())
             )
         return None
+
+    def estimate_choices(self) -> dict | None:
+        """What to estimate (``estimate.evaluation_cost_estimate``'s arguments): every
+        configured model over every final item in the first setting when unbound, else
+        the submitted choices; None while one of them is not valid."""
+        if not self.is_bound:
+            return {"setting": RUNNABLE_SETTINGS[0], "items": None}
+        self.is_valid()
+        if any(name in self.errors for name in ESTIMATED_FIELDS):
+            return None
+        data = self.cleaned_data
+        try:
+            items = self.items()
+        except EvaluationError as error:
+            self.add_error(None, error)
+            return None
+        return {
+            "setting": data["setting"],
+            "items": items,
+            "retrieval_method": data["retrieval_method"],
+            "k": data["k"],
+            "models": [data["provider"]],
+            "max_tokens": data["max_tokens"],
+        }
+
+
+#: The launch form's fields the estimate depends on.
+ESTIMATED_FIELDS = (
+    "provider",
+    "setting",
+    "item_set",
+    "question_ids",
+    "item_csv",
+    "retrieval_method",
+    "k",
+    "max_tokens",
+)
+
+
+class SecondarySubmit(Submit):
+    field_classes = "btn btn-outline-secondary"
 
 
 class PredictionImportForm(TextRules, forms.Form):

@@ -3,9 +3,12 @@
 ``HEARTBENCH_EVALUATION_MODELS`` lists names, comma-separated; each name ``X`` is read by
 ``llm.ProviderConfig.from_env("HEARTBENCH_EVAL_X")`` (``..._KIND``, ``..._MODEL``,
 ``..._BASE_URL``, ``..._API_KEY``, ...; see llm/README.md). The offline demo provider is
-always offered. Read at call time, from this process's environment: the web process lists
-the choices, the worker resolves the run's name in its own environment, and keys never
-reach the database.
+always offered. ``HEARTBENCH_EVAL_X_PRICE_IN`` and ``..._PRICE_OUT`` are the model's prices
+in USD per million tokens (issue #36: each call's recorded cost, the launch page's
+estimate, a run's budget); unset, the model's calls count as costing nothing. Read at
+call time, from this process's environment: the web process lists the choices and
+estimates, the worker resolves the run's name (and prices its calls) in its own
+environment, and keys never reach the database.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 
 import llm
 
@@ -34,6 +38,20 @@ def evaluation_providers(environ: Mapping[str, str] | None = None) -> dict[str, 
         except ValueError:
             continue  # misconfigured: not offered (the message might quote a key)
     return providers
+
+
+def model_prices(name: str, environ: Mapping[str, str] | None = None) -> tuple[Decimal, Decimal]:
+    """(in, out) USD per million tokens of the evaluation model ``name``
+    (``HEARTBENCH_EVAL_<NAME>_PRICE_IN``/``_OUT``); 0 when unset or not a number."""
+    env = os.environ if environ is None else environ
+    prices = []
+    for side in ("PRICE_IN", "PRICE_OUT"):
+        try:
+            price = Decimal((env.get(f"{PREFIX}{name.upper()}_{side}") or "0").strip())
+        except InvalidOperation:
+            price = Decimal("0")
+        prices.append(price if price.is_finite() and price > 0 else Decimal("0"))
+    return prices[0], prices[1]
 
 
 def answer_format(config: llm.ProviderConfig) -> llm.ResponseFormatMode:

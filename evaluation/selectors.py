@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import CharField, Count, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, NullIf
@@ -95,6 +96,7 @@ class RunProgress:
     cancelled: int
     tokens_in: int
     tokens_out: int
+    cost_usd: Decimal = Decimal("0")
 
     @property
     def done(self) -> int:
@@ -145,6 +147,7 @@ def _progress_annotations():
         "n_cancelled": n(Status.CANCELLED),
         "n_tokens_in": Sum("predictions__tokens_in"),
         "n_tokens_out": Sum("predictions__tokens_out"),
+        "n_cost_usd": Sum("predictions__cost_usd"),
     }
 
 
@@ -160,6 +163,7 @@ def _progress_of(run) -> RunProgress:
         cancelled=run.n_cancelled,
         tokens_in=run.n_tokens_in or 0,
         tokens_out=run.n_tokens_out or 0,
+        cost_usd=run.n_cost_usd or Decimal("0"),
     )
 
 

@@ -5,25 +5,23 @@ running one item. Keyword-only and atomic; the rules are here, not in views or t
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
-from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import QuerySet
 
 import llm
 from adjudication.mcq.models import McqItem
 from annotation.corpus.models import ProfileVersion
 from core.deviations import ProtocolDeviation, record_deviation
 from core.llm_runs.services import RunFlow, record_call
+from core.llm_runs.spending import parse_budget
 from core.plurals import agree, counted
 from core.providers import cached_client
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
 
 from . import ablation, embeddings, leakcheck, parsing, prompt, providers, retrieval
+from .item_sets import final_items, items_for_question_ids, question_ids_from_csv  # noqa: F401
 from .models import (
     ABLATION_SETTINGS,
     IMPORTED_ONLY_SETTINGS,
@@ -44,8 +42,21 @@ RunStatus = EvaluationRun.Status
 #: Items without a stored response: resuming a run asks them (again).
 OPEN = (Status.PENDING, Status.RUNNING, Status.FAILED, Status.CANCELLED)
 
-#: The one state machine of runs (core.llm_runs); a prediction is the run's unit.
-FLOW = RunFlow(run_model=EvaluationRun, unit_model=EvaluationPrediction, error=EvaluationError)
+
+def run_providers(run: EvaluationRun) -> set[str]:
+    """The provider the run's model is served by (for the lab's monthly caps, issue #36)."""
+    kind = (run.provider or {}).get("kind")
+    return {kind} if kind else set()
+
+
+#: The one state machine of runs (core.llm_runs); a prediction is the run's unit. A run
+#: stops at its budget or at its provider's monthly cap (issue #36).
+FLOW = RunFlow(
+    run_model=EvaluationRun,
+    unit_model=EvaluationPrediction,
+    error=EvaluationError,
+    providers=run_providers,
+)
 
 #: App. F / App. I: temperature 0 where supported (blank: the endpoint's default);
 #: reasoning/thinking effort high (each provider's own field, llm/wire.py; blank sends
@@ -74,55 +85,6 @@ DEVIATION_STAGE = "evaluation"
 TEMPERATURE_RULE = "App. F, I: temperature 0 where the endpoint supports it"
 NOT_CONFIGURED = "not_configured"
 INPUT_ERROR = "input_error"
-
-
-# --- item sets ----------------------------------------------------------------------------
-
-
-def final_items() -> QuerySet:
-    return McqItem.objects.filter(status=McqItem.Status.FINAL)
-
-
-def items_for_question_ids(question_ids: Iterable[str]) -> QuerySet:
-    """Final items by question id; unknown or non-final ids are named in the error."""
-    wanted = list(dict.fromkeys(q.strip() for q in question_ids if q and q.strip()))
-    if not wanted:
-        raise EvaluationError("The item list is empty: give at least one question id.")
-    found = dict(
-        McqItem.objects.filter(question_id__in=wanted).values_list("question_id", "status")
-    )
-    unknown = [q for q in wanted if q not in found]
-    not_final = [q for q in wanted if q in found and found[q] != McqItem.Status.FINAL]
-    problems = []
-    if unknown:
-        problems.append(
-            f"{counted(len(unknown), 'unknown question id')}: {', '.join(unknown[:10])}"
-        )
-    if not_final:
-        problems.append(
-            f"{counted(len(not_final), 'item')} not in the final set: {', '.join(not_final[:10])}"
-        )
-    if problems:
-        raise EvaluationError("; ".join(problems) + ". Nothing was created.")
-    return final_items().filter(question_id__in=wanted)
-
-
-def question_ids_from_csv(content: bytes) -> list[str]:
-    """The ``question_id`` column of an uploaded CSV (or its first column without a header)."""
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise EvaluationError("The item CSV is not UTF-8 text.") from None
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    if not rows:
-        raise EvaluationError("The item CSV is empty.")
-    header = [c.strip().lower() for c in rows[0]]
-    if "question_id" in header:
-        column = header.index("question_id")
-        rows = rows[1:]
-    else:
-        column = 0
-    return [r[column].strip() for r in rows if len(r) > column and r[column].strip()]
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -162,10 +124,14 @@ def evaluation_run_create(
     retrieval_method: str = RetrievalSet.Method.BM25,
     k: int = NAIVE_RAG_K,
     note: str = "",
+    budget_usd=None,
 ) -> EvaluationRun:
     """A pending run with one prediction row per item. ``items`` is any queryset or
     iterable of final :class:`McqItem` (the baseline's 150, the audit's 176, ...); None
-    means every final item. Start it with :func:`evaluation_run_start`."""
+    means every final item. ``budget_usd`` (None: no budget) stops the run once its
+    recorded cost reaches it (``core.llm_runs.spending``). Start it with
+    :func:`evaluation_run_start`."""
+    budget_usd = _budget(budget_usd)
     check_texts(
         {"label": label or "", "item_set": item_set or "", "note": note or ""},
         {"label": LABEL_MAX, "item_set": NAME, "note": NOTE},
@@ -235,6 +201,7 @@ def evaluation_run_create(
         ],
         note=note,
         created_by=created_by,
+        budget_usd=budget_usd,
     )
     EvaluationPrediction.objects.bulk_create(
         EvaluationPrediction(run=run, item=item) for item in {i.pk: i for i in chosen}.values()
@@ -249,6 +216,13 @@ def evaluation_run_create(
             by=created_by,
         )
     return run
+
+
+def _budget(value):
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise EvaluationError({"budget_usd": [str(error)]}) from None
 
 
 def _enqueue(run_id: int, prediction_ids: list[int]) -> None:
@@ -299,12 +273,34 @@ def _refuse_unless_resumable(run: EvaluationRun) -> None:
 
 
 @transaction.atomic
-def evaluation_run_resume(*, run_id: int) -> int:
+def evaluation_run_resume(*, run_id: int, budget_usd=None) -> int:
     """Queue again every item without a stored response: waiting, cancelled,
     interrupted (a worker died holding it) and failed calls. Answered items are never
-    asked twice. Returns how many were queued."""
+    asked twice. Returns how many were queued.
+
+    A run stopped at its budget or a monthly cap (issue #36) resumes with ``budget_usd``
+    as its new budget (None: none; refused while a limit would stop it again at once):
+    its waiting items are queued, the items other workers held have finished or finish,
+    and failed ones wait for Retry as before. Any other run keeps its budget, and a
+    new one given with it is refused."""
     run = _locked(run_id)
     _refuse_unless_resumable(run)
+    if run.is_stopped_at_budget:
+        ids = FLOW.resume_locked(run, budget_usd=_budget(budget_usd))
+        if ids:
+            _enqueue(run.pk, ids)
+        else:  # nothing waiting: finished now, or once the items workers hold end
+            FLOW.finish_locked(run)
+        return len(ids)
+    if budget_usd not in (None, ""):
+        raise EvaluationError(
+            {
+                "budget_usd": [
+                    f"{FLOW.name(run)} is {run.get_status_display().lower()}: a new budget "
+                    "is given only when resuming a run stopped at its budget."
+                ]
+            }
+        )
     open_rows = FLOW.units(run.pk).filter(status__in=OPEN)
     ids = list(open_rows.order_by("pk").values_list("pk", flat=True))
     if not ids:
@@ -321,6 +317,10 @@ def evaluation_run_retry_failed(*, run_id: int) -> int:
     _refuse_unless_resumable(run)
     if run.status == RunStatus.CANCELLED:
         raise EvaluationError(f"Run {run.pk} was cancelled; resume it to ask every open item.")
+    if run.is_stopped_at_budget:
+        raise EvaluationError(
+            f"Run {run.pk} is stopped at budget; resume it (with a new budget, or none) first."
+        )
     ids = FLOW.failed_unit_ids_locked(run)
     if not ids:
         raise EvaluationError(f"Run {run.pk} has no failed items to retry.")
@@ -441,7 +441,11 @@ def evaluation_item_prompt(item: McqItem, *, run: EvaluationRun):
 
 def _claim(prediction_id: int) -> EvaluationPrediction | None:
     """The prediction, marked running; None when there is nothing to ask (it has its
-    response, or its run is not running; an item of a cancelled run is cancelled)."""
+    response, or its run is not running; an item of a cancelled run is cancelled), or its
+    run has just reached its budget or a monthly cap (it waits for a resume, issue #36)."""
+    waiting = EvaluationPrediction.objects.select_related("run").get(pk=prediction_id)
+    if FLOW.held_at_spending_limit(waiting):
+        return None
     with transaction.atomic():
         pred = (
             EvaluationPrediction.objects.select_for_update(of=("self",))
@@ -562,6 +566,7 @@ def _execute(pred: EvaluationPrediction, run: EvaluationRun) -> None:
         EvaluationCall,
         result=result,
         totals=(EvaluationPrediction, pred.pk),
+        prices=providers.model_prices(run.provider_key),
         prediction_id=pred.pk,
     )
     outcome = {

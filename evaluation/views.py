@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.llm_runs.models import ACTIVE
 from core.plurals import counted
 from core.roles import Role, role_required
@@ -17,8 +18,9 @@ from core.web import csv_download
 
 from . import actions, embeddings, selectors, services
 from .analysis_views import analysis_csv, analysis_page, analysis_plot  # noqa: F401 (urls)
+from .estimate import evaluation_cost_estimate
 from .forms import EvaluationRunForm, PredictionImportForm
-from .models import EvaluationPrediction, EvaluationRun
+from .models import EvaluationPrediction, EvaluationRun, Setting
 
 admin_required = role_required(Role.ADMIN)
 PREDICTIONS_PER_PAGE = 50
@@ -27,11 +29,17 @@ PREDICTIONS_PER_PAGE = 50
 @admin_required
 @require_http_methods(["GET", "POST"])
 def run_list(request):
+    """The runs and the launch form with its cost estimate (issue #36): on a GET, of
+    every configured model over every final item in the first setting; a POST with
+    ``estimate`` (the "Estimate cost" button) estimates the submitted choices only."""
     form = EvaluationRunForm(request.POST or None, request.FILES or None)
-    if request.method == "POST":
+    estimating = request.method == "POST" and "estimate" in request.POST
+    if request.method == "POST" and not estimating:
         run = on_page(lambda: actions.run_launch(form, user=request.user))
         if run is not REFUSED:
             return redirect("evaluation:run-detail", run_id=run.pk)
+    choices = form.estimate_choices() if request.method == "GET" or estimating else None
+    cost = evaluation_cost_estimate(**choices) if choices else None
     return render(
         request,
         "evaluation/run_list.html",
@@ -40,6 +48,9 @@ def run_list(request):
             "form": form,
             "final_items": services.final_items().count(),
             "embedding": embeddings.retriever_settings(),
+            "cost": cost,
+            "cost_setting": Setting(choices["setting"]).label if choices else "",
+            "cost_per_choice": cost is not None and len(cost.providers) > 1,
         },
     )
 
@@ -55,7 +66,8 @@ def _run_buttons(run) -> list:
         return []
     p, status = run.progress, run.status
     buttons = []
-    if status in (EvaluationRun.Status.PENDING, EvaluationRun.Status.RUNNING):
+    stopped = EvaluationRun.Status.STOPPED_AT_BUDGET
+    if status in (EvaluationRun.Status.PENDING, EvaluationRun.Status.RUNNING, stopped):
         buttons.append(
             cancel_button(
                 reverse("evaluation:run-cancel", args=[run.pk]),
@@ -65,14 +77,15 @@ def _run_buttons(run) -> list:
         )
     waiting = p.pending + p.running + p.failed + p.cancelled
     resumable = status not in (EvaluationRun.Status.PENDING, EvaluationRun.Status.CANCELLING)
-    if resumable and waiting and (status not in ACTIVE or p.failed):
+    # A run stopped at its budget resumes through the budget form (its resume form).
+    if resumable and waiting and status != stopped and (status not in ACTIVE or p.failed):
         buttons.append(
             resume_button(
                 reverse("evaluation:run-resume", args=[run.pk]),
                 label=f"Resume: queue the items without a response ({waiting})",
             )
         )
-    if p.failed and resumable and status != EvaluationRun.Status.CANCELLED:
+    if p.failed and resumable and status not in (EvaluationRun.Status.CANCELLED, stopped):
         buttons.append(
             retry_button(
                 reverse("evaluation:run-retry", args=[run.pk]),
@@ -82,7 +95,7 @@ def _run_buttons(run) -> list:
     return buttons
 
 
-def _render_run_detail(request, run_id, *, action_error: str = ""):
+def _render_run_detail(request, run_id, *, action_error: str = "", resume_form=None):
     """The run page, or for htmx only its progress section (status, bar, actions)."""
     run = selectors.run_get(run_id=run_id)
     if run is None:
@@ -99,6 +112,7 @@ def _render_run_detail(request, run_id, *, action_error: str = ""):
         "polling": run.status in (EvaluationRun.Status.PENDING, *ACTIVE),
         "run_buttons": _run_buttons(run),
         "action_error": action_error,
+        "resume_form": (resume_form or RunResumeForm()) if run.is_stopped_at_budget else None,
         "page": page,
         "status": status,
         "statuses": EvaluationPrediction.Status.choices,
@@ -132,12 +146,25 @@ def _run_action(request, run_id, action, done_message):
 @admin_required
 @require_POST
 def run_resume(request, run_id):
-    return _run_action(
-        request,
-        run_id,
-        lambda: actions.run_resume(run_id=run_id),
-        lambda queued: f"{counted(queued, 'item')} queued again.",
-    )
+    """The Resume button (a cancelled run, failed calls), or the resume form of a run
+    stopped at its budget or a monthly cap: its new budget (blank: none). A refused
+    budget shows the page again with the form's messages."""
+    run = EvaluationRun.objects.filter(pk=run_id).first()
+    if run is None:
+        raise Http404("No such evaluation run.")
+    if not run.is_stopped_at_budget:
+        return _run_action(
+            request,
+            run_id,
+            lambda: actions.run_resume(run_id=run_id),
+            lambda queued: f"{counted(queued, 'item')} queued again.",
+        )
+    form = RunResumeForm(request.POST)
+    queued = on_page(lambda: actions.run_resume(run_id=run_id, form=form))
+    if queued is REFUSED:
+        return _render_run_detail(request, run_id, resume_form=form)
+    messages.success(request, f"Run {run_id} resumed: {counted(queued, 'item')} queued again.")
+    return redirect("evaluation:run-detail", run_id=run_id)
 
 
 @admin_required

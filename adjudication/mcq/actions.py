@@ -4,7 +4,7 @@ functions, so both refuse with the same words (``core.actions``)."""
 
 from adjudication.mcq import selectors as mcq_selectors
 from adjudication.mcq.models import McqError
-from adjudication.mcq.services import item_assembly, item_review, item_screening
+from adjudication.mcq.services import item_assembly, item_review, item_screening, screening_runs
 from core import drafts
 from core.actions import ActionRefused, form_action
 
@@ -15,6 +15,8 @@ __all__ = [
     "item_screen",
     "revisable",
     "revise_draft_key",
+    "screening_run_launch",
+    "screening_run_resume",
 ]
 
 
@@ -71,3 +73,30 @@ def item_screen(*, item_id: int, user=None, on_unavailable=None):
         )
     except McqError as error:
         raise ActionRefused(None, cause=error) from error
+
+
+def screening_run_launch(form, *, user, on_unavailable=None):
+    """A run screening every item awaiting screening, from a bound ``ScreeningRunForm``
+    (its optional budget)."""
+    return form_action(
+        form,
+        lambda data: screening_runs.screening_run_for_everything_awaiting(
+            user=user, budget_usd=data.get("budget_usd"), on_unavailable=on_unavailable
+        ),
+        refusals=(McqError,),
+    )
+
+
+def screening_run_resume(form, *, run_id: int, user=None, on_unavailable=None):
+    """Resume a run stopped at its budget or a monthly cap with the new budget of a
+    bound ``RunResumeForm`` (blank: none)."""
+    return form_action(
+        form,
+        lambda data: screening_runs.screening_run_resume(
+            run_id=run_id,
+            budget_usd=data.get("budget_usd"),
+            user=user,
+            on_unavailable=on_unavailable,
+        ),
+        refusals=(McqError,),
+    )

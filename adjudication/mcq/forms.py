@@ -4,6 +4,7 @@ from django import forms
 
 from adjudication.mcq import assembly_rules as mcq_assembly
 from adjudication.mcq.models import OPTION_LABELS, McqReviewDecision
+from core.llm_runs.forms import budget_field
 from core.text_rules import NOTE, TEXT, TextRules, text_problem
 
 # What the item page's revise form autosaves (the distractor, its revised text, the note).
@@ -88,3 +89,12 @@ class AssemblyRunForm(TextRules, forms.Form):
         except ValueError as error:
             raise forms.ValidationError(str(error)) from error
         return data
+
+
+class ScreeningRunForm(forms.Form):
+    """Screen every item awaiting screening, as one run, with an optional budget."""
+
+    budget_usd = budget_field(
+        help_text="Optional. The run stops taking up items once its recorded cost reaches "
+        "this; you can resume it with a higher budget. Blank: no budget."
+    )

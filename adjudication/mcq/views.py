@@ -13,10 +13,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from adjudication.mcq import actions
 from adjudication.mcq import selectors as mcq_selectors
 from adjudication.mcq.actions import revisable, revise_draft_key
+from adjudication.mcq.estimate import screening_cost_estimate
 from adjudication.mcq.forms import (
     REVISE_DRAFT_FIELDS,
     AssemblyRunForm,
     ReviewDecisionForm,
+    ScreeningRunForm,
     revise_draft_problem,
 )
 from adjudication.mcq.models import McqError, McqItem, McqScreeningRun
@@ -24,6 +26,7 @@ from adjudication.mcq.services import item_assembly, screening_runs
 from core import drafts, web
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.roles import Role, role_required, user_roles
 from core.web import csv_download
 
@@ -183,18 +186,19 @@ def assembly_run(request, run_id):
 @admin_required
 @require_http_methods(["GET", "POST"])
 def screening_run_list(request):
-    """The screening runs; POST: screen every item awaiting screening, as one run."""
+    """The screening runs, and the launch form with the cost estimate of screening every
+    item awaiting screening (issue #36); POST: that run, with the budget typed. A refused
+    launch shows the page again with the form's messages, and creates nothing."""
+    form = ScreeningRunForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
-        try:
-            run = screening_runs.screening_run_for_everything_awaiting(
-                user=request.user, on_unavailable=lambda m: messages.error(request, m)
+        run = on_page(
+            lambda: actions.screening_run_launch(
+                form, user=request.user, on_unavailable=lambda m: messages.error(request, m)
             )
-        except McqError as error:
-            messages.error(request, str(error))
-        else:
+        )
+        if run is not REFUSED:
             messages.success(request, f"Screening run {run.pk} started.")
             return redirect("mcq:screening-run", run_id=run.pk)
-        return redirect("mcq:screening-runs")
     return render(
         request,
         "adjudication/mcq/screening_runs.html",
@@ -202,6 +206,8 @@ def screening_run_list(request):
             "runs": mcq_selectors.screening_runs(),
             "awaiting": McqItem.objects.filter(status=McqItem.Status.SCREENING).count(),
             "screener_configured": screening_runs.screener_provider() is not None,
+            "form": form,
+            "cost": screening_cost_estimate(),
         },
     )
 
@@ -209,7 +215,7 @@ def screening_run_list(request):
 def _run_buttons(run: McqScreeningRun, failed: int) -> list:
     Status = McqScreeningRun.Status
     buttons = []
-    if run.status in (Status.PENDING, Status.RUNNING):
+    if run.status in (Status.PENDING, Status.RUNNING, Status.STOPPED_AT_BUDGET):
         buttons.append(
             cancel_button(
                 reverse("mcq:screening-run-cancel", args=[run.pk]),
@@ -217,7 +223,8 @@ def _run_buttons(run: McqScreeningRun, failed: int) -> list:
                 "screening; the judge finishes the attempt it is on.",
             )
         )
-    if run.status in (Status.CANCELLED, Status.STOPPED_AT_BUDGET):
+    # A run stopped at its budget resumes through its budget form (resume_form).
+    if run.status == Status.CANCELLED:
         buttons.append(resume_button(reverse("mcq:screening-run-resume", args=[run.pk])))
     if run.status == Status.FINISHED_WITH_FAILURES and failed:
         buttons.append(
@@ -230,16 +237,18 @@ def _run_buttons(run: McqScreeningRun, failed: int) -> list:
     return buttons
 
 
-def _screening_run_context(run_id: int, *, action_error: str = "") -> dict:
+def _screening_run_context(run_id: int, *, action_error: str = "", resume_form=None) -> dict:
     page = mcq_selectors.screening_run_page(run_id=run_id)
     if page is None:
         raise Http404("No such screening run.")
+    stopped = page.run.is_stopped_at_budget
     return {
         "run": page.run,
         "page": page,
         "polling": page.polling,
         "run_buttons": _run_buttons(page.run, page.counts["failed"]),
         "action_error": action_error,
+        "resume_form": (resume_form or RunResumeForm()) if stopped else None,
     }
 
 
@@ -283,12 +292,34 @@ def screening_run_cancel(request, run_id):
 @admin_required
 @require_POST
 def screening_run_resume(request, run_id):
-    return _screening_run_action(
-        request,
-        run_id,
-        screening_runs.screening_run_resume,
-        f"Screening run {run_id} resumed.",
+    """The Resume button of a cancelled run, or the resume form of a run stopped at its
+    budget or a monthly cap (its new budget; blank: none). A refused budget shows the
+    page again with the form's messages."""
+    run = get_object_or_404(McqScreeningRun, pk=run_id)
+    if not run.is_stopped_at_budget:
+        return _screening_run_action(
+            request,
+            run_id,
+            screening_runs.screening_run_resume,
+            f"Screening run {run_id} resumed.",
+        )
+    form = RunResumeForm(request.POST)
+    resumed = on_page(
+        lambda: actions.screening_run_resume(
+            form,
+            run_id=run_id,
+            user=request.user,
+            on_unavailable=lambda m: messages.error(request, m),
+        )
     )
+    if resumed is REFUSED:
+        return render(
+            request,
+            "adjudication/mcq/screening_run.html",
+            _screening_run_context(run_id, resume_form=form),
+        )
+    messages.success(request, f"Screening run {run_id} resumed: its waiting items are queued.")
+    return redirect("mcq:screening-run", run_id=run_id)
 
 
 @admin_required

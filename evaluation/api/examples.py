@@ -24,6 +24,9 @@ RUN_EXAMPLE = {
     "leak_blocked": 0,
     "failed": 1,
     "percent": 36,
+    "cost_usd": "0.412300",
+    "budget_usd": "5.00",
+    "stop_reason": "",
     "created_at": "2026-03-02T09:00:00Z",
     "started_at": "2026-03-02T09:00:01Z",
     "finished_at": None,
@@ -49,6 +52,11 @@ EVALUATION_RUN_LIST_POST = [
         request_only=True,
     ),
     OpenApiExample(
+        "With a budget",
+        value={"provider": "gpt", "setting": "no_retrieval", "budget_usd": "5.00"},
+        request_only=True,
+    ),
+    OpenApiExample(
         "The launched run",
         value=RUN_EXAMPLE | {"status": "running", "done": 0, "percent": 0},
         response_only=True,
@@ -65,7 +73,46 @@ EVALUATION_RUN_LIST_POST = [
     ),
 ]
 
+STOPPED_RUN = RUN_EXAMPLE | {
+    "status": "stopped_at_budget",
+    "cost_usd": "5.003100",
+    "stop_reason": "Stopped at its budget of $5.00: its calls have cost $5.00. Resume it "
+    "with a higher budget, or none, to finish it.",
+}
+
 EVALUATION_RUN_RESUME_POST = [
+    OpenApiExample(
+        "A cancelled run or failed calls (no body)",
+        value={},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "A run stopped at budget, with a higher budget",
+        value={"budget_usd": "12.00"},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "A run stopped at budget, with no budget",
+        value={"budget_usd": None},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "A run stopped at budget goes on",
+        value={"queued": 433, "run": STOPPED_RUN | {"status": "running", "budget_usd": "12.00"}},
+        response_only=True,
+        status_codes=["200"],
+    ),
+    OpenApiExample(
+        "A budget already spent",
+        value={
+            "detail": [
+                "Run 12 would stop again at once. Stopped at its budget of $5.00: its calls "
+                "have cost $5.00. Resume it with a higher budget, or none, to finish it."
+            ]
+        },
+        response_only=True,
+        status_codes=["400"],
+    ),
     OpenApiExample(
         "Two failed calls queued again",
         value={"queued": 2, "run": RUN_EXAMPLE},

@@ -22,6 +22,7 @@ from core.api import (
     require_fresh,
     with_etag,
 )
+from core.llm_runs.forms import RunResumeForm
 from core.roles import HasRole, Role
 from core.text_rules import NAME, NOTE
 
@@ -79,6 +80,23 @@ class EvaluationRunSerializer(serializers.Serializer):
     leak_blocked = serializers.IntegerField(source="progress.leak_blocked")
     failed = serializers.IntegerField(source="progress.failed")
     percent = serializers.IntegerField(source="progress.percent")
+    cost_usd = serializers.DecimalField(
+        source="progress.cost_usd",
+        max_digits=12,
+        decimal_places=6,
+        help_text="What the run's calls cost so far, in USD, at the model's configured prices.",
+    )
+    budget_usd = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        allow_null=True,
+        help_text="The run's budget in USD (null: none): it stops taking up items once its "
+        "cost reaches it.",
+    )
+    stop_reason = serializers.CharField(
+        help_text="Why a run stopped at budget (its budget, or a provider's monthly cap); "
+        "empty otherwise."
+    )
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -150,6 +168,16 @@ class EvaluationRunDetailApi(APIView):
         return run_response(run_or_404(run_id))
 
 
+BUDGET_FIELD = serializers.DecimalField(
+    max_digits=12,
+    decimal_places=2,
+    required=False,
+    allow_null=True,
+    help_text="Optional budget in USD: the run stops taking up items once its recorded cost "
+    "reaches it (status stopped_at_budget, stop_reason says why); resume it with a new "
+    "budget. Absent or null: no budget.",
+)
+
 LAUNCH_REQUEST = inline_serializer(
     "EvaluationRunLaunch",
     {
@@ -175,6 +203,22 @@ LAUNCH_REQUEST = inline_serializer(
         "temperature": serializers.FloatField(required=False, allow_null=True, default=0.0),
         "max_tokens": serializers.IntegerField(required=False, default=4096),
         "note": serializers.CharField(required=False, max_length=NOTE),
+        "budget_usd": BUDGET_FIELD,
+    },
+)
+
+RESUME_REQUEST = inline_serializer(
+    "EvaluationRunResume",
+    {
+        "budget_usd": serializers.DecimalField(
+            max_digits=12,
+            decimal_places=2,
+            required=False,
+            allow_null=True,
+            help_text="Only for a run stopped at budget: its new budget in USD, above what "
+            "it has cost so far. Absent, null or blank: the run goes on with no budget (the "
+            "old one is not kept). Refused for any other run.",
+        )
     },
 )
 
@@ -208,20 +252,20 @@ class EvaluationRunListApi(APIView):
         return run_response(selectors.run_get(run_id=run.pk), status=status.HTTP_201_CREATED)
 
 
-def _requeue(request, run_id: int, action) -> Response:
+def _requeue(request, run_id: int, action, **kwargs) -> Response:
     """Resume or retry: ``{"queued": n, "run": ...}`` with the run's new ETag."""
     run = run_or_404(run_id)
     require_fresh(request, run_tag(run))
-    queued = action(run_id=run.pk)
+    queued = action(run_id=run.pk, **kwargs)
     run = selectors.run_get(run_id=run.pk)
     response = Response({"queued": queued, "run": EvaluationRunSerializer(run).data})
     response["ETag"] = run_tag(run)
     return response
 
 
-def _queued_schema(name: str, examples_list, **kwargs):
+def _queued_schema(name: str, examples_list, request=None, **kwargs):
     return extend_schema(
-        request=None,
+        request=request,
         parameters=[IF_MATCH],
         responses={
             200: inline_serializer(
@@ -249,10 +293,17 @@ class EvaluationRunResumeApi(APIView):
         "cancelled, interrupted, failed calls), as the run page's Resume button; answered "
         "items are never asked twice. A run with nothing left to ask, an imported, a "
         "pending or a cancelling run is a 400 with the reason. With If-Match, a run whose "
-        "state changed since that read answers 412.",
+        "state changed since that read answers 412.\n\n"
+        "A run stopped at budget (its budget or its provider's monthly cap reached) "
+        "resumes with the budget_usd sent (absent, null or blank: no budget; never the old "
+        "one): its waiting items are queued, failed ones wait for a retry. A budget the run "
+        "has already spent, or a monthly cap still reached, is a 400 saying so. budget_usd "
+        "sent to resume any other run is a 400.",
+        request={"application/json": RESUME_REQUEST, "multipart/form-data": RESUME_REQUEST},
     )
     def post(self, request, run_id: int):
-        return _requeue(request, run_id, actions.run_resume)
+        form = RunResumeForm(data=form_fields(request, RunResumeForm))
+        return _requeue(request, run_id, actions.run_resume, form=form)
 
 
 class EvaluationRunRetryApi(APIView):
@@ -278,7 +329,8 @@ class EvaluationRunCancelApi(APIView):
 
     @extend_schema(
         summary="Cancel a run",
-        description="Stops a pending or running run, as the run page's Cancel button: "
+        description="Stops a pending, running or stopped-at-budget run, as the run page's "
+        "Cancel button: "
         "items not yet asked are cancelled at once; an item whose call is in flight keeps "
         "its answer, and the run is cancelled once those end (status cancelling until "
         "then). Stored responses stay; a resume asks the rest. Any other run is a 400 "

@@ -34,6 +34,7 @@ from adjudication.mcq.models import (
 )
 from adjudication.mcq.versions import current_version
 from core.llm_runs.services import RunFlow
+from core.llm_runs.spending import parse_budget
 from core.providers import configured_provider
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig
@@ -131,11 +132,14 @@ def screening_run_open(
     assembly_run: McqAssemblyRun | None = None,
     dispatch: bool = True,
     on_unavailable=None,
+    budget_usd=None,
 ) -> McqScreeningRun | None:
     """A started run screening the current version of each item awaiting screening
     that has no screening open or done for it; None when no item needs one. The units
     are queued once the transaction commits (``dispatch=False``: the caller executes
-    them itself)."""
+    them itself). ``budget_usd`` (None: none) stops the run once its recorded cost
+    reaches it (issue #36)."""
+    budget_usd = _budget(budget_usd)
     items = list(
         McqItem.objects.select_for_update()
         .filter(pk__in=list(item_ids), status=McqItem.Status.SCREENING)
@@ -145,7 +149,9 @@ def screening_run_open(
     versions = [(item, v) for item, v in versions if not _version_taken(v)]
     if not versions:
         return None
-    run = McqScreeningRun.objects.create(note=note, created_by=user, assembly_run=assembly_run)
+    run = McqScreeningRun.objects.create(
+        note=note, created_by=user, assembly_run=assembly_run, budget_usd=budget_usd
+    )
     McqScreening.objects.bulk_create(
         McqScreening(run=run, item=item, item_version=version) for item, version in versions
     )
@@ -156,8 +162,18 @@ def screening_run_open(
     return run
 
 
-def screening_run_for_everything_awaiting(*, user, on_unavailable=None) -> McqScreeningRun:
-    """The admin's "screen every item awaiting screening"."""
+def _budget(value):
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise McqError(str(error)) from None
+
+
+def screening_run_for_everything_awaiting(
+    *, user, budget_usd=None, on_unavailable=None
+) -> McqScreeningRun:
+    """The admin's "screen every item awaiting screening", with an optional budget."""
+    budget_usd = _budget(budget_usd)
     if screener_provider() is None:
         raise McqError(
             "No screening model is configured (HEARTBENCH_MCQ_SCREENER_*); items wait until one is."
@@ -168,6 +184,7 @@ def screening_run_for_everything_awaiting(*, user, on_unavailable=None) -> McqSc
         note="Every item awaiting screening.",
         user=user,
         on_unavailable=on_unavailable,
+        budget_usd=budget_usd,
     )
     if run is None:
         raise McqError("No item awaits screening without a screening already open or done.")
@@ -223,15 +240,18 @@ def _reopen(run, units, *, statuses, nothing: str, on_unavailable) -> McqScreeni
 
 
 @transaction.atomic
-def screening_run_resume(*, run_id: int, user=None, on_unavailable=None) -> McqScreeningRun:
+def screening_run_resume(
+    *, run_id: int, budget_usd=None, user=None, on_unavailable=None
+) -> McqScreeningRun:
     """A cancelled run's cancelled screenings wait again, those whose item still awaits
     screening at their version; a run stopped at a spending limit takes up its waiting
-    screenings again."""
+    screenings again with ``budget_usd`` as its new budget (None: none, never the old
+    one kept silently). A new budget for any other run is refused."""
     run = FLOW.lock(run_id, missing=f"No screening run {run_id}.")
     if run.status == RunStatus.STOPPED_AT_BUDGET:
         # Stopped at a spending limit (issue #36): its waiting screenings go on, refused
-        # while the limit still holds.
-        ids = FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        # while a limit would stop it again at once.
+        ids = FLOW.resume_locked(run, budget_usd=_budget(budget_usd))
         if ids:
             _queue(run.pk, ids, on_unavailable)
         else:
@@ -239,6 +259,11 @@ def screening_run_resume(*, run_id: int, user=None, on_unavailable=None) -> McqS
         return run
     if run.status != RunStatus.CANCELLED:
         raise FLOW.refusal(run, "a cancelled run can be resumed")
+    if budget_usd not in (None, ""):
+        raise McqError(
+            f"{FLOW.name(run)} is cancelled: a new budget is given only when resuming a run "
+            "stopped at its budget."
+        )
     units = FLOW.units(run.pk).filter(status=Unit.CANCELLED).select_related("item_version")
     return _reopen(
         run,
