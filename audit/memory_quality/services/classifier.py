@@ -23,6 +23,7 @@ from audit.memory_quality.services.records import (
     log_event,
     require_role,
 )
+from audit.memory_quality.services.spending import audit_llm_call_held
 from core.roles import Role
 from core.tasks import enqueue_on_commit
 
@@ -64,12 +65,15 @@ def classifier_check(*, run_id: int, memory_pk: int, criterion: int, provider=No
     like a pattern flag; a verdict on a pattern flag confirms or rejects it without
     changing it. Idempotent: a memory with a verdict on the criterion is left alone; a
     failed call is made again and its new result replaces the failed one (the failed
-    call stays recorded)."""
+    call stays recorded). None when the run is at a spending limit: no call is made, and
+    resuming the run asks again (``spending``)."""
     existing = ClassifierResult.objects.filter(
         run_id=run_id, memory_id=memory_pk, criterion=criterion
     ).first()
     if existing is not None and existing.verdict != ClassifierResult.Verdict.FAILED:
         return existing
+    if audit_llm_call_held(run_id=run_id):
+        return None
     memory = Memory.objects.get(pk=memory_pk)
     result = checks.classify(
         memory=checks.memory_dict(memory),
