@@ -35,6 +35,11 @@ def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
     failed is asked again)."""
     require_role(actor, Role.ADMIN, "run the LLM classifier")
     run = AuditRun.objects.filter(pk=run_id).first()
+    if run is not None and run.is_stopped_at_budget:
+        raise AuditError(
+            f"Audit run {run.pk} is stopped at a spending limit; resume it (with a higher "
+            "budget) before running the classifier."
+        )
     if run is None or run.status != AuditRun.Status.FINISHED:
         raise AuditError("Run the classifier on a finished audit run.")
     if criterion not in criteria.CRITERIA:
