@@ -11,6 +11,7 @@ from django.urls import reverse
 from adjudication.judging.models import MAX_ORDERS_PER_PAIR
 from annotation.generation.models import ModelFamily
 from core.display import character_name, scenario_title
+from core.llm_runs.forms import budget_field
 from core.protocol import PROTOCOL_SEED
 from core.text_rules import NAME, NOTE, TextRules
 
@@ -69,6 +70,10 @@ class JudgeRunForm(TextRules, forms.Form):
     )
     note = forms.CharField(
         label="Note", required=False, max_length=NOTE, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    budget_usd = budget_field(
+        help_text="Optional. The run stops sending calls once their recorded cost reaches "
+        "this; you can resume it with a higher budget. Blank: no budget."
     )
 
     def __init__(self, *args, configured, eligible, **kwargs):

@@ -21,7 +21,9 @@ from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
 from adjudication.judging.services.runs import JudgeRunError
 from core import web
+from core.actions import REFUSED, form_action, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
@@ -65,6 +67,7 @@ def judge_run_new(request):
                 orders_per_pair=data["orders_per_pair"],
                 pair_ids=form.pair_ids(),
                 note=data["note"],
+                budget_usd=data.get("budget_usd"),
             )
         except JudgeRunError as error:
             form.add_error(None, str(error))
@@ -90,7 +93,7 @@ def judge_run_detail(request, run_id):
     return _render_run(request, run_id)
 
 
-def _render_run(request, run_id, *, action_error: str = ""):
+def _render_run(request, run_id, *, action_error: str = "", resume_form=None):
     """The whole run page, or for htmx only its progress fragment (the status, actions
     and call table, so a swap keeps them consistent)."""
     run = selectors.judge_run_get(run_id=run_id)
@@ -111,6 +114,9 @@ def _render_run(request, run_id, *, action_error: str = ""):
             "polling": run.in_progress,
             "run_buttons": _run_buttons(run, progress),
             "action_error": action_error,
+            # Issue #36: a run stopped at a spending limit resumes with the budget typed
+            # here, through the run's one resume URL.
+            "resume_form": (resume_form or RunResumeForm()) if run.is_stopped_at_budget else None,
         },
     )
 
@@ -118,7 +124,8 @@ def _render_run(request, run_id, *, action_error: str = ""):
 def _run_buttons(run: JudgeRun, progress) -> list:
     """Cancel while it is pending or running; resume once cancelled; retry the failed
     calls once it finished with failures. Resume and retry post to the one resume URL,
-    whose service reads the run's state."""
+    whose service reads the run's state (a run stopped at a spending limit resumes by
+    the form beside the buttons, to the same URL)."""
     again = reverse("judging:resume", kwargs={"run_id": run.pk})
     if run.status in CANCELLABLE:
         return [
@@ -129,9 +136,6 @@ def _run_buttons(run: JudgeRun, progress) -> list:
             )
         ]
     left = progress.without_verdict
-    if run.status == Status.STOPPED_AT_BUDGET:
-        # Issue #36: stopped at the provider's monthly cap; refused while it holds.
-        return [resume_button(again, label="Resume run")]
     if run.status == Status.CANCELLED and left:
         label = f"Resume run ({left} call{pluralize(left)} without a verdict)"
         return [resume_button(again, label=label)]
@@ -168,10 +172,36 @@ def judge_run_cancel(request, run_id):
 @admin_required
 @require_POST
 def judge_run_resume(request, run_id):
-    selectors.judge_run_get(run_id=run_id)
+    """The run's one resume: the buttons of a cancelled run and of one with failed calls,
+    and the form of a run stopped at a spending limit (its new budget, blank: none); a
+    refused budget shows the page again with the form's message."""
+    run = selectors.judge_run_get(run_id=run_id)
+    if run.is_stopped_at_budget:
+        return _resume_at_budget(request, run_id)
     return _run_action(
         request,
         run_id,
         lambda on_unavailable: runs.judge_run_resume(run_id=run_id, on_unavailable=on_unavailable),
         f"Judge run {run_id} is resumed: the calls without a verdict are queued again.",
     )
+
+
+def _resume_at_budget(request, run_id):
+    form = RunResumeForm(request.POST)
+    unqueued: list[str] = []
+    resumed = on_page(
+        lambda: form_action(
+            form,
+            lambda data: runs.judge_run_resume(
+                run_id=run_id, budget_usd=data.get("budget_usd"), on_unavailable=unqueued.append
+            ),
+            refusals=(JudgeRunError,),
+        )
+    )
+    if resumed is REFUSED:
+        return _render_run(request, run_id, resume_form=form)
+    for message in unqueued:
+        messages.error(request, message)
+    if not unqueued:
+        messages.success(request, f"Judge run {run_id} is resumed: its waiting calls are queued.")
+    return redirect("judging:run", run_id=run_id)

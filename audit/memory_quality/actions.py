@@ -2,8 +2,15 @@
 ``/api/audit/`` validate with the same forms and reach the services through these
 functions, so both refuse with the same words (``core.actions``)."""
 
-from audit.memory_quality.models import AuditError
-from audit.memory_quality.services import classifier, configuration, finalize, review, runs
+from audit.memory_quality.models import AuditError, AuditRun
+from audit.memory_quality.services import (
+    classifier,
+    configuration,
+    finalize,
+    review,
+    runs,
+    spending,
+)
 from core.actions import ActionRefused, form_action
 
 __all__ = [
@@ -12,6 +19,7 @@ __all__ = [
     "case_senior_edit",
     "run_classify",
     "run_finalize",
+    "run_resume",
     "run_start",
     "settings_create",
 ]
@@ -54,12 +62,32 @@ def run_start(form, *, user):
 
     def start(data):
         run = runs.audit_run_start(
-            created_by=user, character_keys=data["characters"], note=data["note"]
+            created_by=user,
+            character_keys=data["characters"],
+            note=data["note"],
+            budget_usd=data.get("budget_usd"),
         )
         runs.queue_run(run)
         return run
 
     return form_action(form, start, refusals=REFUSALS)
+
+
+#: ``run_resume``'s budget when none is given: the run's own, as it is.
+KEEP_BUDGET = object()
+
+
+def run_resume(*, user, run_id: int, budget_usd=KEEP_BUDGET):
+    """The run's one resume (the page's button and form, the API): a run stopped at a
+    spending limit resumes with ``budget_usd`` (blank: none; not given: its budget as
+    it is, refused while it is reached), a cancelled run audits its cancelled
+    characters (``runs.audit_run_resume``). Each service checks the state again under
+    the run's lock."""
+    run = AuditRun.objects.only("status", "budget_usd").get(pk=run_id)
+    if not run.is_stopped_at_budget:
+        return runs.audit_run_resume(run_id=run_id, user=user)
+    budget = run.budget_usd if budget_usd is KEEP_BUDGET else budget_usd
+    return spending.audit_run_budget_resume(run_id=run_id, budget_usd=budget, user=user)
 
 
 def run_finalize(*, user, run_id: int):

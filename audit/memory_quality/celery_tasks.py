@@ -4,7 +4,8 @@ All are idempotent, so all are ``acks_late``: a task whose worker died is handed
 another worker (``CELERY_BROKER_TRANSPORT_OPTIONS``). A run that is over is left as it
 is and a running one goes on with the characters not yet audited; a repair attempt
 already recorded (or a case no longer under repair) is not made again; a memory with a
-verdict on a criterion is not asked about twice.
+verdict on a criterion is not asked about twice. A repair or a classifier call of a run
+at a spending limit is not made: resuming the run queues it again.
 """
 
 from celery import shared_task
@@ -25,6 +26,5 @@ def repair_memory(case_id: int) -> bool:
 
 @shared_task(name="audit.classify_memory", acks_late=True)
 def classify_memory(run_id: int, memory_pk: int, criterion: int) -> str:
-    return classifier.classifier_check(
-        run_id=run_id, memory_pk=memory_pk, criterion=criterion
-    ).verdict
+    result = classifier.classifier_check(run_id=run_id, memory_pk=memory_pk, criterion=criterion)
+    return result.verdict if result is not None else "held at a spending limit"

@@ -10,6 +10,7 @@ from audit.memory_quality import criteria
 from audit.memory_quality.models import NOTE_MAX_CHARS, MemoryCase
 from core.display import character_name, memory_field_label
 from core.drafts import autosave_attrs
+from core.llm_runs.forms import budget_field
 from core.text_rules import NOTE, TEXT, TextRules, field_label, text_problem
 
 
@@ -141,6 +142,10 @@ class AuditRunForm(TextRules, forms.Form):
         widget=forms.CheckboxSelectMultiple,
     )
     note = forms.CharField(label="Note", required=False, max_length=NOTE_MAX_CHARS)
+    budget_usd = budget_field(
+        help_text="Optional. The run's repair and classifier calls stop once their recorded "
+        "cost reaches this; you can resume the run with a higher budget. Blank: no budget."
+    )
 
     def __init__(self, *args, character_keys=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -148,6 +153,13 @@ class AuditRunForm(TextRules, forms.Form):
         self.helper = _helper(
             reverse("audit:run-list"), Submit("start", "Run the audit"), form_id="run-form"
         )
+
+    def estimate_keys(self) -> list[str]:
+        """The characters the cost estimate is for: the valid choice submitted, else every
+        character (an empty list)."""
+        if not self.is_bound or not self.is_valid():
+            return []
+        return list(self.cleaned_data["characters"])
 
 
 def _lines(text: str) -> list[str]:

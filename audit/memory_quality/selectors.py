@@ -142,12 +142,15 @@ def audit_unit_counts(*, run: AuditRun) -> dict:
     ones with their reasons."""
     units = AuditUnit.objects.filter(run=run)
     counts = dict(units.values_list("status").annotate(n=Count("pk")).order_by())
-    totals = units.aggregate(tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
+    totals = units.aggregate(
+        tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"), cost_usd=Sum("cost_usd")
+    )
     return {
         "total": sum(counts.values()),
         **{status: counts.get(status, 0) for status in AuditUnit.Status.values},
         "tokens_in": totals["tokens_in"] or 0,
         "tokens_out": totals["tokens_out"] or 0,
+        "cost_usd": totals["cost_usd"] or 0,
         "calls": AuditCall.objects.filter(run=run).count(),
         "failures": list(
             units.filter(status=AuditUnit.Status.FAILED)

@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.views.decorators.http import require_http_methods, require_POST
 
 from audit.memory_quality import actions, criteria, selectors, statistics
+from audit.memory_quality.estimate import audit_cost_estimate
 from audit.memory_quality.forms import (
     SENIOR_EDIT_FIELDS,
     AuditRunForm,
@@ -26,8 +27,9 @@ from audit.memory_quality.forms import (
 from audit.memory_quality.models import AuditError, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, review, runs
 from core import drafts, web
-from core.actions import REFUSED, on_page
+from core.actions import REFUSED, form_action, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.llm_runs.models import RunStatus
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
@@ -205,11 +207,15 @@ def run_list(request):
     return render(
         request,
         "audit/run_list.html",
-        {"runs": selectors.audit_run_list()[:50], "form": form},
+        {
+            "runs": selectors.audit_run_list()[:50],
+            "form": form,
+            "cost": audit_cost_estimate(character_keys=form.estimate_keys()),
+        },
     )
 
 
-def _run_context(request, run_id, *, action_error: str = "") -> dict:
+def _run_context(request, run_id, *, action_error: str = "", resume_form=None) -> dict:
     run = selectors.audit_run_get(run_id=run_id)
     if run is None:
         raise Http404("No such audit run.")
@@ -219,6 +225,9 @@ def _run_context(request, run_id, *, action_error: str = "") -> dict:
         "units": selectors.audit_unit_counts(run=run),
         "run_buttons": _run_buttons(run),
         "action_error": action_error,
+        # Issue #36: a run stopped at a spending limit resumes through the run's one
+        # resume URL, with the new budget typed here.
+        "resume_form": (resume_form or RunResumeForm()) if run.is_stopped_at_budget else None,
     }
 
 
@@ -240,7 +249,11 @@ def _run_buttons(run) -> list:
 
 @admin_required
 def run_detail(request, run_id):
-    context = _run_context(request, run_id)
+    return _render_run_page(request, run_id)
+
+
+def _render_run_page(request, run_id, *, resume_form=None):
+    context = _run_context(request, run_id, resume_form=resume_form)
     if request.htmx:
         return render(request, "audit/run_detail.html#progress", context)
     run = context["run"]
@@ -284,12 +297,37 @@ def run_cancel(request, run_id):
 @admin_required
 @require_POST
 def run_resume(request, run_id):
-    return _run_action(
-        request,
-        run_id,
-        runs.audit_run_resume,
-        f"Audit run {run_id} resumed: the characters not yet audited are queued.",
+    """The run's one resume: a cancelled run's button (its characters not yet audited
+    are queued), or the form of a run stopped at a spending limit (its new budget; its
+    held repairs and classifier calls are queued). A refused budget shows the page
+    again with the form's message."""
+    run = AuditRun.objects.filter(pk=run_id).only("status").first()
+    if run is None:
+        raise Http404("No such audit run.")
+    if not run.is_stopped_at_budget:
+        return _run_action(
+            request,
+            run_id,
+            lambda *, run_id, user: actions.run_resume(run_id=run_id, user=user),
+            f"Audit run {run_id} resumed: the characters not yet audited are queued.",
+        )
+    form = RunResumeForm(request.POST)
+    resumed = on_page(
+        lambda: form_action(
+            form,
+            lambda data: actions.run_resume(
+                user=request.user, run_id=run_id, budget_usd=data.get("budget_usd")
+            ),
+            refusals=(AuditError,),
+        )
     )
+    if resumed is REFUSED:
+        return _render_run_page(request, run_id, resume_form=form)
+    messages.success(
+        request,
+        f"Audit run {run_id} resumed: its repairs and classifier calls waiting are queued again.",
+    )
+    return redirect("audit:run-detail", run_id=run_id)
 
 
 @admin_required

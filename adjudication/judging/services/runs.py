@@ -20,6 +20,7 @@ from adjudication.judging.prompts import PROMPT_VERSION, candidate_orders
 from adjudication.judging.selectors import judge_eligible_pairs
 from annotation.generation.models import ModelFamily
 from core.llm_runs.services import RunFlow
+from core.llm_runs.spending import parse_budget
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, check_texts
 
@@ -68,16 +69,19 @@ def judge_run_create(
     orders_per_pair: int = 1,
     pair_ids=None,
     note: str = "",
+    budget_usd=None,
 ) -> JudgeRun:
     """A draft run with one pending call per chosen pair and order. ``pair_ids`` None
     means every eligible pair (three submitted human judgments); a chosen pair that is
     not eligible is refused. ``judge_family`` defaults to the provider's family, and
-    ``model`` to the provider's configured model."""
+    ``model`` to the provider's configured model. ``budget_usd`` (None: none) stops the
+    run once its recorded cost reaches it (``core.llm_runs.spending``)."""
     check_texts(
         {"name": name or "", "model": model or "", "note": note or ""},
         {"name": NAME, "model": NAME, "note": NOTE},
         error=JudgeRunError,
     )
+    budget = _budget(budget_usd)
     configs = judge_provider_configs()
     if provider_family not in configs:
         raise JudgeRunError(
@@ -124,6 +128,7 @@ def judge_run_create(
         prompt_version=PROMPT_VERSION,
         note=note,
         created_by=user,
+        budget_usd=budget,
     )
     run.pairs.set(pairs)
     prefetch_related_objects(pairs, "candidates")
@@ -144,6 +149,13 @@ def judge_run_create(
         batch_size=2000,
     )
     return run
+
+
+def _budget(value):
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise JudgeRunError(str(error)) from None
 
 
 def _enqueue_calls(run: JudgeRun, call_ids: list[int], on_unavailable) -> None:
@@ -179,17 +191,24 @@ def judge_run_cancel(*, run_id: int) -> JudgeRun:
     return run
 
 
+#: ``judge_run_resume``'s budget when none is given: the run's own, as it is.
+KEEP_BUDGET = object()
+
+
 @transaction.atomic
-def judge_run_resume(*, run_id: int, on_unavailable=None) -> JudgeRun:
+def judge_run_resume(*, run_id: int, on_unavailable=None, budget_usd=KEEP_BUDGET) -> JudgeRun:
     """Queue again every call of a cancelled run that has no verdict (cancelled calls,
     and waiting ones whose task may never have reached the broker), the waiting calls
     of a run stopped at a spending limit, or the failed calls of a run that finished
-    with failures (a retry). Succeeded calls are kept as they are."""
+    with failures (a retry). Succeeded calls are kept as they are. A run stopped at a
+    spending limit takes ``budget_usd`` as its budget (None: none; not given: the one it
+    has), and is refused while it would stop again at once."""
     run = FLOW.lock(run_id)
     if run.status == RunStatus.STOPPED_AT_BUDGET:
         # Stopped at a spending limit (issue #36): its waiting calls go on, refused while
         # the limit still holds.
-        call_ids = FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        budget = run.budget_usd if budget_usd is KEEP_BUDGET else _budget(budget_usd)
+        call_ids = FLOW.resume_locked(run, budget_usd=budget)
         if call_ids:
             _enqueue_calls(run, call_ids, on_unavailable)
         else:

@@ -15,6 +15,8 @@ RUN_EXAMPLE = {
     "created_at": "2026-01-01T10:00:00Z",
     "finished_at": "2026-01-01T10:02:00Z",
     "finalized_at": None,
+    "budget_usd": "25.00",
+    "stop_reason": "",
 }
 
 AUDIT_RUN_LIST_GET = [

@@ -39,6 +39,12 @@ class MemoryAuditRunSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     finalized_at = serializers.DateTimeField(allow_null=True)
+    budget_usd = serializers.DecimalField(
+        max_digits=12, decimal_places=2, allow_null=True, help_text="Null: no budget."
+    )
+    stop_reason = serializers.CharField(
+        help_text="Why a run stopped at its budget or a monthly cap (status stopped_at_budget)."
+    )
 
 
 class MemoryAuditOutcomeRowSerializer(serializers.Serializer):
@@ -70,6 +76,24 @@ class AuditRunInputSerializer(SerializerTextRules, serializers.Serializer):
         child=serializers.CharField(), required=False, help_text="Empty: every character."
     )
     note = serializers.CharField(required=False, allow_blank=True, max_length=NOTE_MAX_CHARS)
+    budget_usd = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        help_text="USD; the run's repair and classifier calls stop once their cost reaches it.",
+    )
+
+
+class ResumeInputSerializer(serializers.Serializer):
+    budget_usd = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        help_text="For a run stopped at a spending limit: its new budget (null: none; "
+        "left out: the budget it has).",
+    )
 
 
 RUN_FILTERS = [ListFilter("status", "status", choices=tuple(AuditRun.Status.values))]
@@ -236,12 +260,31 @@ RunCancelApi = _run_action(
     "The characters not yet audited are cancelled at once; the one being audited "
     "finishes first and its results stay. Resume audits the cancelled ones.",
 )
-RunResumeApi = _run_action(
-    "RunResumeApi",
-    runs.audit_run_resume,
-    "Resume a cancelled audit run",
-    "The cancelled characters are queued again; those audited already stay as they are.",
+
+
+@extend_schema(
+    summary="Resume a cancelled audit run, or one stopped at a spending limit",
+    description=(
+        "A cancelled run: its cancelled characters are queued again; those audited already "
+        "stay as they are. A run stopped at its budget or a monthly cap: its repairs and "
+        "classifier calls waiting are queued again, with budget_usd as its new budget "
+        "(null: none; left out: the budget it has); refused while the limit still holds."
+    ),
+    request=ResumeInputSerializer,
+    responses={200: MemoryAuditRunDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
 )
+class RunResumeApi(AdminApi):
+    def post(self, request, run_id):
+        _run(run_id)
+        body = request_body(request)
+        budget = {"budget_usd": body.get("budget_usd")} if "budget_usd" in body else {}
+        try:
+            actions.run_resume(run_id=run_id, user=request.user, **budget)
+        except AuditError as error:
+            return error_response(error)
+        return Response(run_detail_data(_run(run_id)))
+
+
 RunRetryApi = _run_action(
     "RunRetryApi",
     runs.audit_run_retry,

@@ -107,17 +107,24 @@ def classify(*, memory: dict, criterion: int, provider: ProviderConfig):
 
 
 def classifier_findings(
-    *, memory: dict, config: criteria.AuditConfig, provider: ProviderConfig | None = None
+    *,
+    memory: dict,
+    config: criteria.AuditConfig,
+    provider: ProviderConfig | None = None,
+    calls: list | None = None,
 ) -> tuple[list[criteria.Finding], list[str], bool]:
     """The classifier on every criterion in use: ``(findings, errors, used)``. ``used``
     is False when no classifier model is configured; an error names a criterion whose
-    call failed (then the re-check cannot pass)."""
+    call failed (then the re-check cannot pass). Each call's ``CallResult`` is appended
+    to ``calls`` when given, for the caller to record (what it cost)."""
     provider = provider or classifier_provider()
     if provider is None:
         return [], [], False
     findings, errors = [], []
     for criterion in sorted(config.enabled_criteria):
         result = classify(memory=memory, criterion=criterion, provider=provider)
+        if calls is not None:
+            calls.append(result)
         if not result.ok:
             errors.append(
                 f"criterion {criterion}: {result.error_kind}: {result.error_message}"[:500]

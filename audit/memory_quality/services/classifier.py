@@ -23,6 +23,7 @@ from audit.memory_quality.services.records import (
     log_event,
     require_role,
 )
+from audit.memory_quality.services.spending import audit_llm_call_held
 from core.roles import Role
 from core.tasks import enqueue_on_commit
 
@@ -34,6 +35,11 @@ def classifier_run_start(*, run_id: int, criterion: int, actor) -> int:
     failed is asked again)."""
     require_role(actor, Role.ADMIN, "run the LLM classifier")
     run = AuditRun.objects.filter(pk=run_id).first()
+    if run is not None and run.is_stopped_at_budget:
+        raise AuditError(
+            f"Audit run {run.pk} is stopped at a spending limit; resume it (with a higher "
+            "budget) before running the classifier."
+        )
     if run is None or run.status != AuditRun.Status.FINISHED:
         raise AuditError("Run the classifier on a finished audit run.")
     if criterion not in criteria.CRITERIA:
@@ -64,12 +70,15 @@ def classifier_check(*, run_id: int, memory_pk: int, criterion: int, provider=No
     like a pattern flag; a verdict on a pattern flag confirms or rejects it without
     changing it. Idempotent: a memory with a verdict on the criterion is left alone; a
     failed call is made again and its new result replaces the failed one (the failed
-    call stays recorded)."""
+    call stays recorded). None when the run is at a spending limit: no call is made, and
+    resuming the run asks again (``spending``)."""
     existing = ClassifierResult.objects.filter(
         run_id=run_id, memory_id=memory_pk, criterion=criterion
     ).first()
     if existing is not None and existing.verdict != ClassifierResult.Verdict.FAILED:
         return existing
+    if audit_llm_call_held(run_id=run_id):
+        return None
     memory = Memory.objects.get(pk=memory_pk)
     result = checks.classify(
         memory=checks.memory_dict(memory),

@@ -1,19 +1,18 @@
 """The memory audit's settings versions (App. B.6, L.3 defaults) and the models it may call:
-the repair model and the optional LLM classifier."""
+the repair model and the optional LLM classifier, with their prices (issue #36)."""
 
 from django.conf import settings
 from django.db import connection, models, transaction
 
 from audit.memory_quality import criteria, selectors
 from audit.memory_quality.models import NOTE_MAX_CHARS, AuditError, AuditSettings
+from audit.memory_quality.services.prices import CLASSIFIER_PROVIDER_PREFIX, REPAIR_PROVIDER_PREFIX
 from audit.memory_quality.services.records import log_event, require_role
 from core.providers import configured_provider
 from core.roles import Role
 from core.text_rules import check_text
 from llm import ProviderConfig
 
-REPAIR_PROVIDER_PREFIX = "HEARTBENCH_AUDIT_REPAIR"
-CLASSIFIER_PROVIDER_PREFIX = "HEARTBENCH_AUDIT_CLASSIFIER"
 # Structured-output rounds per repair attempt (a reply that fails the schema is sent
 # back once with the problem named); the protocol's three attempts count separately.
 REPAIR_ROUNDS = 2
@@ -113,6 +112,12 @@ def repair_provider() -> ProviderConfig | None:
 def classifier_provider() -> ProviderConfig | None:
     """The optional LLM classifier: ``HEARTBENCH_AUDIT_CLASSIFIER_PROVIDER`` / ``_*``."""
     return configured_provider(CLASSIFIER_PROVIDER_PREFIX)
+
+
+def run_providers(run) -> set[str]:
+    """The providers (``llm`` kinds) an audit run's LLM calls go to, for the lab's monthly
+    caps (issue #36): the repair model's and the classifier's, where configured."""
+    return {p.kind.value for p in (repair_provider(), classifier_provider()) if p is not None}
 
 
 def override_team_size() -> int:

@@ -16,6 +16,7 @@ from audit.memory_quality.models import (
     MemoryFlag,
     MemoryVersion,
 )
+from audit.memory_quality.services.prices import call_prices
 from core.llm_runs.services import record_call
 from core.roles import Role, has_any_role
 
@@ -25,15 +26,23 @@ def log_event(*, actor, action: str, run=None, case=None, **details) -> None:
 
 
 def audit_call_record(*, run_id: int, character_id: int, kind: str, result) -> AuditCall:
-    """Store one classifier or repair call (``core.llm_runs.services.record_call``); its
-    tokens count towards the unit of the memory's character in the run."""
+    """Store one classifier or repair call (``core.llm_runs.services.record_call``) at the
+    configured prices of its kind; its tokens and cost count towards the unit of the
+    memory's character in the run (what the run's budget reads)."""
     unit_id = (
         AuditUnit.objects.filter(run_id=run_id, character_id=character_id)
         .values_list("pk", flat=True)
         .first()
     )
     totals = (AuditUnit, unit_id) if unit_id is not None else None
-    return record_call(AuditCall, result=result, totals=totals, run_id=run_id, kind=kind)
+    return record_call(
+        AuditCall,
+        result=result,
+        totals=totals,
+        prices=call_prices(kind),
+        run_id=run_id,
+        kind=kind,
+    )
 
 
 def require_role(user, role: Role, doing: str) -> None:

@@ -34,6 +34,7 @@ from audit.memory_quality.services.records import (
     log_event,
     memory_change,
 )
+from audit.memory_quality.services.spending import audit_llm_call_held
 from core.plurals import counted
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig, make_client
@@ -81,7 +82,13 @@ def repair_attempt_run(
 ):
     """One targeted repair attempt at the next open defect of a flagged memory. Returns
     the attempt, or None when the case needs none (resolved already, or a redelivered
-    task). A defect still flagged after its attempts sends the case to manual review."""
+    task, or its run at a spending limit: the case waits under repair until the run is
+    resumed, ``spending``). A defect still flagged after its attempts sends the case to
+    manual review."""
+    # Asked before the case's lock is taken: the guard may lock the run (run first).
+    state = MemoryCase.objects.filter(pk=case_id).values_list("status", "run_id").first()
+    if state and state[0] == MemoryCase.Status.REPAIRING and audit_llm_call_held(run_id=state[1]):
+        return None
     with transaction.atomic():
         case = (
             MemoryCase.objects.select_for_update()
@@ -135,11 +142,11 @@ def repair_attempt_run(
         )
     finally:
         client.close()
-    changes, recheck = {}, ([], [], False)
+    changes, recheck, recheck_calls = {}, ([], [], False), []
     if result.ok:
         changes = {f: result.parsed[f] for f in fields}
         recheck = checks.classifier_findings(
-            memory=memory_data | changes, config=config, provider=classifier
+            memory=memory_data | changes, config=config, provider=classifier, calls=recheck_calls
         )
     return _repair_attempt_record(
         case_id=case_id,
@@ -151,13 +158,25 @@ def repair_attempt_run(
         result=result,
         changes=changes,
         recheck=recheck,
+        recheck_calls=recheck_calls,
         dispatch=dispatch,
     )
 
 
 @transaction.atomic
 def _repair_attempt_record(
-    *, case_id, number, defect_id, fields, system, user, result, changes, recheck, dispatch
+    *,
+    case_id,
+    number,
+    defect_id,
+    fields,
+    system,
+    user,
+    result,
+    changes,
+    recheck,
+    recheck_calls=(),
+    dispatch,
 ):
     case = (
         MemoryCase.objects.select_for_update()
@@ -205,6 +224,13 @@ def _repair_attempt_record(
         audit_findings=[f.as_dict() for f in findings],
         passed=passed,
     )
+    for call in recheck_calls:  # the re-check's classifier calls, paid for as well
+        audit_call_record(
+            run_id=case.run_id,
+            character_id=case.character_id,
+            kind=AuditCall.Kind.CLASSIFIER,
+            result=call,
+        )
     log_event(
         actor=None,
         action="repair_attempt",

@@ -27,7 +27,11 @@ from audit.memory_quality.models import (
     MemoryCase,
     MemoryFlag,
 )
-from audit.memory_quality.services.configuration import audit_settings_current, repair_provider
+from audit.memory_quality.services.configuration import (
+    audit_settings_current,
+    repair_provider,
+    run_providers,
+)
 from audit.memory_quality.services.records import (
     case_flags,
     ensure_original_versions,
@@ -36,6 +40,7 @@ from audit.memory_quality.services.records import (
 )
 from core.llm_runs.models import ACTIVE, RunStatus
 from core.llm_runs.services import RunFlow
+from core.llm_runs.spending import parse_budget
 from core.plurals import agree
 from core.roles import Role
 from core.tasks import enqueue_on_commit
@@ -43,7 +48,13 @@ from core.text_rules import check_text
 
 logger = logging.getLogger(__name__)
 
-FLOW = RunFlow(run_model=AuditRun, unit_model=AuditUnit, error=AuditError, label="Audit run")
+FLOW = RunFlow(
+    run_model=AuditRun,
+    unit_model=AuditUnit,
+    error=AuditError,
+    label="Audit run",
+    providers=run_providers,
+)
 UnitStatus = AuditUnit.Status
 #: A run that holds the audit: a new one waits until it has ended.
 BUSY = (RunStatus.PENDING, RunStatus.RUNNING, RunStatus.CANCELLING)
@@ -57,10 +68,12 @@ def queue_run(run: AuditRun) -> None:
 
 @transaction.atomic
 def audit_run_start(
-    *, created_by, character_keys=(), note: str = "", settings_version=None
+    *, created_by, character_keys=(), note: str = "", settings_version=None, budget_usd=None
 ) -> AuditRun:
     """A new run, pending, with a unit per character it covers; the caller queues it
-    (``queue_run``) and the worker starts it."""
+    (``queue_run``) and the worker starts it. ``budget_usd`` (None: none) holds the
+    run's repair and classifier calls once their recorded cost reaches it
+    (``services.spending``)."""
     if created_by is not None:
         require_role(created_by, Role.ADMIN, "start an audit run")
     check_text(note or "", label="Note", limit=NOTE_MAX_CHARS, error=AuditError)
@@ -74,6 +87,7 @@ def audit_run_start(
             f"Unknown {agree(len(set(keys) - known), 'character', 'characters')}: "
             f"{', '.join(sorted(set(keys) - known))}."
         )
+    budget = budget_value(budget_usd)
     version = settings_version or audit_settings_current()
     characters = Character.objects.order_by("key")
     if keys:
@@ -84,10 +98,20 @@ def audit_run_start(
         note=note,
         created_by=created_by,
         memory_total=Memory.objects.filter(character__in=characters).count(),
+        budget_usd=budget,
     )
     AuditUnit.objects.bulk_create(AuditUnit(run=run, character=c) for c in characters)
     log_event(actor=created_by, action="run_started", run=run, settings=version.number)
     return run
+
+
+def budget_value(value):
+    """A budget as typed (``core.llm_runs.spending.parse_budget``), refused as an
+    ``AuditError`` naming the field."""
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise AuditError(str(error)) from None
 
 
 @transaction.atomic
