@@ -25,6 +25,7 @@ pytestmark = pytest.mark.django_db
 # HEARTBENCH_MEMORY_PRICE_IN / _OUT of ``memory_env`` (USD per million tokens).
 PRICE_IN, PRICE_OUT = Decimal(3), Decimal(15)
 SCHEMA_CHARS = len(json.dumps(MEMORY_SCHEMA, separators=(",", ":")))
+SCHEMA_INSTRUCTION = "Reply with a single JSON value and nothing else"
 CONTEXT = "At the kitchen table after school, with the radio on and my homework spread out."
 
 
@@ -48,6 +49,9 @@ def sent_tokens(record) -> int:
     system = body["system"]
     if isinstance(system, list):
         system = "".join(part["text"] for part in system)
+    # The client's own paragraph carrying the schema, when it appends one: the schema
+    # is counted once, as compact JSON.
+    system = system.split(f"\n\n{SCHEMA_INSTRUCTION}", 1)[0]
     content = body["messages"][0]["content"]
     if isinstance(content, list):
         content = "".join(part.get("text", "") for part in content)
