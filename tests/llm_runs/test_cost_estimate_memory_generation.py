@@ -31,8 +31,8 @@ CONTEXT = "At the kitchen table after school, with the radio on and my homework 
 
 def run_serially(plan, *, seed=0, capture):
     """A run over ``plan`` whose batches this process runs one after another, largest
-    first (the order the run sends them in)."""
-    run = run_create(user=UserFactory(), plan_ids=[plan.pk], concurrency=1, seed=seed)
+    first (the order the run sends them in); all are sent at the start."""
+    run = run_create(user=UserFactory(), plan_ids=[plan.pk], concurrency=64, seed=seed)
     with capture(execute=False):  # the test runs the batches
         run_start(run_id=run.pk, user=None)
     for batch in MemoryBatch.objects.filter(run=run).order_by("-slot_count", "index"):
