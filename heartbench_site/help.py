@@ -133,6 +133,7 @@ HELP = {
     "baseline:withdraw": "participant/withdrawal.md#how-to-withdraw",
     "baseline:participant-erase": "lab-admin/participant-data.md#erasing-a-participants-data",
     "corpus:generation-resume": "lab-admin/costs.md#resuming-a-stopped-run",
+    "drafting:job-resume": "lab-admin/costs.md#resuming-a-stopped-run",
 }
 
 

@@ -11,6 +11,7 @@ from django import forms
 from annotation.character_drafting import design
 from annotation.character_drafting.models import DraftingJob
 from annotation.profile_review.models import PROFILE_FIELD_CHOICES
+from core.llm_runs.forms import budget_field
 from core.text_rules import NAME, NOTE, TEXT, TextRules
 
 
@@ -56,6 +57,7 @@ class DraftingDesignForm(TextRules, forms.Form):
     note = forms.CharField(
         max_length=NOTE, label="Note", required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
+    budget_usd = budget_field()
     confirmed_plan = forms.CharField(max_length=NAME, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, confirm: bool = False, **kwargs):

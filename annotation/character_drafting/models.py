@@ -17,6 +17,7 @@ from core.llm_runs.models import (
     LlmRun,
     PromptInUseError,
     RunStatus,
+    UnitCost,
     run_status_choices,
 )
 
@@ -78,10 +79,17 @@ class DraftingJob(LlmRun):
     max_attempts = models.PositiveIntegerField(
         help_text="Model calls per draft before it is reported as failed."
     )
-    # A job starts running when it is made: it is never pending or cancelled. The API
-    # schema names these choices (settings: SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
+    # A job starts running when it is made: it is never pending. It stops at budget when
+    # its recorded cost reaches its budget or its provider the lab's monthly cap (issue
+    # #36), and is then resumed or cancelled. The API schema names these choices
+    # (settings: SPECTACULAR_SETTINGS' ENUM_NAME_OVERRIDES).
     STATUS_CHOICES = run_status_choices(
-        RunStatus.RUNNING, RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES
+        RunStatus.RUNNING,
+        RunStatus.CANCELLING,
+        RunStatus.CANCELLED,
+        RunStatus.FINISHED,
+        RunStatus.FINISHED_WITH_FAILURES,
+        RunStatus.STOPPED_AT_BUDGET,
     )
     status = models.CharField(max_length=32, choices=STATUS_CHOICES, default=RunStatus.RUNNING)
     started_at = None
@@ -91,17 +99,19 @@ class DraftingJob(LlmRun):
         return f"drafting job {self.pk} ({self.status})"
 
 
-class CharacterDraft(models.Model):
+class CharacterDraft(UnitCost):
     """One character of a job: drafted, checked, retried, then a profile version or a
-    reported failure."""
+    reported failure (or cancelled while waiting, with its job). Its tokens and cost are
+    the sums of its calls' (``UnitCost``)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting"
         RUNNING = "running", "Drafting"
         SUCCEEDED = "succeeded", "Drafted"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
-    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
     job = models.ForeignKey(DraftingJob, on_delete=models.CASCADE, related_name="drafts")
     char_key = models.CharField(max_length=16)

@@ -73,7 +73,7 @@ def drafting_job_progress(*, job: DraftingJob) -> dict:
     for row in rows:
         counts[row.draft.status] += 1
     total = len(rows)
-    done = counts["succeeded"] + counts["failed"]
+    done = counts["succeeded"] + counts["failed"] + counts["cancelled"]
     return {
         "rows": rows,
         "total": total,

@@ -10,6 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.character_drafting import selectors
+from annotation.character_drafting.design import table4_plan
+from annotation.character_drafting.estimate import drafting_cost_estimate
 from annotation.character_drafting.forms import (
     DraftingDesignForm,
     DraftingPromptForm,
@@ -26,11 +28,14 @@ from annotation.character_drafting.services.common import (
 from annotation.character_drafting.services.redraft_rules import redraft_blocker
 from annotation.corpus.models import Character
 from core import web
-from core.llm_runs.buttons import retry_button
+from core.llm_runs.buttons import cancel_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.roles import CORPUS_ADMINS, role_required
 from core.web import add_error_messages
 
 JOBS_PER_PAGE = 25
+# What the cancel button is offered for; the service has the last word.
+CANCELLABLE = (DraftingJob.Status.RUNNING, DraftingJob.Status.STOPPED_AT_BUDGET)
 admin_required = role_required(*CORPUS_ADMINS)
 
 
@@ -79,6 +84,7 @@ def drafting_job_new(request):
                         design_text=form.cleaned_data.get("custom_design") or "",
                         model=form.cleaned_data.get("model") or "",
                         note=form.cleaned_data.get("note") or "",
+                        budget_usd=form.cleaned_data.get("budget_usd"),
                         on_unavailable=lambda message: messages.error(request, message),
                     )
                 except DraftingError as error:
@@ -97,6 +103,18 @@ def drafting_job_new(request):
                 form.add_error(None, refusal)
     else:
         form = DraftingDesignForm(initial={"model": config.model if config else ""})
+    to_draft = [p for p in plan or [] if p.char_key not in existing]
+    if plan is None and request.method == "GET":
+        # The default design's characters, until another plan is checked.
+        default = table4_plan()
+        taken = set(
+            Character.objects.filter(key__in=[p.char_key for p in default]).values_list(
+                "key", flat=True
+            )
+        )
+        estimate_plan = [p for p in default if p.char_key not in taken]
+    else:
+        estimate_plan = to_draft
     return render(
         request,
         "character_drafting/job_new.html",
@@ -104,9 +122,10 @@ def drafting_job_new(request):
             "form": form,
             "plan": plan,
             "existing": existing,
-            "to_draft": [p for p in plan or [] if p.char_key not in existing],
+            "to_draft": to_draft,
             "provider": config,
             "provider_problem": problem,
+            "cost": drafting_cost_estimate(plan=estimate_plan, provider=config),
         },
     )
 
@@ -116,11 +135,11 @@ def drafting_job_detail(request, job_id):
     return _render_job(request, job_id)
 
 
-def _render_job(request, job_id, *, action_error: str = ""):
+def _render_job(request, job_id, *, action_error: str = "", resume_form=None):
     """The whole job page, or for htmx only its progress fragment."""
     job = selectors.drafting_job_get(job_id=job_id)
     template = "character_drafting/job_detail.html"
-    if request.htmx:
+    if request.htmx and resume_form is None:
         template += "#job-progress"
     progress = selectors.drafting_job_progress(job=job)
     return render(
@@ -130,25 +149,38 @@ def _render_job(request, job_id, *, action_error: str = ""):
             "job": job,
             "run": job,  # the name core/llm_run_detail.html reads
             "progress": progress,
-            "polling": job.status == DraftingJob.Status.RUNNING,
+            "polling": job.is_active,
             "run_buttons": _job_buttons(job, progress),
             "action_error": action_error,
+            "resume_form": (resume_form or RunResumeForm()) if job.is_stopped_at_budget else None,
         },
     )
 
 
 def _job_buttons(job, progress) -> list:
-    """What the job offers now (core.llm_runs.buttons): a retry of its failed drafts."""
-    failed = progress["counts"]["failed"]
-    if not failed:
-        return []
-    return [
-        retry_button(
-            reverse("drafting:job-retry", kwargs={"job_id": job.pk}),
-            label=f"Retry failed drafts ({failed})",
-            element_id="retry-failed-drafts",
+    """What the job offers now (core.llm_runs.buttons): a retry of its failed drafts, and
+    a cancel while it runs or is stopped at budget (a stopped job is resumed with the
+    budget form)."""
+    buttons = []
+    if job.status in CANCELLABLE:
+        buttons.append(
+            cancel_button(
+                reverse("drafting:job-cancel", kwargs={"job_id": job.pk}),
+                question=f"Cancel drafting job {job.pk}? Waiting drafts are cancelled; "
+                "drafted characters stay.",
+                label="Cancel job",
+            )
         )
-    ]
+    failed = progress["counts"]["failed"]
+    if failed and job.status in jobs.RETRYABLE:
+        buttons.append(
+            retry_button(
+                reverse("drafting:job-retry", kwargs={"job_id": job.pk}),
+                label=f"Retry failed drafts ({failed})",
+                element_id="retry-failed-drafts",
+            )
+        )
+    return buttons
 
 
 @admin_required
@@ -165,6 +197,46 @@ def drafting_job_retry(request, job_id):
         done_url=reverse("drafting:job-detail", kwargs={"job_id": job_id}),
         done_message=f"Drafting job {job_id}: the failed drafts are queued again.",
     )
+
+
+@admin_required
+@require_POST
+def drafting_job_cancel(request, job_id):
+    selectors.drafting_job_get(job_id=job_id)  # 404 before any write
+    return web.run_action(
+        request,
+        lambda on_unavailable: jobs.drafting_job_cancel(job_id=job_id, user=request.user),
+        refusal=DraftingError,
+        fragment=lambda problem: _render_job(request, job_id, action_error=problem),
+        done_url=reverse("drafting:job-detail", kwargs={"job_id": job_id}),
+        done_message=f"Drafting job {job_id} is cancelled: its waiting drafts will not be "
+        "drafted; drafted characters stay.",
+    )
+
+
+@admin_required
+@require_POST
+def drafting_job_resume(request, job_id):
+    """Resume a job stopped at its budget or a monthly cap, with the budget typed (blank:
+    none). A refused resume shows the page again with the form's messages."""
+    selectors.drafting_job_get(job_id=job_id)
+    form = RunResumeForm(request.POST)
+    if form.is_valid():
+        try:
+            jobs.drafting_job_resume(
+                job_id=job_id,
+                user=request.user,
+                budget_usd=form.cleaned_data.get("budget_usd"),
+                on_unavailable=lambda message: messages.error(request, message),
+            )
+        except DraftingError as error:
+            add_error_messages(form, error)
+        else:
+            messages.success(
+                request, f"Drafting job {job_id} resumed: its waiting drafts are queued again."
+            )
+            return redirect("drafting:job-detail", job_id=job_id)
+    return _render_job(request, job_id, resume_form=form)
 
 
 @admin_required

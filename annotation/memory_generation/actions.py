@@ -12,6 +12,7 @@ __all__ = [
     "memory_run_cancel",
     "memory_run_launch",
     "memory_run_resume",
+    "memory_run_resume_with_budget",
     "memory_run_retry",
     "memory_run_start",
     "plan_top_up",
@@ -51,6 +52,16 @@ def memory_run_cancel(*, run_id: int, user):
 def memory_run_resume(*, run_id: int, user):
     """Resume a cancelled run: its unfinished batches ask only for their empty slots."""
     return _run_action(runs.run_resume, run_id=run_id, user=user)
+
+
+def memory_run_resume_with_budget(form, *, run_id: int, user):
+    """Resume a run stopped at a spending limit with the budget of a bound
+    ``RunResumeForm`` (blank: none); refused, saying why, while it would stop again."""
+    return form_action(
+        form,
+        lambda data: runs.run_resume(run_id=run_id, user=user, budget_usd=data.get("budget_usd")),
+        refusals=(MemoryGenerationError,),
+    )
 
 
 def memory_run_retry(*, run_id: int, user):

@@ -214,10 +214,11 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
     run machinery, which checks the lab's monthly caps before a unit is taken up."""
     from adjudication.judging.services.runs import FLOW as judging
     from adjudication.mcq.services.screening_runs import FLOW as mcq_screening
+    from annotation.character_drafting.services.common import FLOW as drafting
     from annotation.generation.services.transitions import FLOW as generation
     from annotation.memory_generation.services.batches import FLOW as memory_generation
 
-    for flow in (generation, memory_generation, judging, mcq_screening):
+    for flow in (generation, memory_generation, judging, mcq_screening, drafting):
         assert flow.providers is not None, flow.run_model
     priced = {
         str(path.relative_to(ROOT))
@@ -231,6 +232,7 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
     assert priced == {
         "annotation/generation/services/calls.py",
         "annotation/memory_generation/services/calls.py",
+        "annotation/character_drafting/services/execution.py",
         "adjudication/judging/services/calls.py",
         "adjudication/mcq/services/item_screening.py",
     }

@@ -469,6 +469,8 @@ ACCESS = {
     "baseline:participant-erase": only(ADMIN),
     # Costs (issue #36, wt-budget): resuming a run stopped at its budget; admins.
     **dict.fromkeys(["corpus:generation-resume"], only(ADMIN)),
+    # Costs (issue #36, wt-memgen): cancelling or resuming a drafting job; admins.
+    **dict.fromkeys(["drafting:job-cancel", "drafting:job-resume"], only(ADMIN)),
 } | STATISTICS_ACCESS  # the statistics pages' tidy tables (issue #23)
 
 # Field names that carry a key or its provenance; they must never reach a baseline

@@ -1,6 +1,9 @@
 """What the drafting services share: the refusal, the admin check, the drafting model's
 configuration and a job's final status."""
 
+import os
+from decimal import Decimal, InvalidOperation
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
@@ -47,6 +50,29 @@ def drafting_provider() -> llm.ProviderConfig | None:
         raise DraftingError(f"The drafting model's configuration is invalid: {error}.") from None
 
 
+def drafting_prices(environ=None) -> tuple[Decimal, Decimal]:
+    """USD per million tokens in and out of the drafting model:
+    ``HEARTBENCH_DRAFTING_PRICE_IN`` / ``_PRICE_OUT`` in the environment of the process
+    that makes the call (unset: 0, unknown). Every call records its cost at these."""
+    env = os.environ if environ is None else environ
+    prices = []
+    for name in ("PRICE_IN", "PRICE_OUT"):
+        raw = (env.get(f"{PROVIDER_PREFIX}_{name}") or "0").strip()
+        try:
+            price = Decimal(raw)
+        except InvalidOperation:
+            raise DraftingError(f"{PROVIDER_PREFIX}_{name} is not a number.") from None
+        if not price.is_finite() or price < 0:
+            raise DraftingError(f"{PROVIDER_PREFIX}_{name} must be a number ≥ 0.")
+        prices.append(price)
+    return prices[0], prices[1]
+
+
+def job_providers(job: DraftingJob) -> set[str]:
+    """The provider a job calls (for the lab's monthly caps, issue #36)."""
+    return {job.provider} if job.provider else set()
+
+
 # A job's transitions (core.llm_runs): a draft queued again starts with no findings.
 FLOW = RunFlow(
     run_model=DraftingJob,
@@ -55,6 +81,7 @@ FLOW = RunFlow(
     label="Drafting job",
     run_field="job",
     reopen_fields={"problems": [], "warnings": []},
+    providers=job_providers,
 )
 
 

@@ -24,9 +24,12 @@ from annotation.character_drafting.profile_schema import (
     profile_as_json,
 )
 from annotation.character_drafting.services.common import (
+    FLOW,
     NOT_CONFIGURED_MESSAGE,
     DraftingError,
     DraftStatus,
+    JobStatus,
+    drafting_prices,
     drafting_provider,
     job_finish_if_done,
 )
@@ -52,6 +55,9 @@ logger = logging.getLogger(__name__)
 #: not JSON or breaks the schema is sent back once with the problem named.
 SCHEMA_ROUNDS = 2
 SOURCE_MAX = 300  # ProfileVersion.source
+
+
+CANCELLED = (JobStatus.CANCELLING, JobStatus.CANCELLED)
 
 
 class DraftFailed(Exception):
@@ -89,6 +95,12 @@ def character_draft_execute(
 
 
 def _claim(draft_id: int) -> CharacterDraft | None:
+    """The draft marked drafting; None when there is nothing to draft: it is final, its
+    job was cancelled (a waiting draft is cancelled with it), or its job is stopped at a
+    spending limit, or has just reached one (issue #36): the draft waits for a resume."""
+    waiting = CharacterDraft.objects.select_related("job").filter(pk=draft_id).first()
+    if waiting is None or FLOW.held_at_spending_limit(waiting):
+        return None
     with transaction.atomic():
         draft = (
             CharacterDraft.objects.select_for_update(of=("self",))
@@ -97,6 +109,12 @@ def _claim(draft_id: int) -> CharacterDraft | None:
             .first()
         )
         if draft is None or draft.is_terminal:
+            return None
+        if draft.status == DraftStatus.PENDING and draft.job.status in CANCELLED:
+            draft.status = DraftStatus.CANCELLED
+            draft.save(update_fields=["status", "updated_at"])
+            return None
+        if draft.status == DraftStatus.PENDING and draft.job.status != JobStatus.RUNNING:
             return None
         draft.deliveries += 1
         draft.status = DraftStatus.RUNNING
@@ -188,6 +206,10 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
             "not_configured", f"{NOT_CONFIGURED_MESSAGE} (read by the worker that took it)"
         )
     config = config.with_options(model=job.model)
+    try:
+        prices = drafting_prices()
+    except DraftingError as error:
+        raise DraftFailed("not_configured", f"{error.messages[0]} (read by the worker)") from None
     planned = PlannedCharacter.from_dict(draft.planned)
     if _finish_from_record(draft, planned):
         return
@@ -204,7 +226,7 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
             if not result.ok:
                 output_problem = result.error_kind in OUTPUT_RETRYABLE
                 problems = [f"{result.error_kind}: {result.error_message}"]
-                _record(draft, done + attempt, result, system, user, problems)
+                _record(draft, done + attempt, result, system, user, problems, prices=prices)
                 if not output_problem:
                     raise DraftFailed(
                         result.error_kind or "provider_error",
@@ -224,7 +246,16 @@ def _draft(draft: CharacterDraft, provider: llm.ProviderConfig | None) -> None:
                     f"{'the requested field' if draft.redraft_field else 'the profile'} "
                     "as the requests ask."
                 )
-            _record(draft, done + attempt, result, system, user, check.problems, ok=check.ok)
+            _record(
+                draft,
+                done + attempt,
+                result,
+                system,
+                user,
+                check.problems,
+                ok=check.ok,
+                prices=prices,
+            )
             if check.ok:
                 _finish(draft, check, model=result.model)
                 return
@@ -259,10 +290,13 @@ def _finish_from_record(draft: CharacterDraft, planned: PlannedCharacter) -> boo
     return True
 
 
-def _record(draft, attempt, result, system, user, problems, *, ok=False) -> None:
+def _record(draft, attempt, result, system, user, problems, *, ok=False, prices=None) -> None:
+    """One call, recorded with its cost at ``prices`` and added to the draft's totals."""
     record_call(
         DraftingCall,
         result=result,
+        totals=(CharacterDraft, draft.pk),
+        prices=prices,
         draft=draft,
         attempt=attempt,
         system=storable(system),

@@ -18,6 +18,7 @@ from annotation.character_drafting.services.common import (
     require_admin,
 )
 from annotation.corpus.models import Character
+from core.llm_runs.spending import parse_budget
 from core.tasks import enqueue_on_commit
 from core.text_rules import NAME, NOTE, TEXT, check_text
 
@@ -100,6 +101,7 @@ def drafting_job_create(
     provider: llm.ProviderConfig | None = None,
     queue: bool = True,
     is_demo: bool = False,
+    budget_usd=None,
 ) -> DraftingJob:
     """A job drafting every planned character whose key is free, queued at once.
 
@@ -107,11 +109,14 @@ def drafting_job_create(
     page); a plan with no free key is refused. Nothing is written when refused.
     ``provider`` and ``queue=False`` are the demo's: its offline provider, drafted in
     the same process (``execution.character_draft_execute``) instead of by workers.
+    ``budget_usd`` (None: no budget) stops the job once its recorded cost reaches it
+    (``core.llm_runs.spending``); drafts already taken up finish.
     """
     check_text(design_text, label="Custom requirements", limit=TEXT, error=DraftingError)
     check_text(model, label="Model", limit=NAME, error=DraftingError)
     check_text(note, label="Note", limit=NOTE, error=DraftingError)
     require_admin(user, "launch character drafting")
+    budget = job_budget(budget_usd)
     if design not in (DraftingJob.Design.TABLE4, DraftingJob.Design.CUSTOM):
         raise DraftingError(f"Unknown design {design!r}.")
     if not plan:
@@ -150,6 +155,7 @@ def drafting_job_create(
         note=note.strip(),
         created_by=user,
         is_demo=is_demo,
+        budget_usd=budget,
     )
     drafts = CharacterDraft.objects.bulk_create(
         [CharacterDraft(job=job, char_key=p.char_key, planned=p.as_dict()) for p in todo]
@@ -171,14 +177,62 @@ def stranded_drafts():
     ).values_list("pk", "updated_at")
 
 
+#: A job whose failed drafts can be queued again (a stopped one is resumed first).
+RETRYABLE = (
+    DraftingJob.Status.RUNNING,
+    DraftingJob.Status.FINISHED,
+    DraftingJob.Status.FINISHED_WITH_FAILURES,
+)
+
+
+def job_budget(value):
+    """A budget as typed (``parse_budget``), refused as a ``DraftingError``."""
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise DraftingError(str(error)) from None
+
+
 @transaction.atomic
 def drafting_job_retry_failed(*, job_id: int, user, on_unavailable=None) -> DraftingJob:
     """Queue the job's failed drafts again, with the job's model and prompt version."""
     require_admin(user, "retry drafts")
     job = FLOW.lock(job_id)
+    if job.status not in RETRYABLE:
+        raise FLOW.refusal(
+            job,
+            "a running or finished job can retry its failed drafts",
+            hint=" (resume it first)." if job.is_stopped_at_budget else ".",
+        )
     failed = FLOW.failed_unit_ids_locked(job)
     if not failed:
         raise DraftingError(f"Drafting job {job.pk} has no failed drafts to retry.")
     FLOW.reopen_locked(job, ids=failed)
     enqueue_drafts(job, failed, on_unavailable)
+    return job
+
+
+@transaction.atomic
+def drafting_job_resume(*, job_id: int, user, budget_usd=None, on_unavailable=None) -> DraftingJob:
+    """Resume a job stopped at its budget or at a monthly cap, with ``budget_usd`` as its
+    new budget (None: no budget): its waiting drafts are queued again; the drafts it
+    finished keep their profile versions and are not drafted again. Refused, saying why,
+    while it would stop again at once."""
+    require_admin(user, "resume drafting jobs")
+    job = FLOW.lock(job_id, missing=f"There is no drafting job {job_id}.")
+    draft_ids = FLOW.resume_locked(job, budget_usd=job_budget(budget_usd))
+    if draft_ids:
+        enqueue_drafts(job, draft_ids, on_unavailable)
+    else:
+        FLOW.finish_locked(job)
+    return job
+
+
+@transaction.atomic
+def drafting_job_cancel(*, job_id: int, user) -> DraftingJob:
+    """Stop a running job or one stopped at budget: its waiting drafts are cancelled now;
+    a draft a worker holds finishes its attempts. Drafted characters stay."""
+    require_admin(user, "cancel drafting jobs")
+    job = FLOW.lock(job_id, missing=f"There is no drafting job {job_id}.")
+    FLOW.cancel_locked(job)
     return job

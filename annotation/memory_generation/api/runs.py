@@ -116,6 +116,8 @@ RUN_FIELDS = [
     "created_at",
     "started_at",
     "finished_at",
+    "budget_usd",
+    "stop_reason",
 ]
 
 
@@ -185,6 +187,14 @@ class MemoryRunCreateSerializer(SerializerTextRules, serializers.Serializer):
         help_text=f"ABCD shares adding up to 1; default {DEFAULT_TIER_SHARES}.",
     )
     note = serializers.CharField(max_length=NOTE, required=False, allow_blank=True, default="")
+    budget_usd = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="USD; the run stops taking up batches once its recorded cost reaches it.",
+    )
     start = serializers.BooleanField(
         required=False, default=True, help_text="Start at once (false: leave it pending)."
     )
@@ -238,6 +248,7 @@ def _launch_form_data(body) -> dict:
         "seed": body.get("seed", 0),
         **{f"tier_{tier.lower()}": shares.get(tier) for tier in TIERS},
         "note": body.get("note") or "",
+        "budget_usd": body.get("budget_usd"),
     }
 
 

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.models import MemoryPlan
+from core.llm_runs.forms import budget_field
 from core.text_rules import NOTE, TextRules
 
 TIER_LABELS = {
@@ -59,6 +60,7 @@ class MemoryRunForm(TextRules, forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Why this run: shown in the run list.",
     )
+    budget_usd = budget_field()
 
     def __init__(self, *args, default_model: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -90,6 +92,7 @@ class MemoryRunForm(TextRules, forms.Form):
             "seed": self.cleaned_data["seed"],
             "tier_shares": self.tier_shares(),
             "note": self.cleaned_data["note"],
+            "budget_usd": self.cleaned_data.get("budget_usd"),
         }
 
 

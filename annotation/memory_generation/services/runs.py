@@ -20,6 +20,7 @@ from annotation.memory_generation.services.batches import (
     dispatch_locked,
     memory_label,
 )
+from core.llm_runs.spending import parse_budget
 from core.text_rules import NAME, NOTE, check_text
 
 BatchStatus = MemoryBatch.Status
@@ -97,8 +98,11 @@ def run_create(
     seed: int = 0,
     tier_shares=None,
     note: str = "",
+    budget_usd=None,
 ) -> MemoryRun:
-    """A pending run over the plans, its batches made from their quotas."""
+    """A pending run over the plans, its batches made from their quotas. ``budget_usd``
+    (None: no budget) stops the run once its recorded cost reaches it
+    (``core.llm_runs.spending``)."""
     check_text(model_name, label="Model", limit=NAME, error=MemoryGenerationError)
     check_text(note, label="Note", limit=NOTE, error=MemoryGenerationError)
     config = memory_provider_config()
@@ -122,18 +126,11 @@ def run_create(
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise MemoryGenerationError("The seed must be a whole number ≥ 0.")
+    budget = _budget(budget_usd)
     plans = _plans(plan_ids)
 
-    per_plan = [
-        (
-            plan,
-            batching.make_batches(
-                plan.quotas, seed=seed, tier_shares=shares, salt=plan.character.key
-            ),
-        )
-        for plan in plans
-    ]
-    if not any(made for _, made in per_plan):
+    planned = planned_batches(plans, seed=seed, tier_shares=shares)
+    if not planned:
         raise MemoryGenerationError("The chosen plans have nothing left to generate.")
     run = MemoryRun.objects.create(
         prompt=latest_prompt(),
@@ -144,30 +141,54 @@ def run_create(
         tier_shares=shares,
         note=note,
         created_by=user,
+        budget_usd=budget,
     )
     run.plans.set(plans)
-    # Interleaved across characters, so the batches in flight span them all.
+    rows = [
+        MemoryBatch(
+            run=run,
+            plan=plan,
+            character=plan.character,
+            index=index,
+            life_stage=spec.life_stage,
+            first_age=spec.first_age,
+            last_age=spec.last_age,
+            slots=[s.as_dict() for s in spec.slots],
+            slot_count=len(spec.slots),
+        )
+        for index, plan, spec in planned
+    ]
+    MemoryBatch.objects.bulk_create(rows, batch_size=1000)
+    return run
+
+
+def planned_batches(plans, *, seed: int, tier_shares) -> list[tuple[int, MemoryPlan, object]]:
+    """(index, plan, ``batching.BatchPlan``) of every batch a run over ``plans`` makes,
+    interleaved across the characters so the batches in flight span them all; the run
+    and its cost estimate (``estimate``) both read this."""
+    per_plan = [
+        (
+            plan,
+            batching.make_batches(
+                plan.quotas, seed=seed, tier_shares=tier_shares, salt=plan.character.key
+            ),
+        )
+        for plan in plans
+    ]
     rows = []
-    longest = max(len(made) for _, made in per_plan)
+    longest = max((len(made) for _, made in per_plan), default=0)
     for turn in range(longest):
         for plan, made in per_plan:
             if turn < len(made):
-                spec = made[turn]
-                rows.append(
-                    MemoryBatch(
-                        run=run,
-                        plan=plan,
-                        character=plan.character,
-                        index=len(rows) + 1,
-                        life_stage=spec.life_stage,
-                        first_age=spec.first_age,
-                        last_age=spec.last_age,
-                        slots=[s.as_dict() for s in spec.slots],
-                        slot_count=len(spec.slots),
-                    )
-                )
-    MemoryBatch.objects.bulk_create(rows, batch_size=1000)
-    return run
+                rows.append((len(rows) + 1, plan, made[turn]))
+    return rows
+
+
+def _budget(value):
+    try:
+        return parse_budget(value)
+    except ValueError as error:
+        raise MemoryGenerationError(str(error)) from None
 
 
 def _locked_run(run_id) -> MemoryRun:
@@ -201,16 +222,22 @@ def _reopen(run: MemoryRun, statuses, on_unavailable) -> MemoryRun:
     return run
 
 
+#: ``run_resume``'s budget when none is given: the run keeps its own.
+KEEP_BUDGET = object()
+
+
 @transaction.atomic
-def run_resume(*, run_id, user, on_unavailable=None) -> MemoryRun:
+def run_resume(*, run_id, user, on_unavailable=None, budget_usd=KEEP_BUDGET) -> MemoryRun:
     """cancelled → running: the cancelled batches wait again and ask only for their
     empty slots; failed ones stay failed (retry them). A run stopped at a spending
-    limit runs its waiting batches."""
+    limit runs its waiting batches, with ``budget_usd`` as its budget (None: no budget;
+    left out: the budget it had)."""
     run = _locked_run(run_id)
     if run.status == RunStatus.STOPPED_AT_BUDGET:
         # Stopped at a spending limit (issue #36): refused while the limit holds; its
         # waiting batches (some sent before the stop, never taken up) are sent again.
-        FLOW.resume_locked(run, budget_usd=run.budget_usd)
+        budget = run.budget_usd if budget_usd is KEEP_BUDGET else _budget(budget_usd)
+        FLOW.resume_locked(run, budget_usd=budget)
         return _reopen(run, [BatchStatus.PENDING], on_unavailable)
     if run.status != RunStatus.CANCELLED:
         raise FLOW.refusal(

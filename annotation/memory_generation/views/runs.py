@@ -14,6 +14,8 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.memory_generation import actions
+from annotation.memory_generation.batching import BatchingError
+from annotation.memory_generation.estimate import memory_cost_estimate
 from annotation.memory_generation.forms.runs import (
     TIERS,
     MemoryRunForm,
@@ -28,13 +30,19 @@ from annotation.memory_generation.services import runs as run_services
 from annotation.memory_generation.storage import StorageFormatError, serialize
 from core import web
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
+from core.llm_runs.forms import RunResumeForm
 from core.plurals import counted
 from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
 # What the buttons offer; the services guard the same rules and have the last word.
-CANCELLABLE = (MemoryRun.Status.PENDING, MemoryRun.Status.RUNNING)
-RESUMABLE = (MemoryRun.Status.CANCELLED, MemoryRun.Status.STOPPED_AT_BUDGET)
+CANCELLABLE = (
+    MemoryRun.Status.PENDING,
+    MemoryRun.Status.RUNNING,
+    MemoryRun.Status.STOPPED_AT_BUDGET,
+)
+# A run stopped at a spending limit is resumed with the budget form instead.
+RESUMABLE = (MemoryRun.Status.CANCELLED,)
 RETRYABLE = (MemoryRun.Status.FINISHED_WITH_FAILURES,)
 
 admin_required = role_required(*CORPUS_ADMINS)
@@ -75,6 +83,13 @@ def run_new(request):
         form = MemoryRunForm(initial={"plans": chosen}, default_model=default_model)
         return _render_new(request, form, provider, confirming=False)
     form = MemoryRunForm(request.POST, default_model=default_model)
+    if "estimate" in request.POST:
+        # A change of the form (htmx) asks for the cost estimate again; nothing is made.
+        if request.htmx:
+            return render(
+                request, "memory_generation/run_new.html#cost-estimate", {"cost": _cost(form)}
+            )
+        return _render_new(request, form, provider, confirming=False)
     if not form.is_valid() or "edit" in request.POST:
         return _render_new(request, form, provider, confirming=False)
     if "confirm" not in request.POST:
@@ -85,6 +100,28 @@ def run_new(request):
         return _render_new(request, form, provider, confirming=False)
     messages.success(request, f"Memory run {run.pk} launched.")
     return redirect("memory_generation:run-detail", run_id=run.pk)
+
+
+def _cost(form):
+    """The cost estimate of the run the form describes: its plans (the valid ones), seed
+    and tier shares, the defaults for what is not valid yet; None without a plan."""
+    if form.is_bound:
+        form.is_valid()
+        data = form.cleaned_data
+        plans = data.get("plans") or []
+        seed = data.get("seed") or 0
+        shares = form.tier_shares() if not form.errors else None
+    else:
+        plans, seed, shares = form.initial.get("plans") or [], 0, None
+    plans = list(
+        MemoryPlan.objects.select_related("character", "profile_version").filter(
+            pk__in=[plan.pk for plan in plans]
+        )
+    )
+    try:
+        return memory_cost_estimate(plans=plans, seed=seed, tier_shares=shares)
+    except BatchingError:
+        return None
 
 
 def _render_new(request, form, provider, *, confirming: bool):
@@ -103,6 +140,7 @@ def _render_new(request, form, provider, *, confirming: bool):
             "summaries": summaries,
             "grand_total": sum(s["total"] for s in summaries),
             "tiers": [(t, form[f"tier_{t.lower()}"]) for t in TIERS],
+            "cost": _cost(form),
         },
     )
 
@@ -142,7 +180,7 @@ def _run_buttons(run, progress) -> list:
     return buttons
 
 
-def _detail_context(request, run_id: int, *, action_error: str = "") -> dict:
+def _detail_context(request, run_id: int, *, action_error: str = "", resume_form=None) -> dict:
     run = selectors.memory_run_get(run_id=run_id)
     progress = selectors.memory_run_progress(run=run)
     return {
@@ -151,6 +189,7 @@ def _detail_context(request, run_id: int, *, action_error: str = "") -> dict:
         "polling": run.status in selectors.ACTIVE_RUN_STATUSES,
         "run_buttons": _run_buttons(run, progress),
         "action_error": action_error,
+        "resume_form": (resume_form or RunResumeForm()) if run.is_stopped_at_budget else None,
     }
 
 
@@ -205,6 +244,24 @@ def run_cancel(request, run_id):
 @admin_required
 @require_POST
 def run_resume(request, run_id):
+    """Resume a cancelled run; a run stopped at its budget or a monthly cap is resumed
+    with the budget typed on its page (blank: none), and a refusal shows the page again
+    with the form's messages."""
+    run = get_object_or_404(MemoryRun, pk=run_id)
+    if run.is_stopped_at_budget:
+        form = RunResumeForm(request.POST)
+        try:
+            actions.memory_run_resume_with_budget(form, run_id=run_id, user=request.user)
+        except actions.ActionRefused:
+            return render(
+                request,
+                "memory_generation/run_detail.html",
+                _detail_context(request, run_id, resume_form=form),
+            )
+        messages.success(
+            request, f"Memory run {run_id} resumed: its waiting batches are queued again."
+        )
+        return redirect("memory_generation:run-detail", run_id=run_id)
     return _run_action(
         request,
         run_id,
