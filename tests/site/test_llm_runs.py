@@ -217,8 +217,11 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
     from annotation.character_drafting.services.common import FLOW as drafting
     from annotation.generation.services.transitions import FLOW as generation
     from annotation.memory_generation.services.batches import FLOW as memory_generation
+    from audit.memory_quality.services.runs import FLOW as memory_audit
+    from evaluation.services import FLOW as evaluation
 
-    for flow in (generation, memory_generation, judging, mcq_screening, drafting):
+    flows = (generation, memory_generation, judging, mcq_screening, drafting)
+    for flow in (*flows, memory_audit, evaluation):
         assert flow.providers is not None, flow.run_model
     priced = {
         str(path.relative_to(ROOT))
@@ -235,4 +238,6 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
         "annotation/character_drafting/services/execution.py",
         "adjudication/judging/services/calls.py",
         "adjudication/mcq/services/item_screening.py",
+        "audit/memory_quality/services/records.py",
+        "evaluation/services.py",
     }
