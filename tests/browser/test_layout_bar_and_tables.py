@@ -9,10 +9,12 @@ import pytest
 
 from core.roles import Role
 from heartbench_site.settings.base import _generation_families
-from humanbaseline.models import Participation
+from humanbaseline import services
+from humanbaseline.demo import DEMO_STUDY_NAME
+from humanbaseline.models import BaselineStudy
 from tests.browser.actions import keep_screenshot
 from tests.browser.role_pages import LAPTOP, PHONE, build_demo, sign_in
-from tests.browser.test_docs_screenshots import study_item_path
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -141,12 +143,22 @@ def test_the_cost_estimate_fits_its_card_and_scrolls_inside_it_on_a_phone(
     context.close()
 
 
+#: Names as long as a lab's accounts and a pool's ids can make them, unbroken.
+LONG_NAME = "participant-5f2a9c41e7b3d8a06c1f4e92b7d3a5c8-prolific"
+
+
 def test_the_team_withdraw_and_erase_pages_do_not_scroll_sideways_on_a_phone(
     browser, live_server, populated
 ):
-    participant, item_path = study_item_path(populated)
-    participation = Participation.objects.get(user=participant)
-    study_id = participation.study_id
+    study = BaselineStudy.objects.get(name=DEMO_STUDY_NAME)
+    participation = services.participant_account_create(
+        study=study, username=LONG_NAME, password="a-long-study-password-42"
+    )
+    participation = services.consent_decide(
+        participation=participation, agree=True, version=study.consent_version
+    )
+    participant, study_id = participation.user, study.pk
+    UserFactory(username=f"annotator-{LONG_NAME}", roles=[Role.PRIMARY_ANNOTATOR])
 
     context, page = sign_in(browser, live_server, participant, viewport=PHONE)
     page.goto(f"{live_server.url}/baseline/s/{study_id}/withdraw/")
