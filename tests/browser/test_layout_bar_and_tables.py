@@ -6,6 +6,7 @@ the page. The team page, a participant's withdraw page and the admin's erasure p
 not scroll sideways on a phone. Geometry, never pixels."""
 
 import pytest
+from django.contrib.auth.models import Group
 
 from core.roles import Role
 from heartbench_site.settings.base import _generation_families
@@ -57,14 +58,12 @@ def right(found: dict) -> float:
     return found["x"] + found["width"]
 
 
-def test_the_admins_bar_is_one_line_at_1280_and_fits_at_1024_and_1440(
-    browser, live_server, populated
-):
-    admin = populated[Role.ADMIN]
-    for screen in (LAPTOP, WIDE):
-        context, page = sign_in(browser, live_server, admin, viewport=screen)
+def bar_is_one_line(browser, live_server, admin, screen):
+    """Open the pipeline page as ``admin`` at ``screen`` and assert the bar is one line."""
+    context, page = sign_in(browser, live_server, admin, viewport=screen)
+    try:
         page.goto(f"{live_server.url}/pipeline/")
-        keep_screenshot(page, f"layout-nav-admin-{screen['width']}")
+        keep_screenshot(page, f"layout-nav-{admin.username[:24]}-{screen['width']}")
         entries = page.locator("#main-nav > .navbar-nav > .nav-item")
         assert entries.count() >= 8, "the admin sees every stage"
         boxes = [box(entries.nth(i)) for i in range(entries.count())]
@@ -72,7 +71,8 @@ def test_the_admins_bar_is_one_line_at_1280_and_fits_at_1024_and_1440(
         assert len({round(b["height"]) for b in boxes}) == 1, "a label breaks over two lines"
         # The name, the help link and "Log out" sit on the entries' row, inside the screen.
         row_top, row_bottom = boxes[0]["y"], boxes[0]["y"] + boxes[0]["height"]
-        for part in (page.get_by_role("button", name="Log out"), page.get_by_test_id("help-link")):
+        assert page.get_by_test_id("help-link").count() == 1
+        for part in (page.get_by_role("button", name="Log out"), page.get_by_test_id("nav-roles")):
             found = box(part)
             middle = found["y"] + found["height"] / 2
             assert row_top <= middle <= row_bottom, f"{screen['width']}: the account wraps"
@@ -80,7 +80,31 @@ def test_the_admins_bar_is_one_line_at_1280_and_fits_at_1024_and_1440(
         bar = box(page.locator("nav.hb-navbar"))
         assert bar["height"] < 70, f"{screen['width']}: the bar is {bar['height']} px tall"
         assert page_fits(page)
+    finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    "second_role",
+    [None, Role.ARBITRATOR, Role.PRIMARY_ANNOTATOR, Role.BASELINE_PARTICIPANT],
+    ids=["admin-only", "arbitrator", "annotator", "longest-badge"],
+)
+def test_an_admin_with_a_second_role_has_a_one_line_bar_at_1280_and_1440(
+    browser, live_server, transactional_db, second_role
+):
+    """Up to two roles show as badges beside the name: the widest bar an admin gets."""
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    roles = [Role.ADMIN] + ([second_role] if second_role else [])
+    admin = UserFactory(username="principal-investigator-of-the-lab", roles=roles)
+    for screen in (LAPTOP, WIDE):
+        bar_is_one_line(browser, live_server, admin, screen)
+
+
+def demo_admins_bar(browser, live_server, populated):
+    admin = populated[Role.ADMIN]
+    for screen in (LAPTOP, WIDE):
+        bar_is_one_line(browser, live_server, admin, screen)
 
     # At 1024 px the bar folds into its toggler and nothing sticks out.
     context, page = sign_in(browser, live_server, admin, viewport=SMALL_LAPTOP)
@@ -91,7 +115,7 @@ def test_the_admins_bar_is_one_line_at_1280_and_fits_at_1024_and_1440(
     context.close()
 
 
-def test_on_a_phone_the_folded_menu_opens_and_is_followed(browser, live_server, populated):
+def phone_menu(browser, live_server, populated):
     context, page = sign_in(browser, live_server, populated[Role.ADMIN], viewport=PHONE)
     page.goto(f"{live_server.url}/")
     assert page_fits(page)
@@ -108,9 +132,7 @@ def test_on_a_phone_the_folded_menu_opens_and_is_followed(browser, live_server, 
     context.close()
 
 
-def test_the_cost_estimate_fits_its_card_and_scrolls_inside_it_on_a_phone(
-    browser, live_server, populated
-):
+def cost_estimate(browser, live_server, populated):
     context, page = sign_in(browser, live_server, populated[Role.ADMIN], viewport=LAPTOP)
     page.goto(f"{live_server.url}/corpus/generation/new/")
     estimate = page.get_by_test_id("cost-estimate")
@@ -147,9 +169,7 @@ def test_the_cost_estimate_fits_its_card_and_scrolls_inside_it_on_a_phone(
 LONG_NAME = "participant-5f2a9c41e7b3d8a06c1f4e92b7d3a5c8-prolific"
 
 
-def test_the_team_withdraw_and_erase_pages_do_not_scroll_sideways_on_a_phone(
-    browser, live_server, populated
-):
+def phone_pages(browser, live_server, populated):
     study = BaselineStudy.objects.get(name=DEMO_STUDY_NAME)
     participation = services.participant_account_create(
         study=study, username=LONG_NAME, password="a-long-study-password-42"
@@ -179,3 +199,11 @@ def test_the_team_withdraw_and_erase_pages_do_not_scroll_sideways_on_a_phone(
     keep_screenshot(page, "layout-erase-390")
     assert page_fits(page), "the erasure page scrolls sideways"
     context.close()
+
+
+def test_on_the_demo_the_bar_the_estimate_and_the_phone_pages_fit(browser, live_server, populated):
+    """One demo build (it takes minutes) for the four checks, each a function above."""
+    demo_admins_bar(browser, live_server, populated)
+    phone_menu(browser, live_server, populated)
+    cost_estimate(browser, live_server, populated)
+    phone_pages(browser, live_server, populated)
