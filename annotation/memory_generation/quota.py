@@ -23,15 +23,16 @@ SEGMENT_AGES: tuple[int, ...] = tuple(range(FIRST_AGE, LAST_AGE + 1))
 SEGMENT_COUNT = len(SEGMENT_AGES)  # 45
 TARGET_PER_CHARACTER = 1_000
 
-# The default weights (README: "Memory quota allocation"). App. B.4 raises Adolescence,
-# the Early adult transition and the Age-30 transition without numbers; Table 7's text
-# reports School age + Adolescence at 32.8 % and Early adult transition + Entering the
-# adult world at 25.2 %. The default gives each bin a share of a full plan of 1,000:
-# 328 and 250 in those pairs (32.8 % and 25.0 %; 252 cannot be cut into batches of 45–50
-# inside two bins, 250 can), the three raised bins the most memories a year (30–31,
-# against at most 23 elsewhere), and every share a sum of batches of 45–50 (App. B.5).
-# A year's weight is its bin's share spread evenly over the bin's years (the odd ones to
-# the youngest years), so the weights add up to 1,000 and a full plan is the weights.
+# The default weights (docs/lab-admin/pipeline.md, "Memory quota allocation"). App. B.4
+# raises Adolescence, the Early adult transition and the Age-30 transition without
+# numbers; Table 7's text reports School age + Adolescence at 32.8 % and Early adult
+# transition + Entering the adult world at 25.2 %. The default gives each bin a share of
+# a full plan of 1,000: 328 and 250 in those pairs (32.8 % and 25.0 %; 252 cannot be cut
+# into batches of 45–50 inside two bins, 250 can), the three raised bins the most
+# memories a year (30–31, against at most 23 elsewhere), and every share a sum of
+# batches of 45–50 (App. B.5). A year's weight is its bin's share spread evenly over the
+# bin's years (the odd ones to the youngest years), so the weights add up to 1,000 and a
+# full plan is the weights.
 DEFAULT_BIN_SHARES = {
     "school_age": 140,  # 6 years, 23.3 a year; 3 batches
     "adolescence": 188,  # 6 years, 31.3 a year; 4 batches

@@ -77,8 +77,8 @@ ADULT_EVALUATION_PATTERNS = (
     "I came to understand",
 )
 # Child-age memories are those of the School age bin (6-11), the childhood band of the
-# memory prompt too (core.life_stages.age_band); B.6 writes "≤ 12" (README: "Life-stage
-# boundaries").
+# memory prompt too (core.life_stages.age_band); B.6 writes "≤ 12" (docs/paper-vs-platform.md,
+# "Life-stage boundaries").
 ADULT_EVALUATION_MAX_AGE = CHILDHOOD.last_age
 # App. B.6 criterion 6: the high-register psychoanalytic terms the paper names
 # ("abandonment schema", "dysregulation"), and nothing more: everyday words such as
