@@ -21,7 +21,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import llm
-from core.llm_runs.estimate import PlannedCall, RunEstimate, average_output_tokens, estimate_run
+from core.llm_runs.estimate import (
+    PlannedCall,
+    RunEstimate,
+    average_output_tokens,
+    estimate_run,
+    even_sample,
+)
 
 from . import prompt, providers, retrieval, services
 from .models import (
@@ -39,14 +45,6 @@ SAMPLE_ITEMS = 40
 #: answer (impulse, analysis, plan, inner consciousness, decision, choice) in a few
 #: sentences each. A reasoning model's hidden reasoning comes on top.
 ASSUMED_OUTPUT_TOKENS = 400
-
-
-def sample(items: list, size: int) -> list:
-    """``size`` items spread evenly over ``items`` (all of them when there are fewer)."""
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
 
 
 def memory_entries(item, *, setting: str, method: str, k: int) -> list[str] | None:
@@ -107,7 +105,7 @@ def evaluation_cost_estimate(
     items = list(items)
     if not names or not items:
         return None
-    chosen = sample(sorted(items, key=lambda item: item.pk), SAMPLE_ITEMS)
+    chosen = even_sample(sorted(items, key=lambda item: item.pk), SAMPLE_ITEMS)
     cap = int(max_tokens or services.DEFAULT_DECODING["max_tokens"])
     output_tokens, basis = average_output_tokens(
         EvaluationCall.objects.filter(prediction__run__provider_key__in=names),

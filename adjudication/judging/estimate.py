@@ -10,9 +10,7 @@ says what one order per pair costs if that family judges; a run uses one family.
 !!! BLINDING !!!  Admin-facing only: names model families.
 """
 
-import math
-
-from django.db.models import Avg, Count, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 
 from adjudication.judging import prompts
 from adjudication.judging.models import JudgeCallRecord
@@ -20,7 +18,7 @@ from adjudication.judging.selectors import judge_materials
 from adjudication.judging.services.calls import judge_prices
 from adjudication.judging.services.runs import judge_provider_configs
 from annotation.generation.models import ModelFamily
-from core.llm_runs.estimate import PlannedCall, estimate_run
+from core.llm_runs.estimate import PlannedCall, estimate_run, even_sample, past_output_tokens
 
 #: Pairs whose prompts are built; more are scaled up from an even sample.
 SAMPLE_PAIRS = 40
@@ -30,21 +28,6 @@ ASSUMED_OUTPUT_TOKENS = 400
 STAGE = "judge"
 
 
-def _sample(items: list, size: int) -> list:
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
-
-
-def _output_tokens() -> tuple[int, str]:
-    past = JudgeCallRecord.objects.filter(ok=True).aggregate(n=Count("pk"), avg=Avg("tokens_out"))
-    if past["n"]:
-        tokens = math.ceil(past["avg"])
-        return tokens, f"{tokens:,} (average of {past['n']:,} earlier calls)"
-    return ASSUMED_OUTPUT_TOKENS, f"{ASSUMED_OUTPUT_TOKENS:,} (assumed: no earlier calls)"
-
-
 def judge_cost_estimate(*, pairs):
     """The estimate of judging ``pairs`` (one order each) per configured family; None
     when there is no pair or no provider."""
@@ -52,10 +35,12 @@ def judge_cost_estimate(*, pairs):
     pairs = list(pairs)
     if not pairs or not configs:
         return None
-    chosen = _sample(pairs, SAMPLE_PAIRS)
+    chosen = even_sample(pairs, SAMPLE_PAIRS)
     prefetch_related_objects(chosen, "candidates")
     system = prompts.system_prompt()
-    tokens_out, basis = _output_tokens()
+    tokens_out, basis = past_output_tokens(
+        JudgeCallRecord.objects.all(), assumed=ASSUMED_OUTPUT_TOKENS
+    )
     planned = []
     for pair in chosen:
         order = [c.pk for c in pair.candidates.all()]

@@ -15,16 +15,21 @@ judge".
 
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 
-from django.db.models import Avg, Count, Exists, OuterRef
+from django.db.models import Exists, OuterRef
 
 from adjudication.mcq import screening
 from adjudication.mcq.models import McqItem, McqScreening, McqScreeningCall
 from adjudication.mcq.services.item_screening import screening_materials
 from adjudication.mcq.services.screening_runs import screener_prices, screener_provider
-from core.llm_runs.estimate import PlannedCall, RunEstimate, estimate_run
+from core.llm_runs.estimate import (
+    PlannedCall,
+    RunEstimate,
+    estimate_run,
+    even_sample,
+    past_output_tokens,
+)
 from llm.structured import schema_instruction
 
 #: Items whose prompts are built; more are scaled up from an even sample.
@@ -52,26 +57,10 @@ def items_to_screen():
     )
 
 
-def sample(items: list, size: int) -> list:
-    """``size`` items spread evenly over ``items`` (all of them when there are fewer)."""
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
-
-
 def judge_prompts(item: McqItem) -> tuple[str, str]:
     """(system, user) of the judge's first call about ``item``, as the client sends them."""
     system, user = screening.build_prompt(screening_materials(item))
     return f"{system}\n\n{schema_instruction(screening.OUTPUT_SCHEMA)}", user
-
-
-def _output_tokens() -> tuple[int, str]:
-    past = McqScreeningCall.objects.filter(ok=True).aggregate(n=Count("pk"), avg=Avg("tokens_out"))
-    if past["n"]:
-        tokens = math.ceil(past["avg"])
-        return tokens, f"{tokens:,} (average of {past['n']:,} earlier calls)"
-    return ASSUMED_OUTPUT_TOKENS, f"{ASSUMED_OUTPUT_TOKENS:,} (assumed: no earlier calls)"
 
 
 def screening_cost_estimate(*, items=None) -> RunEstimate | None:
@@ -82,9 +71,11 @@ def screening_cost_estimate(*, items=None) -> RunEstimate | None:
     items = list(items_to_screen() if items is None else items)
     if not items:
         return None
-    chosen = sample(items, SAMPLE_ITEMS)
+    chosen = even_sample(items, SAMPLE_ITEMS)
     prices = screener_prices()
-    tokens_out, basis = _output_tokens()
+    tokens_out, basis = past_output_tokens(
+        McqScreeningCall.objects.all(), assumed=ASSUMED_OUTPUT_TOKENS
+    )
     planned = []
     for item in chosen:
         system, user = judge_prompts(item)

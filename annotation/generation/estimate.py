@@ -23,7 +23,7 @@ from annotation.generation.services.activation import PROMPT_MEMORY_FIELDS
 from annotation.generation.services.calls import generation_family_configs
 from annotation.generation.services.runs import _latest_prompt
 from audit.memory_quality.corpus import audited_memory_ids
-from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run
+from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run, even_sample
 from core.protocol import ACTIVATED_MEMORY_LIMIT
 
 Stage = GenerationStage
@@ -38,14 +38,6 @@ ASSUMED_OUTPUT_TOKENS = {Stage.SCREENING: 1500, Stage.RERANKING: 1000, Stage.RES
 SCREENED_ASSUMED = round(ACTIVATED_MEMORY_LIMIT * prompts.SCREENING_BUFFER_FACTOR)
 #: The first-pass reason assumed per memory in the re-ranking prompt.
 ASSUMED_REASON = "x" * 80
-
-
-def sample(items: list, size: int) -> list:
-    """``size`` items spread evenly over ``items`` (all of them when there are fewer)."""
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
 
 
 def pair_prompts(profile, scenario, memories, versions) -> list[tuple[str, str, str, object]]:
@@ -143,7 +135,7 @@ def generation_cost_estimate(*, families, gates):
     if not families or not pairs:
         return None
     versions = {stage: _latest_prompt(stage) for stage in Stage.values}
-    chosen = sample(pairs, SAMPLE_PAIRS)
+    chosen = even_sample(pairs, SAMPLE_PAIRS)
     memories = _audited_memories({character for character, _ in chosen})
     planned = []
     for character, scenario in chosen:

@@ -31,7 +31,7 @@ from annotation.memory_generation.models import GeneratedMemory, MemoryCallRecor
 from annotation.memory_generation.schema import MEMORY_SCHEMA
 from annotation.memory_generation.services import calls
 from annotation.memory_generation.services.runs import planned_batches
-from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run
+from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run, even_sample
 
 __all__ = ["ASSUMED_OUTPUT_TOKENS", "STAGE", "memory_cost_estimate"]
 
@@ -44,14 +44,6 @@ STAGE = "Memory"
 ASSUMED_OUTPUT_TOKENS = {STAGE: 1000}
 #: The characters assumed per generated memory's context before any was generated.
 ASSUMED_CONTEXT_CHARS = 200
-
-
-def _sample(items: list, size: int) -> list:
-    """``size`` items spread evenly over ``items`` (all of them when there are fewer)."""
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
 
 
 def assumed_context() -> str:
@@ -118,7 +110,7 @@ def memory_cost_estimate(*, plans, seed: int = 0, tier_shares=None):
     generated = assumed_context()
     systems: dict[int, str] = {}
     planned = []
-    for index, plan, spec, number, slot, done in _sample(slots, SAMPLE_SLOTS):
+    for index, plan, spec, number, slot, done in even_sample(slots, SAMPLE_SLOTS):
         if index not in systems:
             systems[index] = prompts.render(
                 prompt.system_template,

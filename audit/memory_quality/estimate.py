@@ -32,7 +32,7 @@ from audit.memory_quality.services.configuration import (
     repair_provider,
 )
 from audit.memory_quality.services.prices import call_prices
-from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run
+from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run, even_sample
 
 __all__ = ["ASSUMED_OUTPUT_TOKENS", "SAMPLE_CHARACTERS", "audit_cost_estimate"]
 
@@ -45,13 +45,6 @@ Kind = AuditCall.Kind
 #: rewrites a field of up to a few thousand characters (content_full is guided to
 #: 2,000-4,500, App. B.6), a classifier answers a boolean, a quote and a reason.
 ASSUMED_OUTPUT_TOKENS = {Kind.REPAIR: 900, Kind.CLASSIFIER: 120}
-
-
-def _sample(items: list, size: int) -> list:
-    if len(items) <= size:
-        return list(items)
-    step = len(items) / size
-    return [items[int(i * step)] for i in range(size)]
 
 
 def finding_dict(finding: criteria.Finding) -> dict:
@@ -113,7 +106,7 @@ def audit_cost_estimate(*, character_keys=()):
     if character_keys:
         characters = characters.filter(key__in=list(character_keys))
     characters = list(characters)
-    chosen = _sample(characters, SAMPLE_CHARACTERS)
+    chosen = even_sample(characters, SAMPLE_CHARACTERS)
     total = Memory.objects.filter(character__in=characters).count()
     sampled = Memory.objects.filter(character__in=chosen).count()
     if not total or not sampled:
@@ -131,7 +124,7 @@ def audit_cost_estimate(*, character_keys=()):
         result = criteria.audit_memories(texts, config, compiled=compiled)
         flagged.update((key, found) for key, found in result.findings.items() if found)
     # The prompts are built for at most SAMPLE_FLAGGED of them, spread evenly.
-    built = _sample(sorted(flagged), SAMPLE_FLAGGED)
+    built = even_sample(sorted(flagged), SAMPLE_FLAGGED)
     planned = []
     for memory in Memory.objects.filter(memory_id__in=built).order_by("pk"):
         for kind, system, user, schema in memory_calls(memory, flagged[memory.memory_id], enabled):

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Avg, Count
+from django.db.models import Avg, Count, Value
 
 from core.llm_runs.models import MILLION
 
@@ -36,6 +36,8 @@ __all__ = [
     "RunEstimate",
     "average_output_tokens",
     "estimate_run",
+    "even_sample",
+    "past_output_tokens",
     "prompt_tokens",
 ]
 
@@ -43,6 +45,16 @@ __all__ = [
 CHARS_PER_TOKEN = 4
 #: The recorded cost is expected within this share of the estimate, either way.
 ESTIMATE_MARGIN = Decimal("0.30")
+
+
+def even_sample(items, size: int) -> list:
+    """``size`` of ``items`` spread evenly over them (all of them when there are fewer):
+    the units whose prompts an estimate builds before scaling up to all."""
+    items = list(items)
+    if len(items) <= size:
+        return items
+    step = len(items) / size
+    return [items[int(i * step)] for i in range(size)]
 
 
 def prompt_tokens(system: str, user: str, schema=None) -> int:
@@ -195,3 +207,12 @@ def average_output_tokens(calls, *, stage_field: str, assumed: dict) -> tuple[di
             tokens[stage] = default
             basis[stage] = f"{default:,} (assumed: no earlier calls)"
     return tokens, basis
+
+
+def past_output_tokens(calls, *, assumed: int) -> tuple[int, str]:
+    """``average_output_tokens`` for a stage whose calls are all of one kind: the tokens
+    per answer and where the number comes from."""
+    tokens, basis = average_output_tokens(
+        calls.annotate(one_stage=Value("")), stage_field="one_stage", assumed={"": assumed}
+    )
+    return tokens[""], basis[""]

@@ -46,6 +46,13 @@ for _family in ("CLAUDE", "GPT", "GEMINI"):
 # Character drafting and memory generation likewise.
 for _stage in ("DRAFTING", "MEMORY"):
     os.environ.setdefault(f"HEARTBENCH_{_stage}_KIND", "offline_demo")
+# And illustrative prices for every other stage that calls a model, so each launch
+# page's estimate shows what such a run would cost (docs/lab-admin/costs.md).
+for _stage in ("DRAFTING", "MEMORY", "AUDIT_REPAIR", "AUDIT_CLASSIFIER", "MCQ_SCREENER"):
+    os.environ.setdefault(f"HEARTBENCH_{_stage}_PRICE_IN", "3")
+    os.environ.setdefault(f"HEARTBENCH_{_stage}_PRICE_OUT", "15")
+os.environ.setdefault("HEARTBENCH_EVAL_OFFLINE_DEMO_PRICE_IN", "3")
+os.environ.setdefault("HEARTBENCH_EVAL_OFFLINE_DEMO_PRICE_OUT", "15")
 # The memory audit's LLM classifier: a senior expert's edit passes re-evaluation by the
 # LLM judge before it is accepted (seed 000 App. B.6), so a new user sees that step too.
 os.environ.setdefault("HEARTBENCH_AUDIT_CLASSIFIER_KIND", "offline_demo")
