@@ -245,6 +245,10 @@ def label_audit_reproduce(*, audit: LabelAudit) -> bool:
 
 
 def _expert_row(audit_item_id: int, expert, *, lock: bool) -> LabelAuditItem:
+    """The item, when ``expert`` is on its audit. Whatever writes an expert's selection
+    locks the item first, so an autosave and a submit of the same item arriving together
+    take turns: were the autosave to insert the selection unlocked, its foreign key check
+    would wait for the submit's lock while the submit's insert waited for it (a deadlock)."""
     qs = LabelAuditItem.objects.select_related("audit", "item_version")
     if lock:
         qs = qs.select_for_update(of=("self",))
@@ -277,7 +281,7 @@ def label_selection_draft_save(
 ) -> LabelSelection:
     """Autosave the expert's choice and note before submitting (nothing is lost on a
     closed tab). A submitted selection is not changed."""
-    row = _expert_row(audit_item_id, expert, lock=False)
+    row = _expert_row(audit_item_id, expert, lock=True)
     _refuse_conflicted(expert)
     selection, _ = LabelSelection.objects.select_for_update().get_or_create(
         audit_item=row, expert=expert
