@@ -7,9 +7,13 @@ and the service stores at most one response per item (see
 
 from celery import shared_task
 
-from evaluation.services import evaluation_prediction_execute
+from core.tasks import resend_when_stranded
+from evaluation.services import FLOW, evaluation_prediction_execute
 
 
 @shared_task(name="evaluation.execute_prediction", acks_late=True)
 def execute_prediction(prediction_id: int) -> str:
     return evaluation_prediction_execute(prediction_id=prediction_id).status
+
+
+resend_when_stranded("evaluation.execute_prediction", FLOW.stranded_units)

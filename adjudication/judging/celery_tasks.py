@@ -2,7 +2,8 @@
 
 from celery import shared_task
 
-from adjudication.judging.services import calls
+from adjudication.judging.services import calls, runs
+from core.tasks import resend_when_stranded
 
 
 @shared_task(name="adjudication.execute_judge_call", acks_late=True)
@@ -11,3 +12,6 @@ def execute_judge_call(call_id: int) -> str:
     answer is left alone, and the verdict is written under the call's row lock, so a
     redelivered task never writes a second one (``services.calls.judge_call_execute``)."""
     return calls.judge_call_execute(call_id=call_id).status
+
+
+resend_when_stranded("adjudication.execute_judge_call", runs.FLOW.stranded_units)

@@ -31,4 +31,4 @@ def mcq_screen_unit(screening_id: int) -> str:
     return item_screening.mcq_screening_unit_execute(screening_id=screening_id).status
 
 
-resend_when_stranded(screening_runs.UNIT_TASK, screening_runs.waiting_units)
+resend_when_stranded(screening_runs.UNIT_TASK, screening_runs.FLOW.stranded_units)

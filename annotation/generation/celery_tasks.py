@@ -2,8 +2,7 @@
 
 from celery import shared_task
 
-from annotation.generation.models import GenerationRun, GenerationUnit
-from annotation.generation.services import units
+from annotation.generation.services import transitions, units
 from core.tasks import resend_when_stranded
 
 
@@ -15,12 +14,4 @@ def execute_generation_unit(unit_id: int) -> str:
     return units.generation_unit_execute(unit_id=unit_id).status
 
 
-def _pending_units():
-    """(unit id, last written) of the units a running run still waits for that no worker
-    has taken."""
-    return GenerationUnit.objects.filter(
-        status=GenerationUnit.Status.PENDING, run__status=GenerationRun.Status.RUNNING
-    ).values_list("pk", "updated_at")
-
-
-resend_when_stranded("annotation.execute_generation_unit", _pending_units)
+resend_when_stranded("annotation.execute_generation_unit", transitions.FLOW.stranded_units)

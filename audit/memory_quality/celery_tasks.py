@@ -9,8 +9,13 @@ at a spending limit is not made: resuming the run queues it again.
 """
 
 from celery import shared_task
+from django.db.models import Max
+from django.db.models.functions import Coalesce, Greatest
 
+from audit.memory_quality.models import AuditRun, AuditUnit
 from audit.memory_quality.services import classifier, repair_loop, runs
+from core.llm_runs.models import RunStatus
+from core.tasks import resend_when_stranded
 
 
 @shared_task(name="audit.run_memory_audit", acks_late=True)
@@ -28,3 +33,21 @@ def repair_memory(case_id: int) -> bool:
 def classify_memory(run_id: int, memory_pk: int, criterion: int) -> str:
     result = classifier.classifier_check(run_id=run_id, memory_pk=memory_pk, criterion=criterion)
     return result.verdict if result is not None else "held at a spending limit"
+
+
+def _stranded_runs():
+    """(run id, last written) of the queued or running audit runs with characters still
+    to audit: each should have its one message in the broker (a running run's is held,
+    unacknowledged, by the worker auditing it)."""
+    return (
+        AuditRun.objects.filter(
+            status__in=(RunStatus.PENDING, RunStatus.RUNNING),
+            units__status=AuditUnit.Status.PENDING,
+        )
+        .annotate(written=Greatest("created_at", Coalesce(Max("units__updated_at"), "created_at")))
+        .values_list("pk", "written")
+        .distinct()
+    )
+
+
+resend_when_stranded(runs.TASK, _stranded_runs)

@@ -373,6 +373,15 @@ class RunFlow:
             .values_list("pk", flat=True)
         )
 
+    def stranded_units(self):
+        """(unit id, last written) of the units of started runs that no worker has taken
+        yet: each should have a message in the broker. Registered with
+        ``core.tasks.resend_when_stranded`` by the workflow's task module, so a message a
+        broker restart lost is sent again."""
+        return self.unit_model.objects.filter(
+            status=self.unit_model.Status.PENDING, **{f"{self.run_field}__status": self.started}
+        ).values_list("pk", self.unit_touched_field or "pk")
+
     def finish_if_done(self, *, run_id: int) -> None:
         """After a unit ended: finish its run if it was the last one."""
         # Unlocked first look: every unit commits its own terminal state before it calls

@@ -19,7 +19,11 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 @pytest.fixture(scope="package")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # An assertion on the page waits as long as an action does: a busy shared machine
+    # can take more than Playwright's 5 s default to render the page a click asked for.
+    expect.set_options(timeout=15_000)
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

@@ -5,6 +5,7 @@ and the draft survives a reload; recording an arbitration decision asks first, E
 cancels, confirming records it."""
 
 import pytest
+from playwright.sync_api import expect
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.arbitration.selectors import arbiter_order
@@ -37,7 +38,8 @@ def test_the_candidates_stay_beside_the_form_while_judging(page, live_server, wo
     tab_a.wait_for()
     assert tab_a.get_attribute("aria-selected") == "true"
     panel_a = page.get_by_role("tabpanel", name="Candidate A")
-    assert panel_a.is_visible() and not page.get_by_role("tabpanel", name="Candidate B").count()
+    expect(panel_a).to_be_visible()
+    assert not page.get_by_role("tabpanel", name="Candidate B").count()
 
     # Step 2: the person writes a note far down the form; candidate A's text is in view.
     form = page.locator("#judgment-form")
@@ -64,7 +66,7 @@ def test_the_candidates_stay_beside_the_form_while_judging(page, live_server, wo
     assert in_viewport(page, page.get_by_test_id("decision-B"))
     page.keyboard.press("End")
     assert page.get_by_role("tab", name="Scenario").get_attribute("aria-selected") == "true"
-    assert page.get_by_test_id("scenario").is_visible()
+    expect(page.get_by_test_id("scenario")).to_be_visible()
     page.keyboard.press("ArrowRight")  # wraps round
     assert tab_a.get_attribute("aria-selected") == "true"
     page.keyboard.press("ArrowLeft")

@@ -5,6 +5,7 @@ place and the reference appears with its provenance and edit rate; a unanimous p
 adopted without arbitration; a flagged pair is discarded."""
 
 import pytest
+from playwright.sync_api import expect
 
 from adjudication.arbitration.models import ArbitrationDecision, ReferenceResponse
 from adjudication.arbitration.selectors import arbiter_order
@@ -139,7 +140,7 @@ def test_escalation_then_the_arbitrator_edits_a_candidate(page, live_server, wor
     assert form.get_by_label("Edit a candidate (using the annotators' guidance)").is_checked()
     assert form.get_by_label("Final decision").input_value() == source.final_decision
     guidance = f"{annotators[1].username}: Name the teacher, Ms. Lee."
-    assert form.get_by_label(guidance).is_visible()  # "Guidance this edit follows"
+    expect(form.get_by_label(guidance)).to_be_visible()  # "Guidance this edit follows"
     edited = "I stay behind and water Ms. Lee's plants before I leave with Mom."
     form.get_by_label("Final decision").fill(edited)
     form.get_by_role("button", name="Preview diff").click()  # in place: no navigation
@@ -171,7 +172,7 @@ def test_a_unanimous_pair_is_adopted_without_arbitration(page, live_server, worl
     state = page.get_by_test_id("queue-state").inner_text()
     assert state == "Submitted — closed: all annotators have judged it"
     page.get_by_role("link", name=f"View {pair.title}").click()
-    assert page.get_by_test_id("pair-routed").is_visible()
+    expect(page.get_by_test_id("pair-routed")).to_be_visible()
     pair.refresh_from_db()
     assert pair.status == ComparisonPair.Status.ADOPTED
     ref = ReferenceResponse.objects.get(character=pair.character, superseded_at__isnull=True)
@@ -198,7 +199,7 @@ def test_a_flagged_pair_is_discarded(page, live_server, world):
     judge(a[world["annotators"][2].pk], family="gpt")
     switch_to(page, live_server, world["arbitrator"].username)
     page.goto(f"{live_server.url}/arbitration/pairs/{pair.pk}/")
-    assert page.get_by_test_id("suitability-flag").is_visible()
+    expect(page.get_by_test_id("suitability-flag")).to_be_visible()
     form = page.locator("#arbitration-form")
     form.get_by_label("Discard the pair (fundamentally unfit)").check()
     record_decision(page)

@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from adjudication.export.models import ExportJob
 from adjudication.export.services import verify_manifest
@@ -45,10 +46,10 @@ def test_admin_builds_follows_and_downloads_the_final_set(
 
     assert page.get_by_test_id("export-final").inner_text() == "673"
     assert page.get_by_test_id("export-excluded").inner_text() == "0"
-    assert page.get_by_text("No export has been built yet.").is_visible()
+    expect(page.get_by_text("No export has been built yet.")).to_be_visible()
     submit_and_confirm(page, page.get_by_role("button", name="Build the final set (673 items)"))
     job = ExportJob.objects.get()
-    assert page.get_by_text(f"Export job {job.pk} is queued").is_visible()
+    expect(page.get_by_text(f"Export job {job.pk} is queued")).to_be_visible()
 
     # The list refreshes itself (htmx) until the worker has finished the build.
     row = page.get_by_test_id(f"export-job-{job.pk}")

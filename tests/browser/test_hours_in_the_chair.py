@@ -15,6 +15,7 @@ material (issue 32, "Hours in the chair"), in Chromium, by geometry (never pixel
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from adjudication.arbitration.forms import FIELD_KINDS
 from adjudication.arbitration.models import ArbitrationDecision
@@ -101,8 +102,9 @@ def test_the_annotator_compares_side_by_side_and_moves_on(page, live_server, dem
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(url)
     tab_a = page.get_by_role("tab", name="Candidate A")
-    assert tab_a.is_visible() and tab_a.get_attribute("aria-selected") == "true"
-    assert page.get_by_test_id("candidate-A").is_visible()
+    expect(tab_a).to_be_visible()
+    assert tab_a.get_attribute("aria-selected") == "true"
+    expect(page.get_by_test_id("candidate-A")).to_be_visible()
     assert page.get_by_test_id("candidate-B").is_hidden()
     assert in_viewport(page, page.locator("#judgment-form"))
     assert no_sideways_scroll(page)

@@ -5,6 +5,7 @@ reads the κ table and the plots."""
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from adjudication.judging.models import JudgeRun
 from adjudication.judging.services.runs import judge_run_create, judge_run_start
@@ -82,7 +83,8 @@ def test_the_admin_opens_the_finished_runs_report(
     assert kappa.locator("caption").inner_text()
     plot = page.get_by_test_id("report-plot-kappa")
     plot.scroll_into_view_if_needed()
-    assert plot.is_visible() and plot.get_attribute("role") == "img"
+    expect(plot).to_be_visible()
+    assert plot.get_attribute("role") == "img"
     # Six sections; one whose figures the judge's draws leave undefined (every pick one
     # family, say) says why instead of drawing a plot.
     plots = page.locator("figure[data-plot]").count()

@@ -3,6 +3,7 @@ and watches a real Celery worker finish it with the offline demo provider (no ne
 while the run page polls with htmx; then opens it again from the run list."""
 
 import pytest
+from playwright.sync_api import expect
 
 from adjudication.judging.models import JudgeRun, JudgeVerdict
 from tests.browser.actions import keep_screenshot
@@ -67,7 +68,7 @@ def test_launch_a_judge_run_and_watch_it_finish(
     page.get_by_role("link", name="Judge runs").first.click()
     page.get_by_role("link", name="Browser judge").click()
     page.wait_for_url(f"{live_server.url}/judging/runs/{run.pk}/")
-    assert page.get_by_role("heading", name=f"Judge run {run.pk}: Browser judge").is_visible()
+    expect(page.get_by_role("heading", name=f"Judge run {run.pk}: Browser judge")).to_be_visible()
 
     # The list and the launch form pass the same accessibility check, by keyboard too.
     for path in ("/judging/runs/", "/judging/runs/new/"):

@@ -7,6 +7,7 @@ not scroll sideways on a phone. Geometry, never pixels."""
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from core.roles import Role
 from heartbench_site.settings.base import _generation_families
@@ -109,7 +110,7 @@ def demo_admins_bar(browser, live_server, populated):
     # At 1024 px the bar folds into its toggler and nothing sticks out.
     context, page = sign_in(browser, live_server, admin, viewport=SMALL_LAPTOP)
     page.goto(f"{live_server.url}/pipeline/")
-    assert page.locator(".navbar-toggler").is_visible()
+    expect(page.locator(".navbar-toggler")).to_be_visible()
     assert not page.get_by_test_id("nav-pipeline").is_visible()
     assert page_fits(page)
     context.close()
@@ -182,7 +183,7 @@ def phone_pages(browser, live_server, populated):
 
     context, page = sign_in(browser, live_server, participant, viewport=PHONE)
     page.goto(f"{live_server.url}/baseline/s/{study_id}/withdraw/")
-    assert page.get_by_role("heading", name="Withdraw from the study").is_visible()
+    expect(page.get_by_role("heading", name="Withdraw from the study")).to_be_visible()
     keep_screenshot(page, "layout-withdraw-390")
     assert page_fits(page), "the withdraw page scrolls sideways"
     context.close()
@@ -190,7 +191,7 @@ def phone_pages(browser, live_server, populated):
     context, page = sign_in(browser, live_server, populated[Role.ADMIN], viewport=PHONE)
     path = f"/baseline/admin/studies/{study_id}/participants/{participation.pk}/erase/"
     page.goto(f"{live_server.url}{path}")
-    assert page.get_by_test_id("erase-submit").is_visible()
+    expect(page.get_by_test_id("erase-submit")).to_be_visible()
     keep_screenshot(page, "layout-erase-390")
     assert page_fits(page), "the erasure page scrolls sideways"
 
@@ -198,7 +199,7 @@ def phone_pages(browser, live_server, populated):
     # only (.visually-hidden, absolutely placed), which widened the page until the
     # tables' scrolling boxes were positioned.
     page.goto(f"{live_server.url}/team/")
-    assert page.get_by_role("heading", level=1).first.is_visible()
+    expect(page.get_by_role("heading", level=1).first).to_be_visible()
     assert page.locator("main table, main li").count() > 0, "the team page lists people"
     keep_screenshot(page, "layout-team-390")
     assert page_fits(page), "the team page scrolls sideways"

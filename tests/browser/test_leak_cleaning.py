@@ -5,6 +5,7 @@ confirmed, the edit is recorded and the pair is assigned to the three annotators
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotation.candidate_screening.models import CandidateCleaning, LeakFlag
 from annotation.candidate_screening.services import screen_pair_candidates
@@ -36,7 +37,7 @@ def test_the_admin_cleans_a_flag_and_the_pair_is_assignable(page, live_server, w
     flag = world["flag"]
     log_in(page, live_server, world["admin"].username)
     page.goto(f"{live_server.url}{reverse('comparison:assign')}")
-    assert page.get_by_test_id("pair-waits").is_visible()
+    expect(page.get_by_test_id("pair-waits")).to_be_visible()
 
     page.goto(f"{live_server.url}{reverse('screening:flags')}")
     matches = page.get_by_test_id("leak-flags").get_by_test_id("leak-match")

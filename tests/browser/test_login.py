@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from core.roles import Role
 from tests.browser.actions import submit
@@ -49,7 +50,7 @@ def test_admin_sees_the_import_link_and_reaches_the_upload_page(page, live_serve
     page.locator('[data-role="admin"]').first.wait_for()
     page.get_by_role("link", name="Import corpus files").click()
     page.wait_for_url(f"{live_server.url}/corpus/import/")
-    assert page.get_by_label("Corpus files").is_visible()
+    expect(page.get_by_label("Corpus files")).to_be_visible()
 
 
 def test_baseline_participant_sees_only_the_baseline_card(page, live_server, person):

@@ -3,6 +3,7 @@ and follows the stage's link to its queue."""
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from core.roles import Role
 from tests.factories import UserFactory
@@ -48,4 +49,4 @@ def test_admin_follows_a_stage_of_the_pipeline_to_its_queue(page, live_server, d
 
     stage.get_by_role("link", name="Arbitration queue").click()
     page.wait_for_url(f"{live_server.url}/arbitration/")
-    assert page.get_by_role("heading", name="Comparisons awaiting arbitration").is_visible()
+    expect(page.get_by_role("heading", name="Comparisons awaiting arbitration")).to_be_visible()

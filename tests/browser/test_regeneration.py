@@ -86,7 +86,7 @@ def test_the_arbitrator_asks_for_regeneration_after_confirming(page, live_server
     submit(page, page.get_by_test_id("confirm-yes"))
     keep_screenshot(page, "regeneration-asked")
     assert page.get_by_test_id("pair-status").inner_text() == "Sent back for regeneration"
-    assert page.get_by_test_id("regenerating").is_visible()
+    expect(page.get_by_test_id("regenerating")).to_be_visible()
     assert page.locator("#arbitration-form").count() == 0
 
     pair.refresh_from_db()

@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
+from playwright.sync_api import expect
 
 from core.roles import Role
 from tests.browser.actions import keep_screenshot, submit
@@ -186,7 +187,8 @@ def rate_a_scenario(page, base):
     form = page.locator("#rating-form")
     for group in dimension_groups(form):
         definition = group.get_by_test_id("diamonds-definition")
-        assert definition.is_visible() and len(definition.inner_text()) > 20
+        expect(definition).to_be_visible()
+        assert len(definition.inner_text()) > 20
         assert group.get_by_role("radio").count() == 7
     plain_words(page, "pass 2")
 
@@ -207,7 +209,7 @@ def reassess_a_scenario(page, base):
     names = [rows.nth(i).locator("th").inner_text() for i in range(8)]
     assert [n.splitlines()[0] for n in names][4] == "Positivity"
     for i in range(8):
-        assert rows.nth(i).get_by_test_id("diamonds-definition").is_visible()
+        expect(rows.nth(i).get_by_test_id("diamonds-definition")).to_be_visible()
 
     # The agreed values: the same 1–7 scales as the ratings, no free number box.
     form = page.locator("#reassessment-form")
@@ -220,7 +222,7 @@ def reassess_a_scenario(page, base):
         assert [radios.nth(j).get_attribute("value") for j in range(radios.count())] == [
             str(n) for n in range(1, 8)
         ]
-        assert group.get_by_test_id("diamonds-definition").is_visible()
+        expect(group.get_by_test_id("diamonds-definition")).to_be_visible()
     adversity = form.get_by_role("group", name="Agreed Adversity")
     assert "Rated 6 and 3" in adversity.inner_text()  # the demo's split ratings
 
@@ -253,7 +255,7 @@ def launch_page_fits(page, base):
     page.goto(f"{base}/corpus/generation/new/")
     page.get_by_test_id("unit-count").wait_for()
     blocked = page.get_by_test_id("blocked-pairs")
-    assert blocked.is_visible()  # the demo's corpus has pairs not ready yet
+    expect(blocked).to_be_visible()  # the demo's corpus has pairs not ready yet
     keep_screenshot(page, "review-pages-generation-launch")
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
     assert page.evaluate(INNER_SCROLLERS) == []

@@ -4,6 +4,7 @@ re-assessment (one reviewer proposes, the other confirms), then the coverage tab
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from annotation.scenario_review.models import ScenarioReview
 from core.roles import Role
@@ -101,7 +102,7 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
 
     # Pass 2: A rates; B sees nothing of it until B has submitted.
     rate(page, FIRST)
-    assert page.get_by_test_id("awaiting-other").is_visible()
+    expect(page.get_by_test_id("awaiting-other")).to_be_visible()
     switch_to(page, live_server, "reviewer-b")
     assert page.get_by_test_id("ratings-table").count() == 0
     assert "reviewer-a" not in page.locator("#pass2-h").locator("..").locator("..").inner_text()
@@ -134,7 +135,7 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
         page,
         page.locator("#confirm-form").get_by_role("button", name="Confirm these final ratings"),
     )
-    assert page.get_by_test_id("final-recorded").is_visible()
+    expect(page.get_by_test_id("final-recorded")).to_be_visible()
     assert (
         "proposed by reviewer-b, confirmed by reviewer-a"
         in page.get_by_test_id("final-recorded").inner_text()
@@ -151,7 +152,7 @@ def test_two_pass_review_with_a_joint_reassessment(page, live_server, people):
     assert dist.locator('tr[data-dimension="adversity"] td').nth(4).inner_text() == "1"
     totals = dist.locator("td[data-total]").all_inner_texts()
     assert totals == ["1"] * 8
-    assert page.get_by_test_id("diamonds-chart").is_visible()
+    expect(page.get_by_test_id("diamonds-chart")).to_be_visible()
     with page.expect_download() as download:
         page.locator("a[href$='diamonds.csv']").click()
     assert download.value.suggested_filename == "diamonds_final_ratings.csv"

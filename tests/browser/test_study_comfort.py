@@ -24,6 +24,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.db import connections
 from django.test import Client
+from playwright.sync_api import expect
 
 from core.roles import Role
 from humanbaseline import services
@@ -301,7 +302,7 @@ def test_on_a_desktop_the_longest_item_is_one_decision_surface(browser, demo_ser
     assert bar.get_attribute("aria-valuetext") == "0 of 150 answered"
     page.keyboard.press("b")
     page.get_by_test_id("save-status").filter(has_text="Saved B").wait_for()
-    assert page.locator('[data-option="B"] [data-testid="saved-mark"]').is_visible()
+    expect(page.locator('[data-option="B"] [data-testid="saved-mark"]')).to_be_visible()
     assert bar.get_attribute("aria-valuenow") == "1"
     leave(context, page, demo_server)
 

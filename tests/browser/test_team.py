@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from annotation.comparison.models import ComparisonPair, PairAssignment
 from core.roles import Role
@@ -134,7 +135,7 @@ def test_a_deactivated_person_cannot_log_in_and_their_judgments_keep_their_name(
     page.locator(f'[data-username="{person.username}"] a').click()
     submit(page, page.get_by_role("button", name=f"Deactivate {person.username}"))
     assert "can no longer log in" in page.inner_text("main")
-    assert page.get_by_test_id("deactivated").is_visible()
+    expect(page.get_by_test_id("deactivated")).to_be_visible()
     context.close()
 
     # Their right password (the demo's extra annotators have their own), refused all the same.
@@ -144,7 +145,7 @@ def test_a_deactivated_person_cannot_log_in_and_their_judgments_keep_their_name(
     page = context.new_page()
     log_in(page, live_server.url, person.username, PASSWORD)
     assert "/accounts/login/" in page.url
-    assert page.get_by_test_id("login-error").is_visible()
+    expect(page.get_by_test_id("login-error")).to_be_visible()
     context.close()
 
     context, page = sign_in(browser, live_server, db_open[Role.ARBITRATOR])

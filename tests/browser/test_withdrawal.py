@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from core.roles import Role
 from humanbaseline.models import ParticipantErasure, Participation
@@ -49,11 +50,12 @@ def test_a_participant_withdraws_on_a_phone_and_the_admin_erases_their_data(
     pp.goto(f"{live_server.url}/baseline/s/{study.pk}/items/1/")
     link = pp.get_by_role("link", name="Withdraw from the study")
     link.scroll_into_view_if_needed()
-    assert link.is_visible() and no_sideways_scroll(pp)
+    expect(link).to_be_visible()
+    assert no_sideways_scroll(pp)
     link.focus()
     with pp.expect_navigation():
         pp.keyboard.press("Enter")
-    assert pp.get_by_role("heading", name="Withdraw from the study").is_visible()
+    expect(pp.get_by_role("heading", name="Withdraw from the study")).to_be_visible()
     terms = pp.get_by_test_id("withdrawal-terms").inner_text()
     assert "your answers are set aside" in terms and no_sideways_scroll(pp)
     assert blocking(pp, live_server) == []

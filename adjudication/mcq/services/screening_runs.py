@@ -409,14 +409,3 @@ def unit_store_result(
             )
             item.save(update_fields=["status"])
     return unit
-
-
-def waiting_units():
-    """Waiting or running units of running runs: each should have a message (the sweep
-    after a broker restart sends again those without one)."""
-    return [
-        (pk,)
-        for pk in McqScreening.objects.filter(
-            status__in=McqScreening.OPEN, run__status=RunStatus.RUNNING
-        ).values_list("pk", flat=True)
-    ]
