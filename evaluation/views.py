@@ -12,6 +12,7 @@ from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
 from core.llm_runs.models import ACTIVE
+from core.llm_runs.pages import resume_from_page
 from core.plurals import counted
 from core.roles import Role, role_required
 from core.web import csv_download
@@ -159,12 +160,13 @@ def run_resume(request, run_id):
             lambda: actions.run_resume(run_id=run_id),
             lambda queued: f"{counted(queued, 'item')} queued again.",
         )
-    form = RunResumeForm(request.POST)
-    queued = on_page(lambda: actions.run_resume(run_id=run_id, form=form))
-    if queued is REFUSED:
-        return _render_run_detail(request, run_id, resume_form=form)
-    messages.success(request, f"Run {run_id} resumed: {counted(queued, 'item')} queued again.")
-    return redirect("evaluation:run-detail", run_id=run_id)
+    return resume_from_page(
+        request,
+        lambda form: actions.run_resume(run_id=run_id, form=form),
+        refused_page=lambda form: _render_run_detail(request, run_id, resume_form=form),
+        resumed=lambda queued: f"Run {run_id} resumed: {counted(queued, 'item')} queued again.",
+        to=reverse("evaluation:run-detail", args=[run_id]),
+    )
 
 
 @admin_required

@@ -21,9 +21,10 @@ from adjudication.judging.models import JudgeRun
 from adjudication.judging.services import runs
 from adjudication.judging.services.runs import JudgeRunError
 from core import web
-from core.actions import REFUSED, form_action, on_page
+from core.actions import form_action
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
@@ -187,21 +188,23 @@ def judge_run_resume(request, run_id):
 
 
 def _resume_at_budget(request, run_id):
-    form = RunResumeForm(request.POST)
     unqueued: list[str] = []
-    resumed = on_page(
-        lambda: form_action(
+
+    def said(_run):
+        for message in unqueued:
+            messages.error(request, message)
+        return None if unqueued else f"Judge run {run_id} is resumed: its waiting calls are queued."
+
+    return resume_from_page(
+        request,
+        lambda form: form_action(
             form,
             lambda data: runs.judge_run_resume(
                 run_id=run_id, budget_usd=data.get("budget_usd"), on_unavailable=unqueued.append
             ),
             refusals=(JudgeRunError,),
-        )
+        ),
+        refused_page=lambda form: _render_run(request, run_id, resume_form=form),
+        resumed=said,
+        to=reverse("judging:run", args=[run_id]),
     )
-    if resumed is REFUSED:
-        return _render_run(request, run_id, resume_form=form)
-    for message in unqueued:
-        messages.error(request, message)
-    if not unqueued:
-        messages.success(request, f"Judge run {run_id} is resumed: its waiting calls are queued.")
-    return redirect("judging:run", run_id=run_id)

@@ -27,6 +27,7 @@ from core import drafts, web
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.roles import Role, role_required, user_roles
 from core.web import csv_download
 
@@ -303,23 +304,22 @@ def screening_run_resume(request, run_id):
             screening_runs.screening_run_resume,
             f"Screening run {run_id} resumed.",
         )
-    form = RunResumeForm(request.POST)
-    resumed = on_page(
-        lambda: actions.screening_run_resume(
+    return resume_from_page(
+        request,
+        lambda form: actions.screening_run_resume(
             form,
             run_id=run_id,
             user=request.user,
             on_unavailable=lambda m: messages.error(request, m),
-        )
-    )
-    if resumed is REFUSED:
-        return render(
+        ),
+        refused_page=lambda form: render(
             request,
             "adjudication/mcq/screening_run.html",
             _screening_run_context(run_id, resume_form=form),
-        )
-    messages.success(request, f"Screening run {run_id} resumed: its waiting items are queued.")
-    return redirect("mcq:screening-run", run_id=run_id)
+        ),
+        resumed=f"Screening run {run_id} resumed: its waiting items are queued.",
+        to=reverse("mcq:screening-run", args=[run_id]),
+    )
 
 
 @admin_required

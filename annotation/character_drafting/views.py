@@ -28,8 +28,10 @@ from annotation.character_drafting.services.common import (
 from annotation.character_drafting.services.redraft_rules import redraft_blocker
 from annotation.corpus.models import Character
 from core import web
+from core.actions import form_action
 from core.llm_runs.buttons import cancel_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.roles import CORPUS_ADMINS, role_required
 from core.web import add_error_messages
 
@@ -220,23 +222,22 @@ def drafting_job_resume(request, job_id):
     """Resume a job stopped at its budget or a monthly cap, with the budget typed (blank:
     none). A refused resume shows the page again with the form's messages."""
     selectors.drafting_job_get(job_id=job_id)
-    form = RunResumeForm(request.POST)
-    if form.is_valid():
-        try:
-            jobs.drafting_job_resume(
+    return resume_from_page(
+        request,
+        lambda form: form_action(
+            form,
+            lambda data: jobs.drafting_job_resume(
                 job_id=job_id,
                 user=request.user,
-                budget_usd=form.cleaned_data.get("budget_usd"),
+                budget_usd=data.get("budget_usd"),
                 on_unavailable=lambda message: messages.error(request, message),
-            )
-        except DraftingError as error:
-            add_error_messages(form, error)
-        else:
-            messages.success(
-                request, f"Drafting job {job_id} resumed: its waiting drafts are queued again."
-            )
-            return redirect("drafting:job-detail", job_id=job_id)
-    return _render_job(request, job_id, resume_form=form)
+            ),
+            refusals=(DraftingError,),
+        ),
+        refused_page=lambda form: _render_job(request, job_id, resume_form=form),
+        resumed=f"Drafting job {job_id} resumed: its waiting drafts are queued again.",
+        to=reverse("drafting:job-detail", args=[job_id]),
+    )
 
 
 @admin_required

@@ -24,6 +24,7 @@ from core import web
 from core.actions import REFUSED, on_page
 from core.llm_runs.buttons import cancel_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.roles import CORPUS_ADMINS, role_required
 
 RUNS_PER_PAGE = 25
@@ -187,18 +188,17 @@ def generation_run_resume(request, run_id):
     """Resume a run stopped at its budget or a monthly cap, with the budget typed (blank:
     none). A refused resume shows the page again with the form's messages."""
     selectors.generation_run_get(run_id=run_id)
-    form = RunResumeForm(request.POST)
-    run = on_page(
-        lambda: actions.generation_run_resume(
+    return resume_from_page(
+        request,
+        lambda form: actions.generation_run_resume(
             form,
             run_id=run_id,
             on_unavailable=lambda message: messages.error(request, message),
-        )
+        ),
+        refused_page=lambda form: _render_run_detail(request, run_id, resume_form=form),
+        resumed=f"Run {run_id} resumed: its waiting units are queued again.",
+        to=reverse("corpus:generation-detail", args=[run_id]),
     )
-    if run is REFUSED:
-        return _render_run_detail(request, run_id, resume_form=form)
-    messages.success(request, f"Run {run_id} resumed: its waiting units are queued again.")
-    return redirect("corpus:generation-detail", run_id=run_id)
 
 
 @corpus_admin_required

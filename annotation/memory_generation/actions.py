@@ -32,9 +32,9 @@ def memory_run_launch(form, *, user, start: bool = True):
     return form_action(form, launch, refusals=(MemoryGenerationError,))
 
 
-def _run_action(service, *, run_id: int, user):
+def _run_action(service, *, run_id: int, user, **kwargs):
     try:
-        return service(run_id=run_id, user=user)
+        return service(run_id=run_id, user=user, **kwargs)
     except MemoryGenerationError as error:
         raise ActionRefused(None, cause=error) from error
 
@@ -49,9 +49,11 @@ def memory_run_cancel(*, run_id: int, user):
     return _run_action(runs.run_cancel, run_id=run_id, user=user)
 
 
-def memory_run_resume(*, run_id: int, user):
-    """Resume a cancelled run: its unfinished batches ask only for their empty slots."""
-    return _run_action(runs.run_resume, run_id=run_id, user=user)
+def memory_run_resume(*, run_id: int, user, budget_usd=None):
+    """Resume a cancelled run: its unfinished batches ask only for their empty slots. A
+    run stopped at a spending limit resumes with ``budget_usd`` (None or blank: no
+    budget, never the old one), as every run's resume in the API does."""
+    return _run_action(runs.run_resume, run_id=run_id, user=user, budget_usd=budget_usd)
 
 
 def memory_run_resume_with_budget(form, *, run_id: int, user):

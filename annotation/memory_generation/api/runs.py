@@ -361,11 +361,40 @@ MemoryRunCancelApi = _action(
     "Cancel a running memory run",
     "Batches stop after their current memory; stored memories stay.",
 )
-MemoryRunResumeApi = _action(
-    "run_resume",
-    "Resume a cancelled memory run",
-    "Unfinished batches are queued again and ask only for their empty slots.",
+
+
+class _ResumeInput(serializers.Serializer):
+    budget_usd = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="For a run stopped at a spending limit: its new budget in USD (absent, "
+        "null or blank: no budget; never the old one).",
+    )
+
+
+@extend_schema_view(
+    post=extend_schema(
+        summary="Resume a cancelled memory run, or one stopped at a spending limit",
+        description="A cancelled run: unfinished batches are queued again and ask only for "
+        "their empty slots. A run stopped at its budget or a monthly cap: its waiting "
+        "batches are queued again with budget_usd as its budget (absent, null or blank: "
+        "none; never the old one); refused (409) while the limit would stop it again.",
+        request=_ResumeInput,
+        responses={200: MemoryRunSerializer, 409: _conflict},
+    )
 )
+class MemoryRunResumeApi(MemoryRunActionApi):
+    def post(self, request, run_id):
+        get_object_or_404(MemoryRun, pk=run_id)  # 404 first
+        budget = request.data.get("budget_usd") if hasattr(request.data, "get") else None
+        try:
+            actions.memory_run_resume(run_id=run_id, user=request.user, budget_usd=budget or None)
+        except actions.ActionRefused as refused:
+            return Response({"detail": " ".join(refused.messages)}, status=status.HTTP_409_CONFLICT)
+        return _run_response(run_id)
+
+
 MemoryRunRetryApi = _action(
     "run_retry_failed",
     "Retry a memory run's failed batches",

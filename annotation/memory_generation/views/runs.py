@@ -31,6 +31,7 @@ from annotation.memory_generation.storage import StorageFormatError, serialize
 from core import web
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.plurals import counted
 from core.roles import CORPUS_ADMINS, role_required
 
@@ -249,19 +250,19 @@ def run_resume(request, run_id):
     with the form's messages."""
     run = get_object_or_404(MemoryRun, pk=run_id)
     if run.is_stopped_at_budget:
-        form = RunResumeForm(request.POST)
-        try:
-            actions.memory_run_resume_with_budget(form, run_id=run_id, user=request.user)
-        except actions.ActionRefused:
-            return render(
+        return resume_from_page(
+            request,
+            lambda form: actions.memory_run_resume_with_budget(
+                form, run_id=run_id, user=request.user
+            ),
+            refused_page=lambda form: render(
                 request,
                 "memory_generation/run_detail.html",
                 _detail_context(request, run_id, resume_form=form),
-            )
-        messages.success(
-            request, f"Memory run {run_id} resumed: its waiting batches are queued again."
+            ),
+            resumed=f"Memory run {run_id} resumed: its waiting batches are queued again.",
+            to=reverse("memory_generation:run-detail", args=[run_id]),
         )
-        return redirect("memory_generation:run-detail", run_id=run_id)
     return _run_action(
         request,
         run_id,

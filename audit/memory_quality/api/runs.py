@@ -91,8 +91,8 @@ class ResumeInputSerializer(serializers.Serializer):
         decimal_places=2,
         required=False,
         allow_null=True,
-        help_text="For a run stopped at a spending limit: its new budget (null: none; "
-        "left out: the budget it has).",
+        help_text="For a run stopped at a spending limit: its new budget (absent or null: "
+        "none; never the old one).",
     )
 
 
@@ -268,7 +268,7 @@ RunCancelApi = _run_action(
         "A cancelled run: its cancelled characters are queued again; those audited already "
         "stay as they are. A run stopped at its budget or a monthly cap: its repairs and "
         "classifier calls waiting are queued again, with budget_usd as its new budget "
-        "(null: none; left out: the budget it has); refused while the limit still holds."
+        "(absent or null: none; never the old one); refused while the limit still holds."
     ),
     request=ResumeInputSerializer,
     responses={200: MemoryAuditRunDetailSerializer, 400: ERROR, 403: ERROR, 404: ERROR},
@@ -276,10 +276,9 @@ RunCancelApi = _run_action(
 class RunResumeApi(AdminApi):
     def post(self, request, run_id):
         _run(run_id)
-        body = request_body(request)
-        budget = {"budget_usd": body.get("budget_usd")} if "budget_usd" in body else {}
+        budget = request_body(request).get("budget_usd")
         try:
-            actions.run_resume(run_id=run_id, user=request.user, **budget)
+            actions.run_resume(run_id=run_id, user=request.user, budget_usd=budget)
         except AuditError as error:
             return error_response(error)
         return Response(run_detail_data(_run(run_id)))
