@@ -10,8 +10,6 @@ which is what the margin covers.
 
 from decimal import Decimal
 
-from django.db.models import Value
-
 from annotation.character_drafting import prompts
 from annotation.character_drafting.design import design_brief
 from annotation.character_drafting.models import DraftingCall
@@ -21,7 +19,7 @@ from annotation.character_drafting.services.common import (
     drafting_prices,
 )
 from annotation.character_drafting.services.jobs import drafting_prompt_current
-from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run
+from core.llm_runs.estimate import PlannedCall, estimate_run, past_output_tokens
 
 __all__ = ["ASSUMED_OUTPUT_TOKENS", "STAGE", "drafting_cost_estimate"]
 
@@ -62,15 +60,13 @@ def drafting_cost_estimate(*, plan, provider):
         )
         for character in plan
     ]
-    output_tokens, basis = average_output_tokens(
-        DraftingCall.objects.annotate(stage=Value(STAGE)),
-        stage_field="stage",
-        assumed=ASSUMED_OUTPUT_TOKENS,
+    tokens_out, basis = past_output_tokens(
+        DraftingCall.objects.all(), assumed=ASSUMED_OUTPUT_TOKENS[STAGE]
     )
     return estimate_run(
         planned,
-        output_tokens=output_tokens,
+        output_tokens={STAGE: tokens_out},
         units=len(planned),
         units_sampled=len(planned),
-        output_basis=basis,
+        output_basis={STAGE: basis},
     )

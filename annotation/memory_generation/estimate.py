@@ -21,7 +21,7 @@ are what the margin covers.
 
 from decimal import Decimal
 
-from django.db.models import Avg, Max, Value
+from django.db.models import Avg, Max
 from django.db.models.functions import Length
 
 from annotation.corpus.models import Memory
@@ -31,7 +31,7 @@ from annotation.memory_generation.models import GeneratedMemory, MemoryCallRecor
 from annotation.memory_generation.schema import MEMORY_SCHEMA
 from annotation.memory_generation.services import calls
 from annotation.memory_generation.services.runs import planned_batches
-from core.llm_runs.estimate import PlannedCall, average_output_tokens, estimate_run, even_sample
+from core.llm_runs.estimate import PlannedCall, estimate_run, even_sample, past_output_tokens
 
 __all__ = ["ASSUMED_OUTPUT_TOKENS", "STAGE", "memory_cost_estimate"]
 
@@ -144,16 +144,14 @@ def memory_cost_estimate(*, plans, seed: int = 0, tier_shares=None):
                 prices=prices,
             )
         )
-    output_tokens, basis = average_output_tokens(
-        MemoryCallRecord.objects.annotate(stage=Value(STAGE)),
-        stage_field="stage",
-        assumed=ASSUMED_OUTPUT_TOKENS,
+    tokens_out, basis = past_output_tokens(
+        MemoryCallRecord.objects.all(), assumed=ASSUMED_OUTPUT_TOKENS[STAGE]
     )
     return estimate_run(
         planned,
-        output_tokens=output_tokens,
+        output_tokens={STAGE: tokens_out},
         scale=Decimal(len(slots)) / Decimal(len(planned)),
         units=len(slots),
         units_sampled=len(planned),
-        output_basis=basis,
+        output_basis={STAGE: basis},
     )
