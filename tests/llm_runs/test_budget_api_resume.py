@@ -44,7 +44,7 @@ def test_an_audit_run_resumed_with_a_spent_budget_is_refused(api, server, settin
         content_type="application/json",
     )
     assert response.status_code == 400
-    assert "would stop again" in response.json()["detail"]
+    assert "would stop again" in " ".join(response.json()["detail"])
     run.refresh_from_db()
     assert run.status == AuditRun.Status.STOPPED_AT_BUDGET
 
