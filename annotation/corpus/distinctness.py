@@ -111,10 +111,10 @@ def near_duplicates_for(profiles: Iterable[ProfileVersion]) -> list[Distinctness
 
 
 def near_duplicate_sentence(rows: list[DistinctnessRow], *, name) -> str:
-    """``Character 5 and Character 12 (L1 0.10, Kendall distance 0.20)`` for each row,
+    """``Character 5 and Character 12 (L1 0.15, ordering distance 0.10)`` for each row,
     joined; ``name`` turns a key into the name people see."""
     return "; ".join(
         f"{name(r.distance.first)} and {name(r.distance.second)} "
-        f"(L1 {r.distance.l1:.2f}, Kendall distance {r.distance.kendall:.2f})"
+        f"(L1 {r.distance.l1:.2f}, ordering distance {r.distance.kendall:.2f})"
         for r in rows
     )

@@ -86,11 +86,6 @@ class MemoryRunForm(TextRules, forms.Form):
 
     def clean(self):
         data = super().clean()
-        shares = [data.get(f"tier_{t.lower()}") for t in TIERS]
-        if all(s is not None for s in shares) and abs(sum(shares) - 1.0) > SHARE_TOLERANCE:
-            raise ValidationError(
-                f"The four tier shares must add up to 1; they add up to {sum(shares):g}."
-            )
         self.near_duplicates = near_duplicates_of(data.get("plans") or [])
         if self.near_duplicates and not data.get("accept_near_duplicates"):
             self.add_error(
@@ -98,6 +93,11 @@ class MemoryRunForm(TextRules, forms.Form):
                 "Near-duplicate characters: "
                 + near_duplicate_sentence(self.near_duplicates, name=character_name)
                 + ". Tick the box to launch anyway, or change the plans or the profiles.",
+            )
+        shares = [data.get(f"tier_{t.lower()}") for t in TIERS]
+        if all(s is not None for s in shares) and abs(sum(shares) - 1.0) > SHARE_TOLERANCE:
+            raise ValidationError(
+                f"The four tier shares must add up to 1; they add up to {sum(shares):g}."
             )
         return data
 
