@@ -3,13 +3,13 @@ generation launch read (the distances themselves are ``agreement.distinctness``)
 
 A character's *current profile* here is its latest frozen profile version, or its latest
 version when none is frozen yet (a draft still in review, marked as such on the page).
-The table is O(n²) in numpy on a few hundred characters at most, so it is computed on
-request (milliseconds, two queries), not stored.
+The table is O(n²) in numpy (a few tens of milliseconds for 300 characters) and its rows
+are made only for the page shown, so it is computed on request, not stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Value, When
@@ -18,10 +18,9 @@ from agreement.distinctness import (
     NEAR_DUPLICATE_KENDALL_AT_MOST,
     NEAR_DUPLICATE_L1_BELOW,
     DistinctnessSummary,
+    DistinctnessTable,
     PairDistance,
-    distinctness_summary,
     distinctness_table,
-    pairs_involving,
 )
 from annotation.corpus.models import Character, ProfileVersion
 
@@ -40,24 +39,47 @@ class DistinctnessRow:
     second: ProfileVersion
 
 
+class DistinctnessRows(Sequence[DistinctnessRow]):
+    """A table's pairs with their profile versions, made when read (a page's slice)."""
+
+    def __init__(self, table: DistinctnessTable, profiles: dict[str, ProfileVersion]):
+        self.table, self.profiles = table, profiles
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def _row(self, distance: PairDistance) -> DistinctnessRow:
+        return DistinctnessRow(
+            distance, self.profiles[distance.first], self.profiles[distance.second]
+        )
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._row(d) for d in self.table[index]]
+        return self._row(self.table[index])
+
+
 @dataclass(frozen=True)
 class DistinctnessReport:
-    rows: list[DistinctnessRow]
-    summary: DistinctnessSummary
-    profiles: list[ProfileVersion]
+    table: DistinctnessTable
+    profiles: dict[str, ProfileVersion]  # by character key, in key order
 
     @property
-    def near_duplicates(self) -> list[DistinctnessRow]:
-        return [r for r in self.rows if r.distance.near_duplicate]
+    def rows(self) -> DistinctnessRows:
+        return DistinctnessRows(self.table, self.profiles)
 
     @property
-    def rows_distances(self) -> list[PairDistance]:
-        return [r.distance for r in self.rows]
+    def near_duplicates(self) -> DistinctnessRows:
+        return DistinctnessRows(self.table.near_duplicates(), self.profiles)
+
+    @property
+    def summary(self) -> DistinctnessSummary:
+        return self.table.summary()
 
     @property
     def drafts(self) -> list[ProfileVersion]:
         """The current profiles that are not frozen yet."""
-        return [p for p in self.profiles if not p.is_frozen]
+        return [p for p in self.profiles.values() if not p.is_frozen]
 
 
 def current_profiles() -> list[ProfileVersion]:
@@ -83,12 +105,7 @@ def current_profiles() -> list[ProfileVersion]:
 def _report(profiles: Iterable[ProfileVersion]) -> DistinctnessReport:
     by_key = {p.character.key: p for p in profiles}
     table = distinctness_table({k: p.big_five for k, p in by_key.items()}, **THRESHOLDS)
-    rows = [DistinctnessRow(d, by_key[d.first], by_key[d.second]) for d in table]
-    return DistinctnessReport(
-        rows=rows,
-        summary=distinctness_summary(table, characters=len(by_key)),
-        profiles=[by_key[k] for k in sorted(by_key)],
-    )
+    return DistinctnessReport(table=table, profiles={k: by_key[k] for k in sorted(by_key)})
 
 
 def distinctness_report() -> DistinctnessReport:
@@ -106,12 +123,12 @@ def near_duplicates_for(profiles: Iterable[ProfileVersion]) -> list[Distinctness
         return []
     others = [p for p in current_profiles() if p.character.key not in chosen]
     report = _report([*others, *chosen.values()])
-    involved = {(d.first, d.second) for d in pairs_involving(report.rows_distances, chosen)}
-    return [r for r in report.near_duplicates if (r.distance.first, r.distance.second) in involved]
+    flagged = report.table.near_duplicates().involving(chosen)
+    return list(DistinctnessRows(flagged, report.profiles)[:])
 
 
 def near_duplicate_sentence(rows: list[DistinctnessRow], *, name) -> str:
-    """``Character 5 and Character 12 (L1 0.15, ordering distance 0.10)`` for each row,
+    """``Character 5 and Character 12 (L1 0.15, ordering distance 0.05)`` for each row,
     joined; ``name`` turns a key into the name people see."""
     return "; ".join(
         f"{name(r.distance.first)} and {name(r.distance.second)} "

@@ -13,12 +13,10 @@ from agreement.distinctness import (
     NEAR_DUPLICATE_KENDALL_AT_MOST,
     NEAR_DUPLICATE_L1_BELOW,
     discordant_trait_pairs,
-    distinctness_summary,
     distinctness_table,
     is_near_duplicate,
     kendall_distance,
     l1_distance,
-    pairs_involving,
 )
 from annotation.character_drafting import design
 from tests.distinctness.table4 import (
@@ -119,9 +117,11 @@ def test_a_planted_near_duplicate_is_flagged_and_sorted_first():
     assert rows[0] == flagged[0]
     assert flagged[0].l1 == pytest.approx(scipy_l1(TABLE4["CHAR_05"], PLANTED))
     assert flagged[0].kendall == pytest.approx(scipy_kendall_distance(TABLE4["CHAR_05"], PLANTED))
-    assert pairs_involving(rows, {"CHAR_12"}) == [
-        r for r in rows if "CHAR_12" in (r.first, r.second)
-    ]
+    involving = rows.involving({"CHAR_12"})
+    assert list(involving) == [r for r in rows if "CHAR_12" in (r.first, r.second)]
+    assert len(involving) == 11
+    assert list(rows.near_duplicates()) == flagged
+    assert rows[-1] == rows[len(rows) - 1] and rows[:3] == [rows[0], rows[1], rows[2]]
 
 
 def test_a_near_copy_of_the_neutral_reference_is_flagged_but_an_opposite_lean_is_not():
@@ -151,7 +151,7 @@ def test_the_thresholds_are_strict_below_and_inclusive_at_most():
 
 def test_the_summary_is_the_mean_over_the_pairs():
     rows = distinctness_table(TABLE4)
-    summary = distinctness_summary(rows, characters=11)
+    summary = rows.summary()
     pairs = list(itertools.combinations(TABLE4.values(), 2))
     assert summary.pairs == 55 and summary.near_duplicates == 0
     assert summary.mean_l1 == pytest.approx(np.mean([scipy_l1(x, y) for x, y in pairs]))
@@ -159,8 +159,10 @@ def test_the_summary_is_the_mean_over_the_pairs():
         np.mean([scipy_kendall_distance(x, y) for x, y in pairs])
     )
     assert summary.mean_combined == pytest.approx((summary.mean_l1 / 5 + summary.mean_kendall) / 2)
-    assert distinctness_summary([], characters=1).mean_l1 is None
-    assert distinctness_table({"CHAR_01": TABLE4["CHAR_01"]}) == []
+    single = distinctness_table({"CHAR_01": TABLE4["CHAR_01"]})
+    assert len(single) == 0 and list(single) == []
+    assert single.summary().characters == 1 and single.summary().mean_l1 is None
+    assert len(distinctness_table({})) == 0
 
 
 @pytest.mark.parametrize(
