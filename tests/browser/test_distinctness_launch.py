@@ -51,7 +51,9 @@ def test_a_flagged_pair_is_seen_and_confirmed_before_the_launch(
     page.goto(f"{live_server.url}/memory-generation/runs/new/?plans={plan.pk}")
     expect(page.get_by_test_id("near-duplicates")).to_contain_text("Character 5 and Character 12")
     submit(page, page.locator("#run-review"))
-    expect(page.get_by_text("Tick the box to launch anyway")).to_be_visible()
+    expect(page.get_by_test_id("accept-near-duplicates")).to_contain_text(
+        "Near-duplicate characters: Character 5 and Character 12 (L1 0.15"
+    )
     expect(page.locator("#run-confirm")).to_have_count(0)
     assert MemoryRun.objects.count() == 0
 
