@@ -1,6 +1,6 @@
 """`make demo`: the distinctness page works on the demo's characters (the eleven stand-ins,
-frozen, and the drafted ones still in review), and its table equals scipy's distances on
-the profiles the demo stored."""
+the drafted ones still in review, the one generated on the platform), and its table
+equals scipy's distances on the profiles the demo stored."""
 
 import itertools
 
@@ -51,5 +51,8 @@ def test_the_page_shows_the_demo_s_characters(demo_built, client):
         assert row["l1"] == pytest.approx(scipy_l1(x, y), abs=0.005)
         assert row["kendall"] == pytest.approx(scipy_kendall_distance(x, y), abs=0.005)
         assert row["flagged"] == (row["l1"] < 0.35 and row["kendall"] <= 0.5)
-    # No two of the eleven stand-ins are near-duplicates.
-    assert not [r for r in rows if r["flagged"] and set(r["pair"]) <= set(TABLE4)]
+    # No two of the eleven stand-ins are near-duplicates; the character the demo generates
+    # memories for (Character 14, O high) is one of Character 9 (O high, 0.20 apart).
+    flagged = {r["pair"] for r in rows if r["flagged"]}
+    assert not [pair for pair in flagged if set(pair) <= set(TABLE4)]
+    assert ("CHAR_09", "CHAR_14") in flagged
