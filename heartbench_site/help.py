@@ -52,6 +52,7 @@ HELP = {
     "corpus:import": "lab-admin/pipeline.md#import",
     "corpus:generation": "lab-admin/pipeline.md#candidate-generation",
     "corpus:prompt": "lab-admin/pipeline.md#candidate-generation",
+    "corpus:distinctness": "lab-admin/validity-distinctness.md#distinctness-page",
     "drafting": "lab-admin/pipeline.md#drafting",
     "drafting:redraft": "lab-admin/pipeline.md#redrafting",
     "memory_generation": "lab-admin/pipeline.md#memory-generation",

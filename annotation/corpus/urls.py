@@ -3,7 +3,7 @@ the ``corpus`` namespace (heartbench_site/urls.py)."""
 
 from django.urls import path
 
-from annotation.corpus import views
+from annotation.corpus import distinctness_views, views
 
 urlpatterns = [
     path("", views.corpus_index, name="index"),
@@ -12,4 +12,5 @@ urlpatterns = [
     path("memories/<str:memory_id>/", views.memory_detail, name="memory-detail"),
     path("scenarios/", views.scenario_list, name="scenario-list"),
     path("scenarios/<str:scenario_id>/", views.scenario_detail, name="scenario-detail"),
+    path("distinctness/", distinctness_views.distinctness, name="distinctness"),
 ]

@@ -69,7 +69,10 @@ def characters_stage(characters: list[tuple[int, str]]) -> Stage:
             Tally("characters", len(characters), emphasis=True),
             Tally("drafted on the platform", drafted),
         ],
-        links=[("Characters", reverse("corpus:character-list"))],
+        links=[
+            ("Characters", reverse("corpus:character-list")),
+            ("Distinctness between characters", reverse("corpus:distinctness")),
+        ],
     )
     if not characters:
         stage.blockers.append(

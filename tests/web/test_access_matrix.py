@@ -150,6 +150,8 @@ ACCESS = {
             "drafting:prompt-new",
             "drafting-api:job-list",
             "drafting-api:job-detail",
+            # Distinctness between characters (issue 37): admins.
+            "corpus:distinctness",
         ],
         only(ADMIN),
     ),

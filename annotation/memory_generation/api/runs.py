@@ -198,6 +198,13 @@ class MemoryRunCreateSerializer(SerializerTextRules, serializers.Serializer):
     start = serializers.BooleanField(
         required=False, default=True, help_text="Start at once (false: leave it pending)."
     )
+    accept_near_duplicates = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Launch although the plans' characters include a near-duplicate pair "
+        "(the distinctness check); without it such a launch is refused with 400 naming "
+        "the pairs.",
+    )
 
 
 class MemoryBatchSerializer(serializers.ModelSerializer):
@@ -249,6 +256,7 @@ def _launch_form_data(body) -> dict:
         **{f"tier_{tier.lower()}": shares.get(tier) for tier in TIERS},
         "note": body.get("note") or "",
         "budget_usd": body.get("budget_usd"),
+        "accept_near_duplicates": body.get("accept_near_duplicates", False),
     }
 
 

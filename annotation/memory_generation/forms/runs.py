@@ -5,11 +5,15 @@ with the same values carried in hidden fields, so nothing starts on one click.
 """
 
 from crispy_forms.helper import FormHelper
+from crispy_forms.layout import Layout
 from django import forms
 from django.core.exceptions import ValidationError
 
+from annotation.corpus.distinctness import near_duplicate_sentence, near_duplicates_for
+from annotation.corpus.models import ProfileVersion
 from annotation.memory_generation.batching import DEFAULT_TIER_SHARES, TIERS
 from annotation.memory_generation.models import MemoryPlan
+from core.display import character_name
 from core.llm_runs.forms import budget_field
 from core.text_rules import NOTE, TextRules
 
@@ -61,6 +65,13 @@ class MemoryRunForm(TextRules, forms.Form):
         help_text="Why this run: shown in the run list.",
     )
     budget_usd = budget_field()
+    # Shown (by the template, next to the flagged pairs) only when the plans' characters
+    # include a near-duplicate pair; launching then needs it ticked.
+    accept_near_duplicates = forms.BooleanField(
+        label="Launch anyway: I have looked at the near-duplicate characters",
+        required=False,
+        help_text="Their memories would be written for profiles readers may not tell apart.",
+    )
 
     def __init__(self, *args, default_model: str = "", **kwargs):
         super().__init__(*args, **kwargs)
@@ -70,9 +81,19 @@ class MemoryRunForm(TextRules, forms.Form):
         self.helper = FormHelper()
         # The template owns <form> and the buttons (review, then confirm).
         self.helper.form_tag = False
+        self.helper.layout = Layout(*(f for f in self.fields if f != "accept_near_duplicates"))
+        self.near_duplicates = []
 
     def clean(self):
         data = super().clean()
+        self.near_duplicates = near_duplicates_of(data.get("plans") or [])
+        if self.near_duplicates and not data.get("accept_near_duplicates"):
+            self.add_error(
+                "accept_near_duplicates",
+                "Near-duplicate characters: "
+                + near_duplicate_sentence(self.near_duplicates, name=character_name)
+                + ". Tick the box to launch anyway, or change the plans or the profiles.",
+            )
         shares = [data.get(f"tier_{t.lower()}") for t in TIERS]
         if all(s is not None for s in shares) and abs(sum(shares) - 1.0) > SHARE_TOLERANCE:
             raise ValidationError(
@@ -94,6 +115,17 @@ class MemoryRunForm(TextRules, forms.Form):
             "note": self.cleaned_data["note"],
             "budget_usd": self.cleaned_data.get("budget_usd"),
         }
+
+
+def near_duplicates_of(plans) -> list:
+    """The near-duplicate pairs (``annotation.corpus.distinctness``) a run of ``plans``
+    would build on, each plan's character taken on the profile version it was planned for."""
+    version_ids = [plan.profile_version_id for plan in plans]
+    if not version_ids:
+        return []
+    return near_duplicates_for(
+        ProfileVersion.objects.filter(pk__in=version_ids).select_related("character")
+    )
 
 
 def plan_ids_from_query(raw: str | None) -> list[int]:

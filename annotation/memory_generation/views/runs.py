@@ -19,6 +19,7 @@ from annotation.memory_generation.estimate import memory_cost_estimate
 from annotation.memory_generation.forms.runs import (
     TIERS,
     MemoryRunForm,
+    near_duplicates_of,
     plan_ids_from_query,
 )
 from annotation.memory_generation.models import MemoryPlan, MemoryRun
@@ -131,6 +132,9 @@ def _render_new(request, form, provider, *, confirming: bool):
         plans = form.initial.get("plans") or []
     plans = list(plans)
     summaries = _plan_summaries(plans)
+    # The near-duplicate pairs the plans' characters take part in: the form's own check
+    # once it was submitted, the preselected plans' before.
+    near_duplicates = form.near_duplicates if form.is_bound else near_duplicates_of(plans)
     return render(
         request,
         "memory_generation/run_new.html",
@@ -142,6 +146,7 @@ def _render_new(request, form, provider, *, confirming: bool):
             "grand_total": sum(s["total"] for s in summaries),
             "tiers": [(t, form[f"tier_{t.lower()}"]) for t in TIERS],
             "cost": _cost(form),
+            "near_duplicates": near_duplicates,
         },
     )
 
