@@ -285,17 +285,16 @@ def _decide(check: FactCheck, verdicts: list[dict], invented: list[str]) -> None
     if check.omitted_rate > limits["max_omitted_rate"]:
         reasons.append(
             f"{check.missing_count} of {counted(total, 'fact')} missing "
-            f"({check.omitted_rate:.0%}; the limit is {limits['max_omitted_rate']:.0%})"
+            f"({100 * check.omitted_rate:.1f} %, limit {100 * limits['max_omitted_rate']:.1f} %)"
         )
     if check.contradicted_count > limits["max_contradicted"]:
         reasons.append(
             f"{counted(check.contradicted_count, 'fact')} contradicted "
-            f"(the limit is {limits['max_contradicted']})"
+            f"(limit {limits['max_contradicted']})"
         )
     if check.invented_count > limits["max_invented"]:
         reasons.append(
-            f"{counted(check.invented_count, 'fact')} invented "
-            f"(the limit is {limits['max_invented']})"
+            f"{counted(check.invented_count, 'fact')} invented (limit {limits['max_invented']})"
         )
     check.reasons = reasons
     check.status = FactCheck.Status.FAILED if reasons else FactCheck.Status.PASSED
@@ -333,11 +332,6 @@ def failure_note(check: FactCheck) -> str:
     """One line for the case's repair note: why the last rewrite was not kept."""
     if check.status == FactCheck.Status.ERROR:
         return "the fact check of the last rewrite could not be made"
-    lost = check.missing + check.contradicted
-    named = "; ".join(f"“{fact}”" for fact in lost[:3])
-    return (
-        "the last rewrite failed the fact check ("
-        + "; ".join(check.reasons)
-        + ")"
-        + (f": {named}" if named else "")
-    )
+    named = " ".join(f"“{fact}”" for fact in (check.missing + check.contradicted)[:3])
+    note = "the last rewrite lost facts of the original (fact check): " + "; ".join(check.reasons)
+    return note + (f"; lost: {named}" if named else "")
