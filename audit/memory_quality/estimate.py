@@ -14,18 +14,21 @@ by their memory count) and builds each flagged memory's repair prompt (of at mos
   failed attempt is asked again, up to the settings' attempts, and costs more;
 * a defect after a memory's first is asked about the memory's text as the audit found
   it (a later attempt sees the text the earlier ones rewrote);
-* with a classifier, one re-check call per criterion in use after each attempt.
+* with a classifier, one re-check call per criterion in use after each attempt;
+* with the fact check on (``services.fact_check``), one extraction of the memory's facts
+  and one check per attempt at a defect it covers, the facts about one a sentence.
 
 A classifier pass an admin queues later on a finished run is one call per memory and
 criterion, and counts towards the same budget; it is not part of this estimate.
 """
 
+import re
 from decimal import Decimal
 
 from annotation.corpus.models import Character, Memory
-from audit.memory_quality import criteria, repair, selectors
+from audit.memory_quality import criteria, fact_prompts, repair, selectors
 from audit.memory_quality.models import AuditCall, AuditSettings
-from audit.memory_quality.services import checks
+from audit.memory_quality.services import checks, fact_check
 from audit.memory_quality.services.configuration import (
     audit_settings_defaults,
     classifier_provider,
@@ -44,7 +47,13 @@ Kind = AuditCall.Kind
 #: Output tokens assumed per answer before any call of the kind was recorded: a repair
 #: rewrites a field of up to a few thousand characters (content_full is guided to
 #: 2,000-4,500, App. B.6), a classifier answers a boolean, a quote and a reason.
-ASSUMED_OUTPUT_TOKENS = {Kind.REPAIR: 900, Kind.CLASSIFIER: 120}
+ASSUMED_OUTPUT_TOKENS = {
+    Kind.REPAIR: 900,
+    Kind.CLASSIFIER: 120,
+    # A few dozen one-sentence facts; a verdict and a short note for each.
+    Kind.FACT_EXTRACT: 700,
+    Kind.FACT_CHECK: 900,
+}
 
 
 def finding_dict(finding: criteria.Finding) -> dict:
@@ -61,10 +70,12 @@ def finding_dict(finding: criteria.Finding) -> dict:
     }
 
 
-def memory_calls(memory: Memory, found: list, enabled) -> list[tuple[str, str, str, dict]]:
+def memory_calls(
+    memory: Memory, found: list, enabled, facts_checked: bool = False
+) -> list[tuple[str, str, str, dict]]:
     """(kind, system, user, schema) of every call the repair loop is assumed to make for
     one flagged ``memory`` whose checks found ``found`` (the criteria ``enabled`` are the
-    re-check's; empty: no classifier)."""
+    re-check's; empty: no classifier; ``facts_checked``: the fact check is on)."""
     findings = [finding_dict(f) for f in sorted(found, key=lambda f: f.criterion)]
     data = checks.memory_dict(memory)
     profile = selectors.repair_profile(character_id=memory.character_id)
@@ -87,6 +98,24 @@ def memory_calls(memory: Memory, found: list, enabled) -> list[tuple[str, str, s
         for number in sorted(enabled):
             system, user = repair.classifier_prompt(memory=data, criterion=number)
             calls.append((Kind.CLASSIFIER, system, user, repair.CLASSIFIER_SCHEMA))
+        if facts_checked and criterion not in fact_check.EXEMPT_CRITERIA:
+            first = all(call[0] != Kind.FACT_EXTRACT for call in calls)
+            calls += _fact_check_calls(data, findings, first=first)
+    return calls
+
+
+def _fact_check_calls(data: dict, findings: list[dict], *, first: bool) -> list:
+    """The fact check of one attempt: the extraction (once per memory), then the check,
+    with the memory's sentences standing in for its facts and for the rewrite."""
+    original = {f: data[f] for f in fact_prompts.FIELDS}
+    calls = []
+    if first:
+        excluded = [s["text"] for f in findings for s in f["spans"]]
+        system, user = fact_prompts.extract_prompt(original=original, excluded=excluded)
+        calls.append((Kind.FACT_EXTRACT, system, user, fact_prompts.EXTRACT_SCHEMA))
+    facts = [s for f in fact_prompts.FIELDS for s in re.split(r"(?<=[.!?])\s+", data[f]) if s]
+    system, user = fact_prompts.check_prompt(facts=facts, original=original, repaired=original)
+    calls.append((Kind.FACT_CHECK, system, user, fact_prompts.CHECK_SCHEMA))
     return calls
 
 
@@ -114,8 +143,11 @@ def audit_cost_estimate(*, character_keys=()):
     config = version.as_config()
     compiled = criteria.CompiledConfig.of(config)
     enabled = config.enabled_criteria if classifier is not None else ()
+    facts_checked = fact_check.enabled()
     labels = {
         Kind.REPAIR: f"Repair model ({repairer.kind.value})",
+        Kind.FACT_EXTRACT: f"Repair model ({repairer.kind.value})",
+        Kind.FACT_CHECK: f"Repair model ({repairer.kind.value})",
         Kind.CLASSIFIER: f"Classifier ({classifier.kind.value})" if classifier else "",
     }
     flagged = {}
@@ -127,7 +159,8 @@ def audit_cost_estimate(*, character_keys=()):
     built = even_sample(sorted(flagged), SAMPLE_FLAGGED)
     planned = []
     for memory in Memory.objects.filter(memory_id__in=built).order_by("pk"):
-        for kind, system, user, schema in memory_calls(memory, flagged[memory.memory_id], enabled):
+        found = flagged[memory.memory_id]
+        for kind, system, user, schema in memory_calls(memory, found, enabled, facts_checked):
             planned.append(
                 PlannedCall(
                     provider=labels[kind],
@@ -135,7 +168,7 @@ def audit_cost_estimate(*, character_keys=()):
                     system=system,
                     user=user,
                     schema=schema,
-                    prices=call_prices(kind),
+                    prices=call_prices(Kind.CLASSIFIER if kind == Kind.CLASSIFIER else Kind.REPAIR),
                 )
             )
     scale = Decimal(total) / Decimal(sampled)
@@ -144,6 +177,9 @@ def audit_cost_estimate(*, character_keys=()):
     assumed = {Kind.REPAIR: ASSUMED_OUTPUT_TOKENS[Kind.REPAIR]}
     if classifier is not None:
         assumed[Kind.CLASSIFIER] = ASSUMED_OUTPUT_TOKENS[Kind.CLASSIFIER]
+    if facts_checked:
+        for kind in (Kind.FACT_EXTRACT, Kind.FACT_CHECK):
+            assumed[kind] = ASSUMED_OUTPUT_TOKENS[kind]
     output_tokens, basis = average_output_tokens(
         AuditCall.objects.all(), stage_field="kind", assumed=assumed
     )

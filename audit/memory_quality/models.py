@@ -155,12 +155,16 @@ class AuditUnit(LlmUnit):
 
 
 class AuditCall(AbstractCallRecord):
-    """One LLM call of the audit: the classifier's verdict on a memory, or a repair
-    attempt's rewrite (``core.llm_runs.services.record_call``)."""
+    """One LLM call of the audit: the classifier's verdict on a memory, a repair
+    attempt's rewrite, or the two calls of a rewrite's fact check (the original's facts
+    extracted, then checked against the rewrite; ``services.fact_check``), all through
+    ``core.llm_runs.services.record_call``."""
 
     class Kind(models.TextChoices):
         CLASSIFIER = "classifier", "Classifier"
         REPAIR = "repair", "Repair"
+        FACT_EXTRACT = "fact_extract", "Fact extraction"
+        FACT_CHECK = "fact_check", "Fact check"
 
     run = models.ForeignKey(AuditRun, on_delete=models.CASCADE, related_name="calls")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -454,3 +458,83 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return self.action
+
+
+class FactCheck(models.Model):
+    """Whether a repair attempt's rewrite kept the facts of the memory it repaired
+    (issue #37; ``services.fact_check``): the original's atomic facts, each fact's
+    verdict against the rewrite, and the facts the rewrite added. A rewrite that clears
+    its defect is kept only once this check passes; one that fails it goes back through
+    the loop, the lost facts named in the next attempt's prompt."""
+
+    class Status(models.TextChoices):
+        EXTRACTING = "extracting", "Awaiting the original's facts"
+        CHECKING = "checking", "Awaiting the check of the facts"
+        PASSED = "passed", "Kept the facts"
+        FAILED = "failed", "Lost facts"
+        ERROR = "error", "Could not be checked"
+
+    PENDING = (Status.EXTRACTING, Status.CHECKING)
+
+    attempt = models.OneToOneField(
+        RepairAttempt, on_delete=models.CASCADE, related_name="fact_check"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.EXTRACTING)
+    original = models.JSONField(help_text="The narrative fields as the case found them.")
+    repaired = models.JSONField(help_text="The narrative fields with the rewrite applied.")
+    excluded = models.JSONField(
+        default=list, blank=True, help_text="Flagged passages of the original: not facts to keep."
+    )
+    source_digest = models.CharField(max_length=64, db_index=True)
+    facts = models.JSONField(default=list, blank=True, help_text="The original's atomic facts.")
+    facts_reused = models.BooleanField(
+        default=False, help_text="The facts came from an earlier check of the same original."
+    )
+    verdicts = models.JSONField(
+        default=list, blank=True, help_text='[{"fact", "verdict", "note"}], one per fact.'
+    )
+    invented = models.JSONField(
+        default=list, blank=True, help_text="Facts of the rewrite the original does not state."
+    )
+    omitted_rate = models.FloatField(null=True, blank=True)
+    missing_count = models.PositiveSmallIntegerField(default=0)
+    contradicted_count = models.PositiveSmallIntegerField(default=0)
+    invented_count = models.PositiveSmallIntegerField(default=0)
+    thresholds = models.JSONField(default=dict, blank=True, help_text="The limits applied.")
+    reasons = models.JSONField(default=list, blank=True, help_text="Why the check failed.")
+    extract_call = models.ForeignKey(
+        AuditCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    check_call = models.ForeignKey(
+        AuditCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["attempt"]
+
+    def __str__(self):
+        return f"Fact check of {self.attempt} ({self.status})"
+
+    @property
+    def kept_count(self) -> int:
+        return sum(v["verdict"] == "present" for v in self.verdicts)
+
+    @property
+    def omitted_percent(self) -> str:
+        return "" if self.omitted_rate is None else f"{100 * self.omitted_rate:.1f} %"
+
+    @property
+    def limit_percent(self) -> str:
+        limit = (self.thresholds or {}).get("max_omitted_rate")
+        return "" if limit is None else f"{100 * limit:.1f} %"
+
+    @property
+    def missing(self) -> list[str]:
+        return [v["fact"] for v in self.verdicts if v["verdict"] == "missing"]
+
+    @property
+    def contradicted(self) -> list[str]:
+        return [v["fact"] for v in self.verdicts if v["verdict"] == "contradicted"]

@@ -307,7 +307,10 @@ def case_page(*, case_id: int, team_size: int = 0) -> CasePage | None:
         )
         .prefetch_related(
             Prefetch("flags", queryset=MemoryFlag.objects.order_by("pk"), to_attr="all_flags"),
-            Prefetch("attempts", queryset=RepairAttempt.objects.order_by("number")),
+            Prefetch(
+                "attempts",
+                queryset=RepairAttempt.objects.select_related("fact_check").order_by("number"),
+            ),
             Prefetch("defects", queryset=RepairDefect.objects.order_by("criterion", "field")),
             Prefetch(
                 "agreements",

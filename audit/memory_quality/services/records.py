@@ -25,9 +25,12 @@ def log_event(*, actor, action: str, run=None, case=None, **details) -> None:
     AuditEvent.objects.create(actor=actor, action=action, run=run, case=case, details=details)
 
 
-def audit_call_record(*, run_id: int, character_id: int, kind: str, result) -> AuditCall:
+def audit_call_record(
+    *, run_id: int, character_id: int, kind: str, result, prices_of: str | None = None
+) -> AuditCall:
     """Store one classifier or repair call (``core.llm_runs.services.record_call``) at the
-    configured prices of its kind; its tokens and cost count towards the unit of the
+    configured prices of its kind (or of the model ``prices_of`` names: a fact check
+    asks the repair model); its tokens and cost count towards the unit of the
     memory's character in the run (what the run's budget reads)."""
     unit_id = (
         AuditUnit.objects.filter(run_id=run_id, character_id=character_id)
@@ -39,7 +42,7 @@ def audit_call_record(*, run_id: int, character_id: int, kind: str, result) -> A
         AuditCall,
         result=result,
         totals=totals,
-        prices=call_prices(kind),
+        prices=call_prices(prices_of or kind),
         run_id=run_id,
         kind=kind,
     )

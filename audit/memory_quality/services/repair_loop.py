@@ -11,22 +11,28 @@ goes to manual review.
 
 The LLM calls of an attempt (the rewrite and the classifier's re-check) happen outside
 any transaction (no row lock is held over the network); the attempt is recorded
-afterwards under the case's row lock, once."""
+afterwards under the case's row lock, once.
+
+With the fact check on (``fact_check``, issue #37), a rewrite that clears its defect is
+kept only after it also keeps the original's facts: the case's next steps are the
+check's two calls (each its own task, held at spending limits like an attempt); a
+rewrite that fails it goes back as a further defect of the same loop."""
 
 from django.db import transaction
 
 from annotation.corpus.models import Memory
-from audit.memory_quality import repair, selectors
+from audit.memory_quality import criteria, repair, selectors
 from audit.memory_quality.models import (
     AuditCall,
     AuditError,
+    FactCheck,
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
     RepairAttempt,
     RepairDefect,
 )
-from audit.memory_quality.services import checks
+from audit.memory_quality.services import checks, fact_check
 from audit.memory_quality.services.configuration import REPAIR_ROUNDS, repair_provider
 from audit.memory_quality.services.records import (
     audit_call_record,
@@ -89,6 +95,9 @@ def repair_attempt_run(
     state = MemoryCase.objects.filter(pk=case_id).values_list("status", "run_id").first()
     if state and state[0] == MemoryCase.Status.REPAIRING and audit_llm_call_held(run_id=state[1]):
         return None
+    step = fact_check.pending_step(case_id=case_id)
+    if step is not None:  # the last rewrite awaits its fact check: that comes first
+        return _fact_check_step(case_id=case_id, step=step, provider=provider, dispatch=dispatch)
     with transaction.atomic():
         case = (
             MemoryCase.objects.select_for_update()
@@ -120,6 +129,8 @@ def repair_attempt_run(
         constraints = checks.generation_constraints(memory)
         generation = selectors.generation_prompt(memory_pk=memory.pk)
         config = case.run.settings_version.as_config()
+        lost_facts = fact_check.feedback_block(previous)
+        recheck_failed = previous is not None and not fact_check.was_checked(previous)
     fields = repair.defect_fields(target.criterion, target.field)
     system, user = repair.repair_prompt(
         memory=memory_data,
@@ -128,9 +139,12 @@ def repair_attempt_run(
         fields=fields,
         profile=profile,
         constraints=constraints,
-        previous_findings=previous.audit_findings if previous else (),
+        # A rewrite sent to the fact check had cleared its defect: its re-check is no issue.
+        previous_findings=previous.audit_findings if recheck_failed else (),
         generation=generation,
     )
+    if lost_facts:
+        user += "\n\n" + lost_facts
     schema = repair.repair_schema(fields)
     provider = provider or repair_provider()
     if provider is None:
@@ -202,6 +216,9 @@ def _repair_attempt_record(
             passed = all(f.defect != (defect.criterion, defect.field) for f in findings)
     else:
         error = f"{result.error_kind}: {result.error_message}"
+    # A rewrite that cleared its defect is kept once it keeps the original's facts.
+    awaits_facts = passed and fact_check.applies(defect.criterion)
+    passed = passed and not awaits_facts
     defect.attempts_used += 1
     attempt = RepairAttempt.objects.create(
         case=case,
@@ -240,53 +257,134 @@ def _repair_attempt_record(
         field=defect.field,
         defect_attempt=defect.attempts_used,
         passed=passed,
+        **({"awaits_fact_check": True} if awaits_facts else {}),
     )
     limit = case.run.settings_version.max_repair_attempts
-    if passed:
-        defect.status = RepairDefect.Status.REPAIRED
-        defect.save(update_fields=["status", "attempts_used"])
-        memory_change(
-            memory=memory,
-            changes=changes,
-            origin=MemoryVersion.Origin.REPAIR,
-            case=case,
-            attempt=attempt,
-            note=(
-                f"Repair attempt {number} cleared criterion {defect.criterion} on "
-                f"{defect.field} (attempt {defect.attempts_used} at this defect)."
-            ),
-            reaudit={
-                "checks": used,
-                "findings": [f.as_dict() for f in findings],
-                "passed": not findings,
-            },
-        )
-        case.flags.filter(current=True).update(current=False)
-        MemoryFlag.objects.bulk_create(case_flags(case, findings, f"repair {number}"))
-        if not findings:
-            case.status = MemoryCase.Status.REPAIRED
-            case.save(update_fields=["status", "updated_at"])
-            return attempt
+    if awaits_facts:
+        defect.save(update_fields=["attempts_used"])
+        fact_check.open_check(case=case, attempt=attempt, memory=memory, changes=changes)
+    elif passed:
+        return _keep_rewrite(case, defect, attempt, memory, findings=findings, dispatch=dispatch)
     else:
         defect.save(update_fields=["attempts_used"])
         if defect.attempts_used >= limit:
             _exhaust(case, [defect], limit=limit)
             return attempt
+    _next_step(case, dispatch)
+    return attempt
+
+
+def _next_step(case: MemoryCase, dispatch: bool) -> None:
     if dispatch:
         enqueue_on_commit(
             "audit.repair_memory", what="The repair of audit cases", calls=[(case.pk,)]
         )
+
+
+def _keep_rewrite(case, defect, attempt, memory, *, findings=None, dispatch) -> RepairAttempt:
+    """The attempt's rewrite cleared its defect (and kept its facts): it becomes the
+    memory's next version, and its re-check's ``findings`` (read back from the attempt
+    when not given) the case's current flags."""
+    number = attempt.number
+    if findings is None:
+        findings = [_finding(f, memory.memory_id) for f in attempt.audit_findings]
+    defect.status = RepairDefect.Status.REPAIRED
+    defect.save(update_fields=["status", "attempts_used"])
+    memory_change(
+        memory=memory,
+        changes={f: attempt.output[f] for f in attempt.fields},
+        origin=MemoryVersion.Origin.REPAIR,
+        case=case,
+        attempt=attempt,
+        note=(
+            f"Repair attempt {number} cleared criterion {defect.criterion} on "
+            f"{defect.field} (attempt {defect.attempts_used} at this defect)."
+        ),
+        reaudit={
+            "checks": attempt.checks,
+            "findings": [f.as_dict() for f in findings],
+            "passed": not findings,
+        },
+    )
+    case.flags.filter(current=True).update(current=False)
+    MemoryFlag.objects.bulk_create(case_flags(case, findings, f"repair {number}"))
+    if not findings:
+        case.status = MemoryCase.Status.REPAIRED
+        case.save(update_fields=["status", "updated_at"])
+        return attempt
+    _next_step(case, dispatch)
     return attempt
 
 
-def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int) -> None:
+def _finding(data: dict, memory_id: str) -> criteria.Finding:
+    """A finding as the attempt stored it (``Finding.as_dict``), read back."""
+    return criteria.Finding(
+        memory=memory_id,
+        criterion=data["criterion"],
+        field=data["field"],
+        detail=data["detail"],
+        spans=tuple(criteria.Span(**span) for span in data.get("spans") or ()),
+        related=data.get("related") or "",
+        score=data.get("score"),
+        source=data.get("source") or checks.PATTERN,
+    )
+
+
+def _fact_check_step(*, case_id, step, provider, dispatch) -> RepairAttempt | None:
+    """One call of the pending fact check of the case's last rewrite, then its record:
+    the next step queued, or the rewrite kept, or sent back as a further defect."""
+    provider = provider or repair_provider()
+    if provider is None:
+        raise AuditError("No repair model is configured (HEARTBENCH_AUDIT_REPAIR_*).")
+    result = fact_check.run_step_call(step, provider=provider)
+    with transaction.atomic():
+        case = (
+            MemoryCase.objects.select_for_update()
+            .select_related("run__settings_version")
+            .get(pk=case_id)
+        )
+        if case.status != MemoryCase.Status.REPAIRING:
+            return None
+        check = fact_check.record_step(case=case, step=step, result=result)
+        if check is None:
+            return None  # a redelivered task: this step is recorded already
+        attempt = RepairAttempt.objects.select_related("defect").get(pk=check.attempt_id)
+        if check.status in FactCheck.PENDING:
+            _next_step(case, dispatch)
+            return attempt
+        defect = RepairDefect.objects.select_for_update().get(pk=attempt.defect_id)
+        log_event(
+            actor=None,
+            action="fact_check",
+            case=case,
+            number=attempt.number,
+            status=check.status,
+            omitted_rate=check.omitted_rate,
+            contradicted=check.contradicted_count,
+            invented=check.invented_count,
+        )
+        if check.status == FactCheck.Status.PASSED:
+            attempt.passed = True
+            attempt.save(update_fields=["passed"])
+            memory = Memory.objects.select_for_update().get(pk=case.memory_id)
+            return _keep_rewrite(case, defect, attempt, memory, dispatch=dispatch)
+        limit = case.run.settings_version.max_repair_attempts
+        if defect.attempts_used >= limit:
+            _exhaust(case, [defect], limit=limit, why=fact_check.failure_note(check))
+            return attempt
+        _next_step(case, dispatch)
+        return attempt
+
+
+def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int, why: str = "") -> None:
     for defect in spent:
         defect.status = RepairDefect.Status.EXHAUSTED
         defect.save(update_fields=["status"])
     names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
-    _escalate(
-        case, note=f"Still flagged after {counted(limit, 'automated repair attempt')}: {names}."
-    )
+    note = f"Still flagged after {counted(limit, 'automated repair attempt')}: {names}."
+    if why:
+        note = f"Not repaired after {counted(limit, 'automated repair attempt')}: {names}; {why}."
+    _escalate(case, note=note)
 
 
 def _escalate(case: MemoryCase, *, note: str) -> None:
