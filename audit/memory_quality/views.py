@@ -31,6 +31,7 @@ from core.actions import REFUSED, form_action, on_page
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
 from core.llm_runs.models import RunStatus
+from core.llm_runs.pages import resume_from_page
 from core.plurals import counted
 from core.roles import Role, role_required, user_roles
 from core.tidy_tables import table_download, table_links
@@ -311,23 +312,20 @@ def run_resume(request, run_id):
             lambda *, run_id, user: actions.run_resume(run_id=run_id, user=user),
             f"Audit run {run_id} resumed: the characters not yet audited are queued.",
         )
-    form = RunResumeForm(request.POST)
-    resumed = on_page(
-        lambda: form_action(
+    return resume_from_page(
+        request,
+        lambda form: form_action(
             form,
             lambda data: actions.run_resume(
                 user=request.user, run_id=run_id, budget_usd=data.get("budget_usd")
             ),
             refusals=(AuditError,),
-        )
+        ),
+        refused_page=lambda form: _render_run_page(request, run_id, resume_form=form),
+        resumed=f"Audit run {run_id} resumed: its repairs and classifier calls waiting are "
+        "queued again.",
+        to=reverse("audit:run-detail", args=[run_id]),
     )
-    if resumed is REFUSED:
-        return _render_run_page(request, run_id, resume_form=form)
-    messages.success(
-        request,
-        f"Audit run {run_id} resumed: its repairs and classifier calls waiting are queued again.",
-    )
-    return redirect("audit:run-detail", run_id=run_id)
 
 
 @admin_required
