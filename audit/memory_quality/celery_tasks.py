@@ -12,7 +12,7 @@ from celery import shared_task
 from django.db.models import Max
 from django.db.models.functions import Coalesce, Greatest
 
-from audit.memory_quality.models import AuditRun, AuditUnit
+from audit.memory_quality.models import AuditRun, AuditUnit, MemoryCase
 from audit.memory_quality.services import classifier, repair_loop, runs
 from core.llm_runs.models import RunStatus
 from core.tasks import resend_when_stranded
@@ -51,3 +51,16 @@ def _stranded_runs():
 
 
 resend_when_stranded(runs.TASK, _stranded_runs)
+
+
+def _stranded_repairs():
+    """(case id, last written) of the cases under repair in a finished run: each waits
+    for its next repair step's message (a run stopped at a spending limit or cancelled
+    is left: its resume queues its repairs)."""
+    return MemoryCase.objects.filter(
+        status=MemoryCase.Status.REPAIRING,
+        run__status__in=(RunStatus.FINISHED, RunStatus.FINISHED_WITH_FAILURES),
+    ).values_list("pk", "updated_at")
+
+
+resend_when_stranded("audit.repair_memory", _stranded_repairs)

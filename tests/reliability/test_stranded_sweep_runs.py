@@ -15,8 +15,8 @@ from adjudication.judging.models import JudgeCall
 from adjudication.judging.services.runs import judge_run_create, judge_run_start
 from adjudication.mcq.models import McqScreening
 from adjudication.mcq.services import screening_runs
-from audit.memory_quality.models import AuditRun, AuditUnit
-from audit.memory_quality.services.runs import audit_run_start
+from audit.memory_quality.models import AuditRun, AuditUnit, MemoryCase
+from audit.memory_quality.services.runs import audit_run_execute, audit_run_start
 from core.llm_runs.models import RunStatus
 from core.roles import Role
 from core.tasks import STRANDED_SWEEPS, broker_messages, resend_stranded
@@ -25,7 +25,7 @@ from evaluation.models import EvaluationPrediction
 from tests.evaluation.conftest import build_corpus, fake_env
 from tests.factories import UserFactory
 from tests.judging.helpers import judged_pairs
-from tests.llm_runs.audit_helpers import flagged_corpus
+from tests.llm_runs.audit_helpers import configure, flagged_corpus
 from tests.llm_runs.test_budget_stop_judge import providers, server  # noqa: F401
 from tests.llm_runs.test_cost_estimate_screening import assemble
 from tests.mcq.conftest import (  # noqa: F401
@@ -79,6 +79,7 @@ def test_every_run_that_queues_messages_is_swept():
         "adjudication.execute_judge_call",
         "adjudication.mcq_screen_unit",
         "audit.run_memory_audit",
+        "audit.repair_memory",
     } <= set(STRANDED_SWEEPS)
 
 
@@ -149,5 +150,21 @@ def test_an_audit_run_whose_message_was_lost_is_sent_again(broker, settings):  #
     sweep_sends_each_once(broker, "audit.run_memory_audit", [run.pk])
     # A run whose characters are all audited has no message to wait for.
     AuditUnit.objects.filter(run=run).update(status=AuditUnit.Status.DONE)
+    broker.connection_for_write().default_channel.client.flushdb()
+    assert resend_stranded(broker) == 0
+
+
+def test_a_repair_whose_message_was_lost_is_sent_again(broker, settings, fake_server):  # noqa: F811
+    configure(settings, fake_server)
+    flagged_corpus(["CHAR_01", "CHAR_02"])
+    run = audit_run_start(created_by=UserFactory(roles=[Role.ADMIN]))
+    audit_run_execute(run_id=run.pk)  # the repairs' messages wait for a commit that never comes
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED
+    cases = MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING)
+    backdate(cases, settings)
+    sweep_sends_each_once(broker, "audit.repair_memory", cases.values_list("pk", flat=True))
+    # A run stopped at its budget keeps its repairs for its resume.
+    AuditRun.objects.filter(pk=run.pk).update(status=RunStatus.STOPPED_AT_BUDGET)
     broker.connection_for_write().default_channel.client.flushdb()
     assert resend_stranded(broker) == 0
