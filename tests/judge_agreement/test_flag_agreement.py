@@ -29,7 +29,7 @@ def percentile_ci(values, level=0.95):
 @pytest.mark.parametrize("n", [12, 40, 300])  # 300 takes the multinomial sampler
 def test_figures_equal_scikit_learn_and_the_resampled_interval(n):
     judge, expert = flags(n, seed=n)
-    result = flag_agreement(judge, expert, n_boot=400, seed=SEED)
+    result = flag_agreement(judge, expert, n_boot=200, seed=SEED)
     assert result.n == n
     assert (result.tp, result.fp, result.fn, result.tn) == (
         int(((judge == 1) & (expert == 1)).sum()),
@@ -42,7 +42,7 @@ def test_figures_equal_scikit_learn_and_the_resampled_interval(n):
     assert result.recall.estimate == pytest.approx(recall_score(expert, judge))
 
     # The same resamples, as unit indices: scikit-learn on each one.
-    resamples = bootstrap_unit_indices(np.column_stack([judge, expert]), 400, SEED)
+    resamples = bootstrap_unit_indices(np.column_stack([judge, expert]), 200, SEED)
     kappas, precisions, recalls = [], [], []
     for rows in resamples:
         j, e = judge[rows], expert[rows]
@@ -58,7 +58,7 @@ def test_figures_equal_scikit_learn_and_the_resampled_interval(n):
         low, high = percentile_ci(replicates)
         assert (estimate.ci_low, estimate.ci_high) == (pytest.approx(low), pytest.approx(high))
         assert estimate.n_undefined == int(np.isnan(np.asarray(replicates, float)).sum())
-        assert estimate.n_boot == 400
+        assert estimate.n_boot == 200
 
 
 def test_a_judge_that_flags_everything_has_kappa_zero_as_scikit_learn_says():
