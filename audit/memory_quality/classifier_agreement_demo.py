@@ -1,10 +1,11 @@
 """The classifier-versus-reviewers report's part of `make demo`: records for the report.
 
-The stand-in memories share one template per character, so the duplication check
-(criterion 4, off in the demo's own audit for that reason) flags nearly all of a
-character's memories. A second demo audit run uses exactly that: one stand-in character,
-criterion 4 only (a settings version of its own; the settings in force before are
-restored as the next version, so the lab's current settings do not change). Its cases go
+The stand-in memories of a character are written from one template, so their TF-IDF
+cosines sit around 0.35-0.55 (criterion 4 is off in the demo's own audit for that
+reason). A second demo audit run uses exactly that: one stand-in character, criterion 4
+only, at a duplication threshold of 0.40, which flags many of its memories (a settings
+version of its own; the settings in force before are restored as the next version, so
+the lab's current settings do not change). Its cases go
 to the memory reviewers without automated rewriting, the offline demo classifier gives
 its verdict on criterion 4 for each, and the demo's memory reviewers decide them: they
 confirm a case the classifier flagged and every fourth of the others, and the reviewing
@@ -23,22 +24,27 @@ from core.roles import Role
 from llm import ProviderConfig
 
 DEMO_NOTE = "Demo: the LLM classifier against the memory reviewers (duplication only)"
-SETTINGS_NOTE = "Demo: duplication only, for the classifier-against-reviewers report"
+SETTINGS_NOTE = (
+    "Demo: duplication only, at a cosine above 0.40 (the stand-ins' own similarity), for "
+    "the classifier-against-reviewers report"
+)
+#: The demo run's duplication threshold: within the stand-ins' own range of cosines.
+DEMO_THRESHOLD = 0.40
 OFFLINE_DEMO = ProviderConfig(kind="offline_demo", model="offline-demo")
 
 
 def _character_key() -> str | None:
-    """The last stand-in character with a dozen memories or more (the demo's own audit
-    run takes the first memories in key order)."""
-    keys = (
+    """The first stand-in character (in key order) with a dozen memories or more and no
+    audit case yet (the demo's own audit run planted its defects in the first ones)."""
+    with_cases = set(MemoryCase.objects.values_list("character__key", flat=True))
+    counts: dict[str, int] = {}
+    for key in (
         Memory.objects.filter(is_demo_standin=True)
         .values_list("character__key", flat=True)
-        .order_by("-character__key")
-    )
-    counts: dict[str, int] = {}
-    for key in keys:
+        .order_by("character__key")
+    ):
         counts[key] = counts.get(key, 0) + 1
-    return next((k for k, n in counts.items() if n >= 12), None)
+    return next((k for k, n in counts.items() if n >= 12 and k not in with_cases), None)
 
 
 def demo_classifier_agreement(*, users: dict) -> AuditRun | None:
@@ -59,13 +65,19 @@ def demo_classifier_agreement(*, users: dict) -> AuditRun | None:
         return None
     before = configuration.audit_settings_current()
     version = configuration.audit_settings_create(
-        created_by=admin, note=SETTINGS_NOTE, enabled_criteria=[SEMANTIC_DUPLICATION]
+        created_by=admin,
+        note=SETTINGS_NOTE,
+        enabled_criteria=[SEMANTIC_DUPLICATION],
+        duplicate_threshold=DEMO_THRESHOLD,
     )
     run = runs.audit_run_start(
         created_by=admin, character_keys=[key], note=DEMO_NOTE, settings_version=version
     )
     configuration.audit_settings_create(
-        created_by=admin, note=before.note, enabled_criteria=list(before.enabled_criteria)
+        created_by=admin,
+        note=before.note,
+        enabled_criteria=list(before.enabled_criteria),
+        duplicate_threshold=before.duplicate_threshold,
     )
     runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
     cases = list(MemoryCase.objects.filter(run=run).order_by("pk"))

@@ -13,6 +13,7 @@ from adjudication.mcq import screener_agreement
 from audit.memory_quality import classifier_agreement
 from audit.memory_quality.classifier_agreement_demo import (
     DEMO_NOTE,
+    DEMO_THRESHOLD,
     SETTINGS_NOTE,
     demo_classifier_agreement,
 )
@@ -36,6 +37,7 @@ def test_the_demo_classifier_report_has_figures_recounted_from_its_rows(demo_bui
         5,
         6,
     ]
+    assert current.duplicate_threshold != DEMO_THRESHOLD == run.settings_version.duplicate_threshold
     cases = MemoryCase.objects.filter(run=run)
     assert not cases.filter(status=MemoryCase.Status.REVIEW).exists()
     verdicts = dict(
