@@ -6,6 +6,8 @@ computes nothing that is already current."""
 from adjudication.arbitration import stored_reports as arbitration_reports
 from adjudication.judging import stored_reports as judge_reports
 from adjudication.judging.models import JudgeRun
+from adjudication.mcq import screener_agreement
+from audit.memory_quality import classifier_agreement
 from audit.reference_labels import stored_reports as label_reports
 from audit.reference_labels.models import LabelAudit
 from core.reports.services import compute_if_stale
@@ -19,6 +21,8 @@ from humanbaseline.report_state import report_state
 def compute_demo_reports() -> None:
     compute_if_stale(arbitration_reports.KIND)
     compute_if_stale(evaluation_reports.ANALYSIS_KIND)
+    compute_if_stale(screener_agreement.KIND)
+    compute_if_stale(classifier_agreement.KIND)
     for run_id in JudgeRun.objects.values_list("pk", flat=True):
         compute_if_stale(judge_reports.KIND, judge_reports.key_for(run_id))
     for audit_id in LabelAudit.objects.values_list("pk", flat=True):

@@ -111,6 +111,8 @@ HELP = {
     "mcq:run": "reviewers/item-review.md#flow",
     "mcq:runs": "reviewers/item-review.md#flow",
     "mcq:screening-run": "reviewers/item-review.md#flow",
+    "mcq:screener-agreement": "lab-admin/validity-judges.md#screener",
+    "audit:classifier-agreement": ("lab-admin/validity-judges.md#classifier"),
     # The human baseline: the participant's pages, then the admin's
     "baseline": "lab-admin/human-baseline.md#pages",
     "baseline:home": "participant/index.md#joining",

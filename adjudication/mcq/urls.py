@@ -3,6 +3,7 @@ under /items/."""
 
 from django.urls import path
 
+from adjudication.mcq import screener_agreement_views
 from adjudication.mcq import views as mcq_views
 
 app_name = "mcq"
@@ -28,5 +29,10 @@ urlpatterns = [
     ),
     path(
         "screening/<int:run_id>/retry/", mcq_views.screening_run_retry, name="screening-run-retry"
+    ),
+    path(
+        "screening/agreement/",
+        screener_agreement_views.screener_agreement_report,
+        name="screener-agreement",
     ),
 ]

@@ -4,7 +4,7 @@
 
 from django.urls import path
 
-from audit.memory_quality import views
+from audit.memory_quality import classifier_agreement_views, views
 
 urlpatterns = [
     path("", views.queue, name="queue"),
@@ -24,6 +24,11 @@ urlpatterns = [
     path("runs/<int:run_id>/outcomes/", views.outcomes, name="outcomes"),
     path("runs/<int:run_id>/outcomes.csv", views.outcomes_csv, name="outcomes-csv"),
     path("settings/", views.settings_page, name="settings"),
+    path(
+        "classifier/agreement/",
+        classifier_agreement_views.classifier_agreement_report,
+        name="classifier-agreement",
+    ),
 ]
 
 # The outcome page's tables, tidy (issue #23): ?format=csv or ?format=parquet.

@@ -191,6 +191,7 @@ def memories_stage(characters: list[tuple[int, str]]) -> Stage:
         links=[
             ("Audit runs", reverse("audit:run-list")),
             ("Flagged memories", reverse("audit:queue")),
+            ("Classifier against the reviewers", reverse("audit:classifier-agreement")),
         ],
     )
     by_key = {key: pk for pk, key in characters}

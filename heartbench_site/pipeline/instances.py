@@ -248,6 +248,7 @@ def items_stage(by_status: dict[str, int]) -> Stage:
         links=[
             ("Item review", reverse("mcq:queue")),
             ("Assembly runs", reverse("mcq:runs")),
+            ("Screener against the reviewers", reverse("mcq:screener-agreement")),
         ],
     )
     for run_id, status, processed, total in running:

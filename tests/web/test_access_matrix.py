@@ -355,6 +355,10 @@ ACCESS = {
     "mcq:screening-run-cancel": only(ADMIN),
     "mcq:screening-run-resume": only(ADMIN),
     "mcq:screening-run-retry": only(ADMIN),
+    # Judges checked against experts (issue 37): the screener's and the classifier's
+    # verdicts beside the reviewers' decisions, admins only.
+    "mcq:screener-agreement": only(ADMIN),
+    "audit:classifier-agreement": only(ADMIN),
     # The human baseline: participants take it; admins run it.
     "baseline:join": PUBLIC,
     "baseline:home": only(PARTICIPANT, ADMIN),

@@ -25,6 +25,7 @@ from annotation.generation.demo import demo_generation
 from annotation.memory_generation.demo import demo_memory_generation
 from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
+from audit.memory_quality.classifier_agreement_demo import demo_classifier_agreement
 from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
@@ -115,6 +116,8 @@ class Command(BaseCommand):
         )
         export_job = demo_export(user=users[Role.ADMIN.value])  # the export page's first build
         invitation = seed_team_demo(admin=users[Role.ADMIN.value])  # the team page (#36)
+        # The memory classifier against the memory reviewers (issue 37): its records.
+        demo_classifier_agreement(users=users)
         # The statistics pages' stored figures, once the work queued above has run (on
         # commit: at once outside a transaction).
         transaction.on_commit(compute_demo_reports)
