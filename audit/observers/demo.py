@@ -11,7 +11,7 @@ from pathlib import Path
 from django.db import transaction
 
 from annotation.corpus.models import Character
-from audit.observers import services, stored_reports
+from audit.observers import sampling, services, stored_reports
 from audit.observers.models import ObserverInventory, ObserverRun
 from core.protocol import PROTOCOL_SEED
 from core.reports.services import compute_if_stale
@@ -55,8 +55,11 @@ def _launch(user) -> ObserverRun | None:
         )
     inventory = shipped_inventory(user)
     frozen = services.frozen_profiles()
-    keys = Character.objects.filter(pk__in=list(frozen)).order_by("key")
-    characters = list(keys.values_list("pk", flat=True)[:DEMO_CHARACTERS])
+    characters = [
+        character.pk
+        for character in Character.objects.filter(pk__in=list(frozen)).order_by("key")
+        if sampling.memory_pieces(character)
+    ][:DEMO_CHARACTERS]
     if not characters:
         return None
     with transaction.atomic():

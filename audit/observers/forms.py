@@ -16,6 +16,7 @@ from audit.observers.models import (
     ObserverInventory,
     ObserverRun,
 )
+from core.display import character_name
 from core.llm_runs.forms import budget_field
 from core.protocol import PROTOCOL_SEED
 from core.text_rules import NOTE, TextRules
@@ -95,6 +96,7 @@ class ObserverRunForm(TextRules, forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["inventory"].queryset = ObserverInventory.objects.order_by("-loaded_at")
         self.fields["characters"].queryset = characters
+        self.fields["characters"].label_from_instance = character_name
         self.fields["families"].choices = [
             (f.value, f.label) for f in ModelFamily if f.value in configured
         ]

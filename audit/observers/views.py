@@ -8,6 +8,7 @@ only, and nothing here may be reused by a page another role can open.
 """
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
@@ -36,17 +37,16 @@ REPORTABLE = (Status.FINISHED, Status.FINISHED_WITH_FAILURES)
 
 
 def _page(queryset, request, per_page):
-    from django.core.paginator import Paginator
-
     return Paginator(queryset, per_page).get_page(request.GET.get("page"))
 
 
 @admin_required
 @require_http_methods(["GET", "POST"])
 def inventories(request):
-    form = InventoryUploadForm(request.POST or None, request.FILES or None)
+    posted = request.method == "POST"
+    form = InventoryUploadForm(*((request.POST, request.FILES) if posted else ()))
     problems: list[str] = []
-    if request.method == "POST" and form.is_valid():
+    if posted and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
             inventory = services.inventory_load(
@@ -87,8 +87,9 @@ def _observable_characters():
 def observer_run_new(request):
     configured = list(services.observer_family_configs())
     kwargs = {"configured": configured, "characters": _observable_characters()}
-    form = ObserverRunForm(request.POST or None, **kwargs)
-    if request.method == "POST" and form.is_valid():
+    posted = request.method == "POST"
+    form = ObserverRunForm(*((request.POST,) if posted else ()), **kwargs)
+    if posted and form.is_valid():
         data = form.cleaned_data
         try:
             run = services.observer_run_create(
@@ -109,7 +110,6 @@ def observer_run_new(request):
                 run_id=run.pk, on_unavailable=lambda message: messages.error(request, message)
             )
             return redirect("audit:observers:run", observer_run_id=run.pk)
-    form.fields["characters"].label_from_instance = display.character_name
     return render(
         request,
         "audit/observers/run_new.html",

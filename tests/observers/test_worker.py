@@ -37,7 +37,12 @@ def wait_until(check, worker, what):
 def test_a_planted_character_is_flagged_and_a_faithful_one_is_not(
     celery_worker_factory, observer_server, observer_families
 ):
-    worker = celery_worker_factory(extra_env=worker_env(observer_server))
+    # The observers' own prices (USD per million tokens) stand in for the families'.
+    env = worker_env(observer_server) | {
+        "HEARTBENCH_OBSERVER_PRICE_IN": "2",
+        "HEARTBENCH_OBSERVER_PRICE_OUT": "10",
+    }
+    worker = celery_worker_factory(extra_env=env)
     faithful, _ = character_written_for("CHAR_01", DESIGN)
     # Designed N high, but every memory was written for a calm, low-N person.
     planted, planted_profile = character_written_for(
@@ -62,11 +67,11 @@ def test_a_planted_character_is_flagged_and_a_faithful_one_is_not(
         assert len(unit.material) == 6
         assert len(unit.strata) == 4 and sum(unit.strata.values()) == 6
 
-    # Every call is recorded with its cost at the family's response price, and its
+    # Every call is recorded with its cost at the observers' price, and its
     # prompt carries none of the profile.
     for call in ObserverCall.objects.filter(unit__run=run).select_related("unit"):
         assert call.ok
-        expected = (Decimal(call.tokens_in) * 3 + Decimal(call.tokens_out) * 15) / MILLION
+        expected = (Decimal(call.tokens_in) * 2 + Decimal(call.tokens_out) * 10) / MILLION
         assert call.cost_usd == expected.quantize(Decimal("0.000001"))
         user = call.request["user"]
         assert prompts.MEMORIES_HEADING in user and prompts.ITEMS_HEADING in user
