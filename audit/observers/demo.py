@@ -72,6 +72,9 @@ def _launch(user) -> ObserverRun | None:
             note=DEMO_NOTE,
         )
         services.observer_run_start(run_id=run.pk)
-    # Celery is eager in the demo: the units ran when the transaction committed.
-    compute_if_stale(stored_reports.KIND, stored_reports.key_for(run.pk))
+    # Celery is eager in the demo: the units run when the transaction commits, and the
+    # report is computed after them (queued behind them, also when the build runs inside
+    # an outer transaction whose commit callbacks run at its end).
+    key = stored_reports.key_for(run.pk)
+    transaction.on_commit(lambda: compute_if_stale(stored_reports.KIND, key))
     return run
