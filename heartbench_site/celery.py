@@ -20,6 +20,7 @@ TASK_PACKAGES = (
     "audit.memory_quality",
     "adjudication.mcq",
     "adjudication.judging",
+    "audit.observers",
     "evaluation",
     "humanbaseline",
     "adjudication.export",

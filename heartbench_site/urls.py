@@ -42,6 +42,7 @@ urlpatterns = [
             "audit",
             memory_quality_urls.urlpatterns,
             [path("labels/", include("audit.reference_labels.urls"))],
+            [path("observers/", include("audit.observers.urls"))],
         ),
     ),
     path(

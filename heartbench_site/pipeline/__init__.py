@@ -31,6 +31,7 @@ from .instances import (
     label_audit_stage,
     references_stage,
 )
+from .observers import observers_stage
 from .rows import Blocker, Pipeline, Stage, Tally
 
 __all__ = ["Blocker", "Pipeline", "Stage", "Tally", "pipeline_overview"]
@@ -58,6 +59,7 @@ def pipeline_overview() -> Pipeline:
                 profiles_stage(characters),
                 memory_generation_stage(characters),
                 memories_stage(characters),
+                observers_stage(),
             ],
         ),
         ("Scenario construction", [scenarios_stage()]),

@@ -29,7 +29,7 @@ from audit.memory_quality.models import MemoryCase, TimelineEntry
 from evaluation.models import EvaluationPrediction, RetrievedMemory
 from humanbaseline.models import Participation
 
-from . import evaluation_steps, issue32_steps, judging_steps, leak_step, steps
+from . import evaluation_steps, issue32_steps, judging_steps, leak_step, observer_steps, steps
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -72,6 +72,8 @@ def test_an_empty_database_to_the_exported_final_set(
     assert MemoryCase.objects.get(pk=case_id).review_round == 2
     duplicate = Memory.objects.get(memory_id=steps.DUPLICATE_ID)
     assert not TimelineEntry.objects.filter(run_id=run, memory=duplicate).exists()
+    # Issue 37: observers who never see the profile rate the drafted character.
+    observer_steps.observe_the_drafted_character(lab, worker, fake_provider)
 
     scenario_ids = steps.review_scenarios(lab)
     assert ScenarioReview.objects.filter(stage="complete").count() == 3 == len(scenario_ids)

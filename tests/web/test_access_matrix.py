@@ -129,6 +129,14 @@ ACCESS = {
             "judging:report",
             "judging:report-csv",
             "judging:report-plot",
+            # Observer reports (issue 37): ratings beside the design vector, admins only.
+            "audit:observers:runs",
+            "audit:observers:inventories",
+            "audit:observers:launch",
+            "audit:observers:run",
+            "audit:observers:cancel",
+            "audit:observers:resume",
+            "audit:observers:report",
             # Memory quota allocation (App. B.4).
             "memory_generation:index",
             "memory_generation:weights",
@@ -511,6 +519,7 @@ def url_values(user):
     from annotation.generation.models import GenerationRun, GenerationUnit
     from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
     from audit.memory_quality.models import AuditRun, MemoryCase
+    from audit.observers.models import ObserverRun
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
     from humanbaseline.models import BaselineStudy, Participation, SubsetSelection
@@ -538,6 +547,9 @@ def url_values(user):
         "item_id": first(McqItem, status=McqItem.Status.FLAGGED).pk,
         "prediction_id": first(EvaluationPrediction, run=evaluation_run).pk,
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
+        # Observer runs (issue 37, admin only): the demo's run, else any id.
+        "observer_run_id": ObserverRun.objects.order_by("pk").values_list("pk", flat=True).first()
+        or 1,
         "flag_id": 1,  # admin only: any id does (a missing flag is a 404)
         "uidb64": "MQ",  # issue #36, password reset: a reset link of no use (refused)
         "participation_id": first(Participation, study=study).pk,  # issue #36

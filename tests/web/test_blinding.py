@@ -100,6 +100,8 @@ def url_arguments(corpus, user):
         # Memory generation (admin only): any id does for the walk.
         "batch_id": 1,
         "plan_id": 1,
+        # Observer runs (issue 37, admin only): any id does for the walk.
+        "observer_run_id": 1,
         "character_key": character.key,
         # Candidate screening (admin only): any id does for the walk.
         "flag_id": 1,

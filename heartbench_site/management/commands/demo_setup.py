@@ -27,6 +27,7 @@ from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.memory_quality.classifier_agreement_demo import demo_classifier_agreement
 from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
+from audit.observers.demo import demo_observer_run
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
 from core.roles import ROLE_LABELS, Role
@@ -100,6 +101,7 @@ class Command(BaseCommand):
         demo_judge_run(user=users[Role.ADMIN.value])  # on the pairs judged, after commit
         demo_memory_audit(users=users)
         accounts += demo_memory_reviewers()
+        demo_observer_run(user=users[Role.ADMIN.value])  # observer reports (issue 37)
         # Corpus construction on the platform: a finished drafting job (two drafted
         # stand-ins in profile review) and a generated stand-in whose memories wait for
         # the next audit run.
