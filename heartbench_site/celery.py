@@ -22,6 +22,7 @@ TASK_PACKAGES = (
     "adjudication.judging",
     "evaluation",
     "humanbaseline",
+    "audit.hygiene",
     "adjudication.export",
 )
 

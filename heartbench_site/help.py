@@ -80,6 +80,9 @@ HELP = {
     "audit:case-edit": "audit-experts/memory-audit.md#repair",
     "audit:case-reaudit": "audit-experts/memory-audit.md#repair",
     "audit:case-ask-team": "audit-experts/memory-audit.md#repair",
+    # Release hygiene (issue #37): the reviewers' flags and the admins' screens.
+    "audit:hygiene-flag": "lab-admin/validity-release-hygiene.md#reviewing-flags",
+    "audit:hygiene-run": "lab-admin/validity-release-hygiene.md#running-a-screen",
     "audit:labels": "audit-experts/label-audit.md#the-reference-label-audit",
     "audit:labels:create": "audit-experts/label-audit.md#creating",
     "audit:labels:expert-queue": "audit-experts/index.md#queue",
