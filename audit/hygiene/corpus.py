@@ -50,9 +50,11 @@ class PublishedText:
 
 
 def profile_words(character: Character) -> frozenset:
-    profile = (
-        ProfileVersion.objects.filter(character=character).order_by("-is_frozen", "-number").first()
-    )
+    """The words of the profile version the export names: the latest frozen one, else
+    the latest."""
+    versions = list(ProfileVersion.objects.filter(character=character).order_by("number"))
+    frozen = [v for v in versions if v.is_frozen]
+    profile = (frozen or versions or [None])[-1]
     if profile is None:
         return frozenset()
     return words_of(

@@ -16,7 +16,7 @@ from adjudication.arbitration.models import ReferenceResponse
 from adjudication.mcq.models import McqOption
 from annotation.corpus.models import Character, Memory
 from audit.hygiene.rules import RULE_LABELS
-from core.llm_runs.models import LlmRun, LlmUnit, run_status_choices
+from core.llm_runs.models import LlmRun, LlmUnit
 
 RULE_CHOICES = [(rule.value, label) for rule, label in RULE_LABELS.items()]
 
@@ -29,7 +29,6 @@ class HygieneRun(LlmRun):
     """One screen of the published texts. ``lexicon_name``/``lexicon_sha256`` name the
     lexicon file it used, so a report says which list it checked against."""
 
-    status = models.CharField(max_length=32, choices=run_status_choices(), default="pending")
     lexicon_name = models.CharField(max_length=200, blank=True)
     lexicon_sha256 = models.CharField(max_length=64, blank=True)
     lexicon_size = models.PositiveIntegerField(default=0)
