@@ -102,7 +102,11 @@ def rule_rows(summary: dict) -> list[tuple[str, int]]:
 
 
 def screen_list():
-    return HygieneRun.objects.select_related("created_by").annotate(
-        flag_count=Count("flags"),
-        open_count=Count("flags", filter=Q(flags__status=HygieneFlag.Status.OPEN)),
+    return (
+        HygieneRun.objects.select_related("created_by")
+        .annotate(
+            flag_count=Count("flags"),
+            open_count=Count("flags", filter=Q(flags__status=HygieneFlag.Status.OPEN)),
+        )
+        .order_by("-created_at", "-pk")
     )

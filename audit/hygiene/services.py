@@ -144,7 +144,7 @@ def hygiene_unit_screen(*, unit_id: int) -> str:
     """Screen one character's published texts (the task). Idempotent: a unit already
     final, or of a run cancelled meanwhile, is left as it is."""
     with transaction.atomic():
-        unit = HygieneUnit.objects.select_for_update().select_related("run").get(pk=unit_id)
+        unit = HygieneUnit.objects.select_for_update().get(pk=unit_id)
         if unit.is_terminal:
             return unit.status
         if FLOW.cancel_requested(run_id=unit.run_id):
@@ -158,11 +158,19 @@ def hygiene_unit_screen(*, unit_id: int) -> str:
     try:
         with transaction.atomic():
             unit = (
-                HygieneUnit.objects.select_for_update().select_related("character").get(pk=unit_id)
+                HygieneUnit.objects.select_for_update(of=("self",))
+                .select_related("character", "run")
+                .get(pk=unit_id)
             )
             if unit.is_terminal:
                 return unit.status
-            _screen_unit(unit, current_screen())
+            screen = current_screen()
+            if screen.lexicon.sha256 != unit.run.lexicon_sha256:
+                # One screen, one lexicon: the card names the file the screen started with.
+                raise HygieneError(
+                    "The lexicon file changed after this screen started; start a new screen."
+                )
+            _screen_unit(unit, screen)
     except Exception as error:  # the unit fails, the screen goes on with the others
         logger.exception("Hygiene unit %s failed", unit_id)
         HygieneUnit.objects.filter(pk=unit_id).update(
