@@ -131,3 +131,26 @@ def test_the_card_statement_follows_the_settings(settings):
     assert statement["license"] == "cc-by-4.0"
     assert statement["out_of_scope_uses"] == ["Anything commercial."]
     assert statement["intended_use"] == card.DEFAULT_INTENDED_USE
+
+
+def test_a_lexicon_changed_mid_screen_fails_the_unit_and_a_retry_finishes_it(
+    corpus, admin_user, settings, tmp_path
+):
+    run = services.hygiene_run_start(created_by=admin_user)
+    other = tmp_path / "other.json"
+    other.write_text('{"name": "another list", "entries": []}')
+    settings.HEARTBENCH_HYGIENE_LEXICON = str(other)
+    (unit,) = services.FLOW.units(run.pk)
+    assert services.hygiene_unit_screen(unit_id=unit.pk) == "failed"
+    run.refresh_from_db()
+    unit.refresh_from_db()
+    assert run.status == RunStatus.FINISHED_WITH_FAILURES
+    assert "lexicon file changed" in unit.error_message
+    assert not HygieneFlag.objects.filter(run=run).exists()
+
+    settings.HEARTBENCH_HYGIENE_LEXICON = None  # the file the screen started with
+    services.hygiene_run_retry(run_id=run.pk)
+    assert services.hygiene_unit_screen(unit_id=unit.pk) == "done"
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED
+    assert HygieneFlag.objects.filter(run=run).count() == 3
