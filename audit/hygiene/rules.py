@@ -274,7 +274,8 @@ def screen_field(
     """Every rule's spans in one field, in text order."""
     if not text:
         return []
-    found = personal_data(field_name, text)
+    found = personal_data(field_name, text) + offensive(field_name, text, screen.lexicon)
+    # A capitalized contact or lexicon word is flagged once, by its own rule.
     found += [
         m
         for m in names_not_in_profile(
@@ -282,7 +283,6 @@ def screen_field(
         )
         if not _overlaps(m, found)
     ]
-    found += offensive(field_name, text, screen.lexicon)
     return sorted(found, key=lambda m: (m.start, m.end, m.rule))
 
 
