@@ -2,6 +2,7 @@
 open, for the demo memory reviewer."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
@@ -31,6 +32,6 @@ def test_the_demo_screen_is_finished_and_its_planted_flags_wait_for_the_reviewer
         (Rule.PHONE, HygieneFlag.Status.OPEN),
     }
     client = Client()
-    assert client.login(username="memory", password="memory-demo-pass")
+    client.force_login(get_user_model().objects.get(username="memory"))
     body = client.get(reverse("audit:hygiene-flags")).content.decode()
     assert "robin.demo@example.org" in body
