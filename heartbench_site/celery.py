@@ -23,6 +23,7 @@ TASK_PACKAGES = (
     "audit.observers",
     "evaluation",
     "humanbaseline",
+    "audit.hygiene",
     "adjudication.export",
 )
 

@@ -81,6 +81,9 @@ HELP = {
     "audit:case-edit": "audit-experts/memory-audit.md#repair",
     "audit:case-reaudit": "audit-experts/memory-audit.md#repair",
     "audit:case-ask-team": "audit-experts/memory-audit.md#repair",
+    # Release hygiene (issue #37): the reviewers' flags and the admins' screens.
+    "audit:hygiene-flag": "lab-admin/validity-release-hygiene.md#reviewing-flags",
+    "audit:hygiene-run": "lab-admin/validity-release-hygiene.md#running-a-screen",
     "audit:labels": "audit-experts/label-audit.md#the-reference-label-audit",
     "audit:observers": "lab-admin/validity-observers.md#observer-runs",
     "audit:observers:inventories": "lab-admin/validity-observers.md#inventory-file",

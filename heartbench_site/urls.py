@@ -9,6 +9,7 @@ from annotation.corpus_import import urls as corpus_import_urls
 from annotation.generation import urls as generation_urls
 from annotation.profile_review import urls as profile_review_urls
 from annotation.scenario_review import urls as scenario_review_urls
+from audit.hygiene import urls as hygiene_urls
 from audit.memory_quality import urls as memory_quality_urls
 from audit.reference_labels import views as label_audit_views
 from core.team import urls as team_urls
@@ -41,6 +42,7 @@ urlpatterns = [
         include_joined(
             "audit",
             memory_quality_urls.urlpatterns,
+            hygiene_urls.urlpatterns,
             [path("labels/", include("audit.reference_labels.urls"))],
             [path("observers/", include("audit.observers.urls"))],
         ),

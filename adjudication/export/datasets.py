@@ -110,9 +110,15 @@ def dataset_tables(files: dict[str, bytes]) -> dict[str, tuple[list[str], list[l
     }
 
 
-def dataset_card(tables: dict) -> bytes:
-    """README.md with the Hugging Face datasets YAML header."""
-    lines = ["---", "pretty_name: HEART-Bench-style final MCQ set", "configs:"]
+def dataset_card(tables: dict, release: dict | None = None) -> bytes:
+    """README.md with the Hugging Face datasets YAML header. ``release`` (issue #37,
+    ``audit.hygiene.card.card_fields``) adds the licence, intended use, out-of-scope uses
+    and the hygiene screening summary, in the header (``license``, ``heartbench_release``)
+    and in the text."""
+    lines = ["---", "pretty_name: HEART-Bench-style final MCQ set"]
+    if release is not None:
+        lines += release_header(release)
+    lines.append("configs:")
     for n, (name, path, _) in enumerate(CONFIGS):
         lines.append(f"- config_name: {name}")
         if n == 0:
@@ -138,12 +144,68 @@ def dataset_card(tables: dict) -> bytes:
         "`memories`, never `answers` or `construction`.",
         "",
     ]
+    if release is not None:
+        lines += release_sections(release)
     return "\n".join(lines).encode()
 
 
-def dataset_files(files: dict[str, bytes]) -> dict[str, bytes]:
+def release_header(release: dict) -> list[str]:
+    """The card's YAML lines of the release statement; JSON is YAML, so the nested
+    values are written as JSON (ASCII, sorted keys: the same bytes every time)."""
+    details = {
+        "intended_use": release["intended_use"],
+        "out_of_scope_uses": release["out_of_scope_uses"],
+        "screening": release["screening"],
+    }
+    return [
+        f"license: {json.dumps(release['license'])}",
+        f"heartbench_release: {json.dumps(details, sort_keys=True)}",
+    ]
+
+
+def release_sections(release: dict) -> list[str]:
+    lines = [
+        "## Licence and intended use",
+        "",
+        f"Licence: `{release['license']}`.",
+        "",
+        f"Intended use: {release['intended_use']}",
+        "",
+        "Out of scope:",
+        "",
+        *(f"- {use}" for use in release["out_of_scope_uses"]),
+        "",
+        "## Release hygiene screening",
+        "",
+    ]
+    screening = release["screening"]
+    if screening is None:
+        return [*lines, "No release hygiene screen had completed when this set was exported.", ""]
+    lines += [
+        "The published texts (memories, reference responses, answer options) were screened "
+        "for personal data by pattern and for offensive words by a lexicon; the memory "
+        "reviewers decided on each flag.",
+        "",
+        "| Screening | Value |",
+        "|---|---|",
+        f"| Run date | {screening['run_date']} |",
+        f"| Texts screened | {screening['texts_screened']} |",
+        f"| Lexicon | {screening['lexicon']} (SHA-256 {screening['lexicon_sha256']}) |",
+        f"| Flags | {screening['flags']} |",
+        f"| Personal data flags | {screening['flags_by_kind']['personal_data']} |",
+        f"| Offensive-content flags | {screening['flags_by_kind']['offensive']} |",
+        *(f"| Flags, rule `{rule}` | {n} |" for rule, n in screening["flags_by_rule"].items()),
+        f"| Dismissed as fine | {screening['dismissed']} |",
+        f"| Confirmed, sent for repair | {screening['confirmed']} |",
+        f"| Unresolved (open or awaiting repair) | {screening['unresolved']} |",
+        "",
+    ]
+    return lines
+
+
+def dataset_files(files: dict[str, bytes], release: dict | None = None) -> dict[str, bytes]:
     """The Parquet files and the dataset card of an export's JSON files."""
     tables = dataset_tables(files)
     out = {path: parquet_bytes(*tables[name]) for name, path, _ in CONFIGS}
-    out["README.md"] = dataset_card(tables)
+    out["README.md"] = dataset_card(tables, release)
     return out

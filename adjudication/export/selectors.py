@@ -40,7 +40,9 @@ EXPORT_LAYOUT = (
     (
         "README.md",
         "the dataset card: its YAML header names the configurations model_facing "
-        "(default), answers, memories and construction, for datasets.load_dataset",
+        "(default), answers, memories and construction, for datasets.load_dataset; it "
+        "states the licence, intended and out-of-scope uses and the latest release hygiene "
+        "screen's summary",
     ),
     (
         "manifest.json",

@@ -37,6 +37,7 @@ from adjudication.export.model_facing import model_facing_files
 from adjudication.export.release import release_files
 from adjudication.export.selectors import FinalSet, load_final_set
 from adjudication.mcq.selectors import key_distribution
+from audit.hygiene.card import card_fields
 from core.deviations import deviations_for_manifest
 
 # Zip entries need a date; the epoch of the zip format keeps archives byte-identical.
@@ -138,7 +139,7 @@ def build_export(progress=None, *, total: int | None = None) -> ExportBundle:
     step(3)
     files.update(construction_files(data))
     step(4)
-    files.update(dataset_files(files))
+    files.update(dataset_files(files, card_fields()))
     step(5)
     manifest = {
         "format": EXPORT_FORMAT,

@@ -364,6 +364,7 @@ class MemoryVersion(models.Model):
         SENIOR_EDIT = "senior_edit", "Senior expert's edit"
         SANITIZED = "sanitized", "Post-audit sanitation"
         DEMO_DEFECT = "demo_defect", "Demo: planted defect"
+        DEMO_PERSONAL_DATA = "demo_pii", "Demo: planted personal data (release hygiene)"
 
     memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="audit_versions")
     number = models.PositiveIntegerField()

@@ -8,9 +8,13 @@ import json
 import zipfile
 
 import pytest
+import yaml
 
 from adjudication.export.datasets import CONFIGS, SPLIT
 from adjudication.export.services import FOLDER, build_export, verify_manifest
+from audit.hygiene.card import DEFAULT_LICENSE, DEFAULT_OUT_OF_SCOPE
+from audit.hygiene.models import HygieneFlag
+from tests.hygiene.conftest import screen_now
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +61,7 @@ def test_the_export_loads_with_datasets_and_pandas(imported_release, tmp_path, o
     import datasets
     import pandas
 
+    screen = screen_now(None)  # issue #37: the card records the release hygiene screen
     bundle = build_export()
     assert verify_manifest(bundle.files) == []
     assert {path for _, path, _ in CONFIGS} | {"README.md"} <= set(bundle.manifest["files"])
@@ -80,6 +85,7 @@ def test_the_export_loads_with_datasets_and_pandas(imported_release, tmp_path, o
 
     card = (root / "README.md").read_text()
     assert card.startswith("---\n") and "configs:" in card
+    _assert_release_card(card, screen)
     for name, path, _ in CONFIGS:
         rows, columns = expected[name]
         frame = pandas.read_parquet(root / path)
@@ -110,6 +116,25 @@ def test_the_export_loads_with_datasets_and_pandas(imported_release, tmp_path, o
     assert record["question_id"] == construction[0]["question_id"]
     written = pandas.read_parquet(root / "model_facing/memories.parquet")
     assert written.iloc[0]["content_full"] == memories[0]["content_full"]
+
+
+def _assert_release_card(card: str, screen):
+    """Licence, intended use, out-of-scope uses and the screening summary, in the YAML
+    header; the summary's counts are those of the screen's flag records."""
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert header["license"] == DEFAULT_LICENSE
+    release = header["heartbench_release"]
+    assert release["intended_use"]
+    assert release["out_of_scope_uses"] == list(DEFAULT_OUT_OF_SCOPE)
+    screening = release["screening"]
+    flags = HygieneFlag.objects.filter(run=screen)
+    assert screening["run_date"] == screen.finished_at.date().isoformat()
+    # 673 references and their 2,692 options, 11 x 3 memories.
+    assert screening["texts_screened"] == screen.text_done == 673 + 4 * 673 + 33
+    assert screening["flags"] == flags.count() > 0
+    assert screening["flags_by_kind"]["offensive"] == flags.filter(rule="lexicon").count()
+    assert screening["unresolved"] == flags.exclude(status="dismissed").count()
+    assert "## Release hygiene screening" in card and f"| Flags | {flags.count()} |" in card
 
 
 def test_parquet_files_and_card_are_byte_identical_on_repeat(secret_corpus):

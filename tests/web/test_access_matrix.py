@@ -286,6 +286,14 @@ ACCESS = {
         ],
         only(ADMIN),
     ),
+    # Release hygiene (issue #37): memory reviewers decide on flags, admins run screens.
+    "audit:hygiene-flags": only(MEMORY, ADMIN),
+    "audit:hygiene-flag": only(MEMORY, ADMIN),
+    "audit:hygiene-flag-decide": only(MEMORY),
+    "audit:hygiene-runs": only(ADMIN),
+    "audit:hygiene-run": only(ADMIN),
+    "audit:hygiene-run-cancel": only(ADMIN),
+    "audit:hygiene-run-retry": only(ADMIN),
     # Reference-label audit: experts select blind; the adjudicator compares with the key.
     "audit:labels:home": only(EXPERT, AUDIT_ADJ, ADMIN),
     "audit-api:labels-api:audit-list": only(EXPERT, AUDIT_ADJ, ADMIN),

@@ -25,6 +25,7 @@ from annotation.generation.demo import demo_generation
 from annotation.memory_generation.demo import demo_memory_generation
 from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
+from audit.hygiene.demo import demo_release_hygiene
 from audit.memory_quality.classifier_agreement_demo import demo_classifier_agreement
 from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
 from audit.observers.demo import demo_observer_run
@@ -116,6 +117,7 @@ class Command(BaseCommand):
             user=users[Role.ADMIN.value],
             source_families=dict(ItemSourceFamily.objects.values_list("item_id", "family")),
         )
+        demo_release_hygiene(users=users)  # a finished screen; the planted flags wait
         export_job = demo_export(user=users[Role.ADMIN.value])  # the export page's first build
         invitation = seed_team_demo(admin=users[Role.ADMIN.value])  # the team page (#36)
         # The memory classifier against the memory reviewers (issue 37): its records.
