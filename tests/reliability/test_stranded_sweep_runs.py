@@ -80,6 +80,8 @@ def test_every_run_that_queues_messages_is_swept():
         "adjudication.mcq_screen_unit",
         "audit.run_memory_audit",
         "audit.repair_memory",
+        "audit.observe_character",
+        "audit.screen_release_hygiene",
     } <= set(STRANDED_SWEEPS)
 
 

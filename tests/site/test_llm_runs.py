@@ -24,7 +24,9 @@ from annotation.memory_generation.models import (
     MemoryPromptVersion,
     MemoryRun,
 )
+from audit.hygiene.models import HygieneRun, HygieneUnit
 from audit.memory_quality.models import AuditCall, AuditRun, AuditUnit
+from audit.observers.models import ObserverCall, ObserverRun, ObserverUnit
 from core.llm_runs.models import (
     MILLION,
     AbstractCall,
@@ -42,8 +44,27 @@ from tests.factories import CharacterFactory, ScenarioFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
-RUNS = [GenerationRun, MemoryRun, DraftingJob, JudgeRun, McqScreeningRun, AuditRun, EvaluationRun]
-UNITS = [GenerationUnit, MemoryBatch, JudgeCall, McqScreening, AuditUnit, EvaluationPrediction]
+RUNS = [
+    GenerationRun,
+    MemoryRun,
+    DraftingJob,
+    JudgeRun,
+    McqScreeningRun,
+    AuditRun,
+    EvaluationRun,
+    ObserverRun,
+    HygieneRun,
+]
+UNITS = [
+    GenerationUnit,
+    MemoryBatch,
+    JudgeCall,
+    McqScreening,
+    AuditUnit,
+    EvaluationPrediction,
+    ObserverUnit,
+    HygieneUnit,
+]
 CALL_RECORDS = [
     LlmCallRecord,
     MemoryCallRecord,
@@ -52,6 +73,7 @@ CALL_RECORDS = [
     McqScreeningCall,
     AuditCall,
     EvaluationCall,
+    ObserverCall,
 ]
 PROMPT_VERSIONS = [PromptVersion, MemoryPromptVersion, DraftingPrompt]
 
@@ -189,7 +211,9 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
     from annotation.character_drafting.services import common as drafting
     from annotation.generation.services import transitions as generation
     from annotation.memory_generation.services import batches as memory
+    from audit.hygiene import services as hygiene
     from audit.memory_quality.services import runs as audit
+    from audit.observers import services as observers
     from core.llm_runs.services import RunFlow
     from evaluation import services as evaluation
 
@@ -201,6 +225,8 @@ def test_each_workflow_runs_its_transitions_through_the_one_state_machine():
         mcq_screening.FLOW,
         audit.FLOW,
         evaluation.FLOW,
+        observers.FLOW,
+        hygiene.FLOW,
     ]
     assert all(isinstance(flow, RunFlow) for flow in flows)
     assert {flow.run_model for flow in flows} == set(RUNS)
@@ -218,10 +244,11 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
     from annotation.generation.services.transitions import FLOW as generation
     from annotation.memory_generation.services.batches import FLOW as memory_generation
     from audit.memory_quality.services.runs import FLOW as memory_audit
+    from audit.observers.services import FLOW as observers
     from evaluation.services import FLOW as evaluation
 
     flows = (generation, memory_generation, judging, mcq_screening, drafting)
-    for flow in (*flows, memory_audit, evaluation):
+    for flow in (*flows, memory_audit, evaluation, observers):
         assert flow.providers is not None, flow.run_model
     priced = {
         str(path.relative_to(ROOT))
@@ -240,4 +267,5 @@ def test_every_stage_that_prices_its_calls_checks_the_monthly_caps():
         "adjudication/mcq/services/item_screening.py",
         "audit/memory_quality/services/records.py",
         "evaluation/services.py",
+        "audit/observers/services.py",
     }
