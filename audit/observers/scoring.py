@@ -18,6 +18,10 @@ Django (``stored_reports`` reads the records and calls :func:`observer_figures`)
   discriminant correlations (low is good).
 * An anchor trait (the character's one high or low extreme) is flagged as not recovered
   when the observed mean is not on the anchor's side of 0.5 or the CI reaches 0.5.
+* Distinctness as read: every two characters' L1 and ordering distance
+  (``agreement.distinctness``, its near-duplicate rule) on the observed vectors, beside
+  the same pair's distances on the design vectors; the closest ``SHOWN_PAIRS`` pairs
+  are kept, and every near-duplicate (they are the closest).
 """
 
 from __future__ import annotations
@@ -27,11 +31,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from agreement.distinctness import (
+    NEAR_DUPLICATE_KENDALL_AT_MOST,
+    NEAR_DUPLICATE_L1_BELOW,
+    distinctness_table,
+)
+
 TRAITS = ("O", "C", "E", "A", "N")
 N_BOOT = 2000
 CI_LEVEL = 0.95
 MIDPOINT = 0.5
 MIN_CHARACTERS = 3
+SHOWN_PAIRS = 20
 
 
 @dataclass
@@ -147,6 +158,7 @@ def observer_figures(
     ]
     return {
         "characters": rows,
+        "distinctness": observed_distinctness(rows),
         "convergent": convergent,
         "matrix": matrix,
         "discriminant_mean_abs": float(np.mean(off)) if off else None,
@@ -154,4 +166,38 @@ def observer_figures(
         "n_boot": N_BOOT,
         "ci_level": CI_LEVEL,
         "seed": seed,
+    }
+
+
+def observed_distinctness(rows: list[dict]) -> dict:
+    """The distinctness between the characters as the observers read them, closest pair
+    first, each pair with its distances on the design vectors beside (see the module)."""
+    observed = distinctness_table({row["key"]: row["observed"] for row in rows})
+    design = {
+        (pair.first, pair.second): pair
+        for pair in distinctness_table({row["key"]: row["design"] for row in rows})
+    }
+    near = observed.near_duplicates()
+    shown = max(SHOWN_PAIRS, len(near))
+    summary = observed.summary()
+    return {
+        "pairs": [
+            {
+                "first": pair.first,
+                "second": pair.second,
+                "l1": pair.l1,
+                "kendall": pair.kendall,
+                "near_duplicate": pair.near_duplicate,
+                "design_l1": design[pair.first, pair.second].l1,
+                "design_kendall": design[pair.first, pair.second].kendall,
+                "design_near_duplicate": design[pair.first, pair.second].near_duplicate,
+            }
+            for pair in observed[:shown]
+        ],
+        "pairs_total": len(observed),
+        "near_duplicates": len(near),
+        "mean_l1": summary.mean_l1,
+        "mean_kendall": summary.mean_kendall,
+        "l1_below": NEAR_DUPLICATE_L1_BELOW,
+        "kendall_at_most": NEAR_DUPLICATE_KENDALL_AT_MOST,
     }

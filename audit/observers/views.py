@@ -21,9 +21,10 @@ from audit.observers.inventory import TRAIT_NAMES, TRAITS, InventoryError
 from audit.observers.models import ObserverRun
 from audit.observers.services import ObserverRunError
 from core import display, web
-from core.actions import REFUSED, form_action, on_page
+from core.actions import form_action
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
+from core.llm_runs.pages import resume_from_page
 from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
@@ -208,26 +209,28 @@ def observer_run_resume(request, observer_run_id):
 
 
 def _resume_at_budget(request, run_id):
-    form = RunResumeForm(request.POST)
     unqueued: list[str] = []
-    resumed = on_page(
-        lambda: form_action(
+
+    def said(_run):
+        for message in unqueued:
+            messages.error(request, message)
+        return (
+            None if unqueued else f"Observer run {run_id} is resumed: its waiting units are queued."
+        )
+
+    return resume_from_page(
+        request,
+        lambda form: form_action(
             form,
             lambda data: services.observer_run_resume(
                 run_id=run_id, budget_usd=data.get("budget_usd"), on_unavailable=unqueued.append
             ),
             refusals=(ObserverRunError,),
-        )
+        ),
+        refused_page=lambda form: _render_run(request, run_id, resume_form=form),
+        resumed=said,
+        to=reverse("audit:observers:run", args=[run_id]),
     )
-    if resumed is REFUSED:
-        return _render_run(request, run_id, resume_form=form)
-    for message in unqueued:
-        messages.error(request, message)
-    if not unqueued:
-        messages.success(
-            request, f"Observer run {run_id} is resumed: its waiting units are queued."
-        )
-    return redirect("audit:observers:run", observer_run_id=run_id)
 
 
 @admin_required
@@ -245,6 +248,7 @@ def observer_run_report(request, observer_run_id):
             "traits": [(t, TRAIT_NAMES[t]) for t in TRAITS],
             "rows": _report_rows(result) if result else [],
             "matrix": _matrix_rows(result) if result else [],
+            "distinct": _distinct_rows(result) if result else None,
         },
     )
 
@@ -285,3 +289,20 @@ def _matrix_rows(result) -> list[dict]:
         }
         for i, design in enumerate(TRAITS)
     ]
+
+
+def _distinct_rows(result) -> dict | None:
+    """The observed distinctness with the characters named; None for a report stored
+    before it was computed."""
+    distinct = result.get("distinctness")
+    if distinct is None:
+        return None
+    pairs = [
+        {
+            **pair,
+            "first_name": display.character_name(pair["first"]),
+            "second_name": display.character_name(pair["second"]),
+        }
+        for pair in distinct["pairs"]
+    ]
+    return {**distinct, "pairs": pairs}

@@ -2,6 +2,8 @@
 names the problem; the report page shows the stored figures and the flag; the run list
 reads a constant number of queries."""
 
+from decimal import Decimal
+
 import pytest
 from django.urls import reverse
 
@@ -166,6 +168,12 @@ def test_the_report_page_shows_the_stored_figures_and_the_flag(admin):
     # N observed = mean of (1-1)/4, (2-1)/4, (5 reversed = 1 → 0)/4 = 0.0833
     assert "0.95 → <strong>0.08</strong>" in text
     assert "Character 3" in text and "CHAR_03" not in text
+    # One character: no pair to compare, and the page says so rather than drawing a table.
+    assert 'data-testid="observed-distinctness-summary"' in text
+    assert (
+        "<strong>0</strong> of 0 pairs" in text
+        and 'data-testid="observed-distinctness"' not in text
+    )
 
 
 def test_the_run_list_reads_a_constant_number_of_queries(admin, django_assert_max_num_queries):
@@ -180,3 +188,48 @@ def test_the_run_list_reads_a_constant_number_of_queries(admin, django_assert_ma
         )
     with django_assert_max_num_queries(12):
         assert "Observer run" in admin.get(url).content.decode()
+
+
+def stopped_run(budget="0.01") -> tuple[ObserverRun, ObserverUnit]:
+    """A run stopped at its budget: one observer has spent more than it, one waits."""
+    run = finished_run({})
+    unit = run.units.get()
+    ObserverUnit.objects.filter(pk=unit.pk).update(cost_usd=Decimal("0.02"))
+    waiting = ObserverUnit.objects.create(
+        run=run,
+        character=unit.character,
+        profile_version=unit.profile_version,
+        observer="gpt",
+        material=["x"],
+        status=ObserverUnit.Status.PENDING,
+    )
+    ObserverRun.objects.filter(pk=run.pk).update(
+        status=ObserverRun.Status.STOPPED_AT_BUDGET,
+        budget_usd=Decimal(budget),
+        stop_reason="Stopped at its budget.",
+    )
+    return run, waiting
+
+
+def test_a_resume_with_a_spent_budget_is_refused_on_the_page(admin):
+    run, _waiting = stopped_run()
+    url = reverse("audit:observers:resume", kwargs={"observer_run_id": run.pk})
+    page = admin.post(url, {"budget_usd": "0.01"})
+    assert page.status_code == 200
+    assert "would stop again at once" in page.content.decode()
+    run.refresh_from_db()
+    assert run.status == ObserverRun.Status.STOPPED_AT_BUDGET
+
+
+def test_a_resume_without_a_budget_queues_the_waiting_observer(
+    admin, django_capture_on_commit_callbacks
+):
+    run, waiting = stopped_run()
+    url = reverse("audit:observers:resume", kwargs={"observer_run_id": run.pk})
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        answer = admin.post(url, {"budget_usd": ""})
+    assert answer.status_code == 302
+    assert answer.url == reverse("audit:observers:run", kwargs={"observer_run_id": run.pk})
+    run.refresh_from_db()
+    assert run.status == ObserverRun.Status.RUNNING and run.budget_usd is None
+    assert len(queued) == 1

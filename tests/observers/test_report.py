@@ -3,6 +3,8 @@ ratings (issue 37): the means, the bootstrap CIs from the stated resampling, the
 convergent correlations and the design × observed matrix, and the anchor flags by the
 stated rule."""
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -141,6 +143,47 @@ def test_the_report_equals_a_recomputation_from_the_stored_ratings(rated_run):
         assert (trait in flagged) == (not recovered), (key, mean, low, high)
         expected_flags += not recovered
     assert result["flagged"] == expected_flags
+
+
+def ordering_distance(x, y) -> float:
+    """The share of the ten trait pairs two vectors order differently, a pair tied in one
+    and not the other counting a half (written out here, independently of the library)."""
+    total = 0.0
+    for i in range(5):
+        for j in range(i + 1, 5):
+            a, b = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+            total += 0 if a == b else (1.0 if a * b < 0 else 0.5)
+    return total / 10
+
+
+def test_the_observed_distinctness_equals_a_recomputation(rated_run):
+    compute_report(KIND, key_for(rated_run.pk))
+    result = StoredReport.objects.get(kind=KIND, key=key_for(rated_run.pk)).result
+    observed = {row["key"]: [row["observed"][t] for t in TRAITS] for row in result["characters"]}
+    design = {key: [DESIGNS[key][t] for t in TRAITS] for key in DESIGNS}
+    distinct = result["distinctness"]
+    assert distinct["pairs_total"] == 10 and len(distinct["pairs"]) == 10
+    # Closest first: by L1, then by the ordering distance, then by the names.
+    expected = sorted(
+        (
+            round(float(np.abs(np.subtract(observed[a], observed[b])).sum()), 10),
+            round(ordering_distance(observed[a], observed[b]), 10),
+            a,
+            b,
+        )
+        for a, b in itertools.combinations(sorted(DESIGNS), 2)
+    )
+    shown = [(p["first"], p["second"]) for p in distinct["pairs"]]
+    assert shown == [(a, b) for _l1, _kendall, a, b in expected]
+    for pair in distinct["pairs"]:
+        a, b = pair["first"], pair["second"]
+        assert pair["l1"] == pytest.approx(np.abs(np.subtract(observed[a], observed[b])).sum())
+        assert pair["kendall"] == pytest.approx(ordering_distance(observed[a], observed[b]))
+        assert pair["design_l1"] == pytest.approx(np.abs(np.subtract(design[a], design[b])).sum())
+        assert pair["design_kendall"] == pytest.approx(ordering_distance(design[a], design[b]))
+        near = round(pair["l1"], 10) < 0.35 and round(pair["kendall"], 10) <= 0.5
+        assert pair["near_duplicate"] == near
+    assert distinct["near_duplicates"] == sum(p["near_duplicate"] for p in distinct["pairs"])
 
 
 def test_too_few_characters_leave_the_correlations_empty(rated_run):
