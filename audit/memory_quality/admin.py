@@ -10,6 +10,7 @@ from audit.memory_quality.models import (
     AuditSettings,
     AuditUnit,
     ClassifierResult,
+    FactCheck,
     MemoryCase,
     MemoryFlag,
     MemoryVersion,
@@ -62,6 +63,12 @@ class RepairAttemptAdmin(ReadOnlyAdmin):
 class MemoryVersionAdmin(ReadOnlyAdmin):
     list_display = ("memory", "number", "origin", "author", "created_at")
     list_select_related = ("memory", "author")
+
+
+@admin.register(FactCheck)
+class FactCheckAdmin(ReadOnlyAdmin):
+    list_display = ("attempt", "status", "omitted_rate", "missing_count", "invented_count")
+    list_select_related = ("attempt",)
 
 
 @admin.register(AuditEvent)

@@ -372,10 +372,11 @@ MemoryRunCancelApi = _action(
 
 
 class _ResumeInput(serializers.Serializer):
-    budget_usd = serializers.CharField(
+    budget_usd = serializers.DecimalField(
+        max_digits=12,
+        decimal_places=2,
         required=False,
         allow_null=True,
-        allow_blank=True,
         help_text="For a run stopped at a spending limit: its new budget in USD (absent, "
         "null or blank: no budget; never the old one).",
     )
