@@ -437,8 +437,11 @@ def check_duplicates(memories: Sequence[MemoryText], config: AuditConfig) -> lis
                 later.key,
                 SEMANTIC_DUPLICATION,
                 "content_full",
-                f"TF-IDF cosine {score:.3f} with {earlier.key} "
-                f"(above {config.duplicate_threshold}) in the same age window",
+                # The earlier memory is named by ``related`` (its key), never in the
+                # message a reviewer reads, which says where it is instead.
+                f"TF-IDF cosine {score:.3f} with the earlier memory at age "
+                f"{earlier.event_age} (above {config.duplicate_threshold}), in the same "
+                "age window",
                 related=earlier.key,
                 score=round(score, 4),
             )

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('adjudication', '0016_run_budgets_and_call_costs'),
+        ('adjudication', '0004_mcq_assembly'),
         ('annotation', '0019_drafting_budgets'),
         ('audit', '0012_merge_observers_and_fact_check'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
