@@ -10,9 +10,11 @@ The file is JSON (UTF-8)::
       "scale": {"min": 1, "max": 5,
                 "labels": {"1": "Disagree strongly", "5": "Agree strongly"}},
       "items": [
-        {"id": "O1", "text": "This person ...", "trait": "O", "keying": "+"},
-        ...
+        {"id": "O1", "text": "This person enjoys new ideas.", "trait": "O", "keying": "+"},
+        {"id": "O2", "text": "This person avoids the unfamiliar.", "trait": "O", "keying": "-"}
       ]
+
+with one object per statement in ``items``.
     }
 
 ``trait`` is one of O, C, E, A, N; ``keying`` is ``+`` (agreeing means more of the
