@@ -38,6 +38,14 @@ class CharacterFactory(factory.django.DjangoModelFactory):
     key = factory.Sequence(lambda n: f"CHAR_{(n % 99) + 1:02d}")
 
 
+def unused_character() -> Character:
+    """A character whose key no row holds yet. CharacterFactory's keys wrap at 99 and are
+    got-or-created, so a bare factory call can return a character the test already uses."""
+    used = set(Character.objects.values_list("key", flat=True))
+    key = next(f"CHAR_{n:02d}" for n in range(1, 100) if f"CHAR_{n:02d}" not in used)
+    return CharacterFactory(key=key)
+
+
 class ProfileVersionFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = ProfileVersion

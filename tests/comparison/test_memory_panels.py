@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.generation.models import Candidate
-from tests.factories import MemoryFactory
+from tests.factories import MemoryFactory, unused_character
 from tests.pipeline_ready import audit_leaving_out_a_copy
 from tests.web.test_generation_blinding import FAMILY_WORD
 
@@ -99,7 +99,7 @@ def test_only_the_assigned_annotator_reads_a_memory_its_candidates_cite(client):
     first, second = (by_annotator[a.pk] for a in who["annotators"][:2])
     cited = first.pair.character.memories.get(sequence=1)
     uncited = MemoryFactory(character=first.pair.character, sequence=9)
-    other_character = MemoryFactory(sequence=1)
+    other_character = MemoryFactory(character=unused_character(), sequence=1)
     left_out = audit_leaving_out_a_copy(first.pair.character, original=cited)
     for candidate in Candidate.objects.filter(pk__in=first.pair.candidates.all()):
         candidate.activated_memory_ids = [*candidate.activated_memory_ids, left_out.memory_id]
