@@ -30,20 +30,28 @@ class UserFactory(factory.django.DjangoModelFactory):
             self.save()
 
 
+def _free_key_from(n: int) -> str:
+    used = set(Character.objects.values_list("key", flat=True))
+    for step in range(99):
+        key = f"CHAR_{((n + step) % 99) + 1:02d}"
+        if key not in used:
+            return key
+    return f"CHAR_{(n % 99) + 1:02d}"  # all 99 taken: got, not created
+
+
 class CharacterFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Character
         django_get_or_create = ("key",)
 
-    key = factory.Sequence(lambda n: f"CHAR_{(n % 99) + 1:02d}")
+    # The next key in turn that no row holds (keys are two digits, so they wrap at 99): a bare
+    # CharacterFactory() is a new character even when the test already made CHAR_NN by name.
+    key = factory.Sequence(lambda n: _free_key_from(n))
 
 
 def unused_character() -> Character:
-    """A character whose key no row holds yet. CharacterFactory's keys wrap at 99 and are
-    got-or-created, so a bare factory call can return a character the test already uses."""
-    used = set(Character.objects.values_list("key", flat=True))
-    key = next(f"CHAR_{n:02d}" for n in range(1, 100) if f"CHAR_{n:02d}" not in used)
-    return CharacterFactory(key=key)
+    """A new character, whatever keys the test has already made by name."""
+    return CharacterFactory(key=_free_key_from(0))
 
 
 class ProfileVersionFactory(factory.django.DjangoModelFactory):

@@ -18,6 +18,7 @@ from tests.factories import (
     ProfileVersionFactory,
     ScenarioFactory,
     UserFactory,
+    unused_character,
 )
 from tests.memory_generation.run_rows import plan_for
 
@@ -76,12 +77,13 @@ def test_evaluation_runs_show_their_unanswered_items_and_failed_calls():
 
 
 def test_a_frozen_character_waits_for_memory_generation_until_it_has_memories_or_a_plan():
-    waiting, remembered = CharacterFactory(), CharacterFactory()
+    plan_for("CHAR_48")  # frozen, no memories, but planned
+    # Keys no row holds: a wrapped factory key could otherwise hand back CHAR_48.
+    waiting, remembered = unused_character(), unused_character()
     for character in (waiting, remembered):
         ProfileVersionFactory(character=character, number=1, frozen_at=FROZEN)
     for _ in range(3):
         MemoryFactory(character=remembered)
-    plan_for("CHAR_48")  # frozen, no memories, but planned
     texts = [b.text for b in stage("memory_generation").blockers]
     assert texts == [f"{waiting.key}: frozen profile, no memories and no plan (admin)."]
     MemoryFactory(character=waiting)
