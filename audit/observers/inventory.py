@@ -159,13 +159,17 @@ def _items(data, problems: list[str]) -> list[Item]:
         elif item_id in seen:
             problems.append(f"{where}.id: {item_id} is used by an earlier item")
         seen.add(item_id)
+        # Counted from 0 like the path; a person finds the item by its id or its number.
+        which = f" (item {index + 1} of the list" + (
+            f", id {item_id})" if isinstance(item_id, str) and ITEM_ID.match(item_id) else ")"
+        )
         text = _text(raw.get("text"), f"{where}.text", TEXT_MAX, problems)
         trait = raw.get("trait")
         if trait not in TRAITS:
-            problems.append(f"{where}.trait: {trait!r} is not one of {', '.join(TRAITS)}")
+            problems.append(f"{where}.trait: {trait!r} is not one of {', '.join(TRAITS)}{which}")
         keying = raw.get("keying")
         if keying not in KEYINGS:
-            problems.append(f"{where}.keying: {keying!r} is not '+' or '-'")
+            problems.append(f"{where}.keying: {keying!r} is not '+' or '-'{which}")
         items.append(Item(id=str(item_id), text=text, trait=str(trait), keying=str(keying)))
     for trait in TRAITS:
         count = sum(1 for item in items if item.trait == trait)
