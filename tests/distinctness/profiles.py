@@ -5,9 +5,8 @@ import re
 from django.utils import timezone
 
 from annotation.corpus.distinctness_report import KIND
-from tests.stored_reports import computed
-
 from tests.factories import CharacterFactory, ProfileVersionFactory
+from tests.stored_reports import computed
 
 from .table4 import TABLE4
 
