@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.corpus.distinctness_report import KIND, KEY
+from annotation.corpus.distinctness_report import KEY, KIND
 from core.reports.models import ReportStatus, StoredReport
 from core.roles import Role
 from tests.factories import UserFactory
