@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.generation.models import ModelFamily
 from audit.observers import prompts, sampling
+from audit.observers.corpus_version import record_corpus_version
 from audit.observers.inventory import InventoryError, parse_inventory
 from audit.observers.models import (
     MAX_SAMPLE_SIZE,
@@ -228,6 +229,7 @@ def observer_run_create(
             for character, profile, family, material, strata in units
         ]
     )
+    record_corpus_version(run)  # what the report will rest on (corpus_version)
     return run
 
 

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.corpus.models import Character
 from audit.observers import selectors, services, stored_reports
+from audit.observers.corpus_version import corpus_status
 from audit.observers.forms import InventoryUploadForm, ObserverRunForm
 from audit.observers.inventory import TRAIT_NAMES, TRAITS, InventoryError
 from audit.observers.models import ObserverRun
@@ -249,6 +250,7 @@ def observer_run_report(request, observer_run_id):
             "rows": _report_rows(result) if result else [],
             "matrix": _matrix_rows(result) if result else [],
             "distinct": _distinct_rows(result) if result else None,
+            "corpus": corpus_status(run),
         },
     )
 
