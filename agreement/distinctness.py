@@ -258,3 +258,38 @@ def distinctness_table(
 def distinctness_summary(rows: DistinctnessTable) -> DistinctnessSummary:
     """The averages over all pairs of ``rows`` (``rows.summary()``)."""
     return rows.summary()
+
+
+def distinctness_against(
+    vectors: Mapping[str, VectorLike],
+    chosen,
+    *,
+    l1_below: float = NEAR_DUPLICATE_L1_BELOW,
+    kendall_at_most: float = NEAR_DUPLICATE_KENDALL_AT_MOST,
+) -> DistinctnessTable:
+    """The pairs of ``vectors`` in which at least one of the ``chosen`` keys takes part,
+    closest first, with the same distances and flags as :func:`distinctness_table`: the
+    chosen rows against every row, O(k·n) instead of O(n²) (a launch check of k
+    characters among n)."""
+    keys = sorted(vectors)
+    picked = [i for i, k in enumerate(keys) if k in set(chosen)]
+    matrix = np.vstack([as_vector(vectors[k], name=str(k)) for k in keys] or [np.zeros(5)])
+    rows = np.array(picked, dtype=int)
+    l1 = np.round(np.abs(matrix[rows][:, None, :] - matrix[None, :, :]).sum(axis=-1), DECIMALS)
+    signs = _orderings(matrix)
+    discordant = _discordant(signs[rows][:, None, :], signs[None, :, :])
+    row_index, column = np.nonzero(np.ones((len(rows), len(keys)), dtype=bool))
+    mine = rows[row_index]
+    is_picked = np.isin(column, rows)
+    # A pair of two chosen keys appears twice (once from each side): keep it once.
+    keep = (mine != column) & (~is_picked | (mine < column))
+    mine, column, row_index = mine[keep], column[keep], row_index[keep]
+    first, second = np.minimum(mine, column), np.maximum(mine, column)
+    pair_l1 = l1[row_index, column]
+    pair_discordant = discordant[row_index, column]
+    pair_kendall = np.round(pair_discordant / len(TRAIT_PAIRS), DECIMALS)
+    near = (pair_l1 < l1_below) & (pair_kendall <= kendall_at_most)
+    order = np.lexsort((second, first, pair_kendall, pair_l1))
+    return DistinctnessTable(
+        keys, first[order], second[order], pair_l1[order], pair_discordant[order], near[order]
+    )

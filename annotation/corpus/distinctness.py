@@ -3,8 +3,10 @@ generation launch read (the distances themselves are ``agreement.distinctness``)
 
 A character's *current profile* here is its latest frozen profile version, or its latest
 version when none is frozen yet (a draft still in review, marked as such on the page).
-The table is O(n²) in numpy (a few tens of milliseconds for 300 characters) and its rows
-are made only for the page shown, so it is computed on request, not stored.
+The whole table (O(n²)) is a stored report (``distinctness_report``: computed on a
+worker, read by the page). The memory generation launch check does not read it: it
+compares only the launching characters with every current profile (O(k·n), here, from
+the rows as they are now), so a launch is never checked against stale figures.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agreement.distinctness import (
     DistinctnessSummary,
     DistinctnessTable,
     PairDistance,
+    distinctness_against,
     distinctness_table,
 )
 from annotation.corpus.models import Character, ProfileVersion
@@ -122,9 +125,11 @@ def near_duplicates_for(profiles: Iterable[ProfileVersion]) -> list[Distinctness
     if not chosen:
         return []
     others = [p for p in current_profiles() if p.character.key not in chosen]
-    report = _report([*others, *chosen.values()])
-    flagged = report.table.near_duplicates().involving(chosen)
-    return list(DistinctnessRows(flagged, report.profiles)[:])
+    by_key = {p.character.key: p for p in [*others, *chosen.values()]}
+    table = distinctness_against(
+        {k: p.big_five for k, p in by_key.items()}, chosen, **THRESHOLDS
+    ).near_duplicates()
+    return list(DistinctnessRows(table, by_key)[:])
 
 
 def near_duplicate_sentence(rows: list[DistinctnessRow], *, name) -> str:

@@ -105,5 +105,16 @@ class ObserverRunForm(TextRules, forms.Form):
         self.helper.form_action = reverse("audit:observers:launch")
         self.helper.form_method = "post"
         self.helper.form_id = "observer-run-form"
-        self.helper.attrs = {"data-confirm": LAUNCH_CONFIRM, "data-confirm-label": "Launch"}
-        self.helper.add_input(Submit("launch", "Launch observer run", css_class="btn-primary"))
+        # The confirmation sits on the launch button: "Estimate cost" launches nothing.
+        self.helper.add_input(
+            Submit(
+                "launch",
+                "Launch observer run",
+                css_class="btn-primary",
+                data_confirm=LAUNCH_CONFIRM,
+                data_confirm_label="Launch",
+            )
+        )
+        self.helper.add_input(
+            Submit("estimate", "Estimate cost", css_class="btn-outline-secondary ms-2")
+        )

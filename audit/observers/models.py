@@ -85,6 +85,11 @@ class ObserverRun(LlmRun):
     seed = models.BigIntegerField(default=PROTOCOL_SEED)
     families = models.JSONField(default=list, help_text="The observer families asked.")
     prompt_version = models.CharField(max_length=40)
+    # What the run read, fixed at launch (``corpus_version``): per character the profile
+    # version compared, the audit its memories came from and a hash of each passage shown;
+    # ``corpus_version`` is the fingerprint of that state ("" for a run made before).
+    corpus = models.JSONField(default=dict, blank=True)
+    corpus_version = models.CharField(max_length=64, blank=True)
 
     def __str__(self):
         return f"observer run {self.pk} ({self.status})"

@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from annotation.corpus.models import Character, ProfileVersion
 from annotation.generation.models import ModelFamily
 from audit.observers import prompts, sampling
+from audit.observers.corpus_version import record_corpus_version
 from audit.observers.inventory import InventoryError, parse_inventory
 from audit.observers.models import (
     MAX_SAMPLE_SIZE,
@@ -187,14 +188,7 @@ def observer_run_create(
         if profile is None:
             problems.append(f"{character.key} has no frozen profile")
             continue
-        pieces = (
-            sampling.memory_pieces(character)
-            if target == ObserverRun.Target.MEMORIES
-            else sampling.reference_pieces(character)
-        )
-        chosen = sampling.stratified_sample(
-            pieces, size=int(sample_size), seed=seed, salt=character.key
-        )
+        chosen = sampled_material(character, target=target, size=int(sample_size), seed=seed)
         if not chosen:
             kind = "audited memories" if target == ObserverRun.Target.MEMORIES else "references"
             problems.append(f"{character.key} has no {kind}")
@@ -228,7 +222,18 @@ def observer_run_create(
             for character, profile, family, material, strata in units
         ]
     )
+    record_corpus_version(run)  # what the report will rest on (corpus_version)
     return run
+
+
+def sampled_material(character, *, target: str, size: int, seed: int) -> list:
+    """The passages a run with this target, size and seed shows for ``character``."""
+    pieces = (
+        sampling.memory_pieces(character)
+        if target == ObserverRun.Target.MEMORIES
+        else sampling.reference_pieces(character)
+    )
+    return sampling.stratified_sample(pieces, size=size, seed=seed, salt=character.key)
 
 
 def _enqueue(run: ObserverRun, unit_ids: list[int], on_unavailable) -> None:
@@ -348,15 +353,20 @@ def _claim(unit_id: int) -> ObserverUnit | None:
 
 def unit_prompt(unit: ObserverUnit) -> tuple[str, str, dict]:
     """(system, user, schema) of a unit's call."""
-    run, inventory = unit.run, unit.run.inventory
-    pieces = sampling.shown_texts(run.target, list(unit.material))
+    return material_prompt(unit.run.target, unit.run.inventory, list(unit.material))
+
+
+def material_prompt(target: str, inventory: ObserverInventory, material: list[str]):
+    """(system, user, schema) of a call showing ``material`` (a unit's, or the cost
+    estimate's before launch: the same text either way)."""
+    pieces = sampling.shown_texts(target, material)
     user = prompts.user_prompt(
         pieces=pieces,
         items=inventory.items,
         scale_min=inventory.scale_min,
         scale_max=inventory.scale_max,
         labels=inventory.scale_labels,
-        target=run.target,
+        target=target,
     )
     schema = prompts.answer_schema(inventory.items, inventory.scale_min, inventory.scale_max)
     return prompts.SYSTEM, user, schema

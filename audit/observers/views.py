@@ -16,15 +16,18 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.corpus.models import Character
 from audit.observers import selectors, services, stored_reports
+from audit.observers.corpus_version import corpus_status
+from audit.observers.estimate import observer_cost_estimate
 from audit.observers.forms import InventoryUploadForm, ObserverRunForm
 from audit.observers.inventory import TRAIT_NAMES, TRAITS, InventoryError
-from audit.observers.models import ObserverRun
+from audit.observers.models import DEFAULT_SAMPLE_SIZE, ObserverRun
 from audit.observers.services import ObserverRunError
 from core import display, web
 from core.actions import form_action
 from core.llm_runs.buttons import cancel_button, resume_button, retry_button
 from core.llm_runs.forms import RunResumeForm
 from core.llm_runs.pages import resume_from_page
+from core.protocol import PROTOCOL_SEED
 from core.roles import Role, role_required
 
 RUNS_PER_PAGE = 25
@@ -90,7 +93,24 @@ def observer_run_new(request):
     kwargs = {"configured": configured, "characters": _observable_characters()}
     posted = request.method == "POST"
     form = ObserverRunForm(*((request.POST,) if posted else ()), **kwargs)
-    if posted and form.is_valid():
+    estimating = posted and "estimate" in request.POST
+    if estimating and form.is_valid():
+        data = form.cleaned_data
+        return _render_launch(
+            request,
+            form,
+            configured,
+            cost=observer_cost_estimate(
+                inventory=data["inventory"],
+                characters=data["characters"],
+                target=data["target"],
+                sample_size=data["sample_size"],
+                seed=data["seed"],
+                families=data["families"],
+            ),
+            chosen=True,
+        )
+    if posted and not estimating and form.is_valid():
         data = form.cleaned_data
         try:
             run = services.observer_run_create(
@@ -111,10 +131,23 @@ def observer_run_new(request):
                 run_id=run.pk, on_unavailable=lambda message: messages.error(request, message)
             )
             return redirect("audit:observers:run", observer_run_id=run.pk)
+    cost = None
+    if not posted:  # every character that can be observed, with the form's defaults
+        cost = observer_cost_estimate(
+            inventory=form.fields["inventory"].queryset.first(),
+            characters=kwargs["characters"],
+            target=ObserverRun.Target.MEMORIES,
+            sample_size=DEFAULT_SAMPLE_SIZE,
+            seed=PROTOCOL_SEED,
+        )
+    return _render_launch(request, form, configured, cost=cost, chosen=False)
+
+
+def _render_launch(request, form, configured, *, cost, chosen: bool):
     return render(
         request,
         "audit/observers/run_new.html",
-        {"form": form, "configured": configured},
+        {"form": form, "configured": configured, "cost": cost, "cost_for_choice": chosen},
     )
 
 
@@ -249,6 +282,7 @@ def observer_run_report(request, observer_run_id):
             "rows": _report_rows(result) if result else [],
             "matrix": _matrix_rows(result) if result else [],
             "distinct": _distinct_rows(result) if result else None,
+            "corpus": corpus_status(run),
         },
     )
 

@@ -5,6 +5,7 @@ the stored reports flag; it reads stored figures and never computes them."""
 from django.db.models import Count, Q
 from django.urls import reverse
 
+from audit.observers.corpus_version import corpus_status
 from audit.observers.models import ObserverRun, ObserverUnit
 from audit.observers.stored_reports import KIND
 from core.reports.models import StoredReport
@@ -37,7 +38,17 @@ def observers_stage() -> Stage:
     )
     if latest is not None:
         url = reverse("audit:observers:report", kwargs={"observer_run_id": latest.pk})
-        stage.links.append((f"Latest report (run {latest.pk})", url))
+        corpus = corpus_status(latest)
+        version = f", corpus version {corpus.shown}" if corpus.recorded else ""
+        stage.links.append((f"Latest report (run {latest.pk}{version})", url))
+        if corpus.out_of_date:
+            stage.blockers.append(
+                Blocker(
+                    f"The latest observer report (run {latest.pk}, corpus version "
+                    f"{corpus.shown}) is out of date: {'; '.join(corpus.changes)} (admin).",
+                    url,
+                )
+            )
         stored = StoredReport.objects.filter(kind=KIND, key=str(latest.pk)).first()
         flagged = (stored.result or {}).get("flagged", 0) if stored else 0
         if flagged:

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from annotation.memory_generation.models import MemoryRun
 from core.roles import Role
 from tests.browser.actions import submit
-from tests.distinctness.profiles import profile, table4_profiles
+from tests.distinctness.profiles import computed_table, profile, table4_profiles
 from tests.distinctness.table4 import PLANTED
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 from tests.memory_generation.fixtures_runs import plan_for
@@ -26,6 +26,7 @@ def lab(transactional_db):
     admin = UserFactory(roles=[Role.ADMIN])
     table4_profiles()
     plan = plan_for(profile("CHAR_12", PLANTED), {14: 2})
+    computed_table()  # the stored table the page reads, as the worker would store it
     return admin, plan
 
 

@@ -4,7 +4,9 @@ import re
 
 from django.utils import timezone
 
+from annotation.corpus.distinctness_report import KIND
 from tests.factories import CharacterFactory, ProfileVersionFactory
+from tests.stored_reports import computed
 
 from .table4 import TABLE4
 
@@ -46,3 +48,9 @@ def table_rows(body: str) -> list[dict]:
             }
         )
     return rows
+
+
+def computed_table() -> None:
+    """The stored distinctness table computed now from the current profiles, as the
+    worker would (the page only reads what is stored)."""
+    computed(KIND)

@@ -12,7 +12,7 @@ from django.urls import reverse
 from core.roles import Role
 from tests.factories import UserFactory
 
-from .profiles import profile, table4_profiles, table_rows
+from .profiles import computed_table, profile, table4_profiles, table_rows
 from .table4 import PLANTED, TABLE4, scipy_kendall_distance, scipy_l1
 
 pytestmark = pytest.mark.django_db
@@ -32,6 +32,7 @@ def all_rows(client, **query) -> list[dict]:
 
 def test_the_table_on_the_eleven_table4_characters_equals_scipy(admin_client):
     table4_profiles()
+    computed_table()
     body = admin_client.get(URL).content.decode()
     assert 'data-testid="pairs-compared">55<' in body
     assert 'data-testid="near-duplicate-count">none<' in body
@@ -49,6 +50,7 @@ def test_the_table_on_the_eleven_table4_characters_equals_scipy(admin_client):
 def test_a_planted_near_duplicate_is_flagged_first_and_alone(admin_client):
     table4_profiles()
     profile("CHAR_12", PLANTED)
+    computed_table()
     body = admin_client.get(URL).content.decode()
     assert 'data-testid="near-duplicate-count"><span class="badge text-bg-danger">1<' in body
     rows = table_rows(body)
@@ -68,6 +70,7 @@ def test_the_current_profile_is_the_latest_frozen_one_or_else_the_latest_draft(a
     # Character 12 has drafts only: its latest draft is compared, and named as a draft.
     profile("CHAR_12", TABLE4["CHAR_09"], frozen=False)
     profile("CHAR_12", PLANTED, number=2, frozen=False)
+    computed_table()
     body = admin_client.get(URL).content.decode()
     rows = {r["pair"]: r for r in table_rows(body)}
     assert set(rows) == {("CHAR_01", "CHAR_05"), ("CHAR_01", "CHAR_12"), ("CHAR_05", "CHAR_12")}
@@ -81,11 +84,13 @@ def test_the_current_profile_is_the_latest_frozen_one_or_else_the_latest_draft(a
 
 def test_the_page_reads_in_a_fixed_number_of_queries(admin_client):
     table4_profiles()
+    computed_table()
     admin_client.get(URL)  # the session and the user, loaded once
     with CaptureQueriesContext(connection) as eleven:
         assert admin_client.get(URL).status_code == 200
     for n in range(12, 40):
         profile(f"CHAR_{n:02d}", (0.3 + n / 100, 0.5, 0.5, 0.5, 0.2))
+    computed_table()
     with CaptureQueriesContext(connection) as thirty_nine:
         assert admin_client.get(URL).status_code == 200
     assert len(thirty_nine) == len(eleven)
@@ -93,6 +98,7 @@ def test_the_page_reads_in_a_fixed_number_of_queries(admin_client):
 
 def test_fewer_than_two_characters_say_there_is_nothing_to_compare(admin_client):
     profile("CHAR_01", TABLE4["CHAR_01"])
+    computed_table()
     body = admin_client.get(URL).content.decode()
     assert 'data-testid="no-pairs"' in body and 'data-testid="pairs-compared">0<' in body
 

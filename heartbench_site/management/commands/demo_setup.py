@@ -18,6 +18,7 @@ from adjudication.judging.demo import demo_judge_run
 from adjudication.mcq.demo import seed_mcq_demo
 from annotation.blinding.demo import demo_blinding
 from annotation.character_drafting.demo import demo_drafting
+from annotation.corpus.distinctness_report import demo_distinctness
 from annotation.corpus.models import Memory, ProfileVersion
 from annotation.corpus_import.importing import import_files
 from annotation.corpus_import.problems import ImportRejected
@@ -125,6 +126,7 @@ class Command(BaseCommand):
         # The statistics pages' stored figures, once the work queued above has run (on
         # commit: at once outside a transaction).
         transaction.on_commit(compute_demo_reports)
+        transaction.on_commit(demo_distinctness)  # the stored distinctness table (issue 37)
 
         self.stdout.write(self.style.SUCCESS("Demo corpus loaded:"))
         for line in summary.lines():
