@@ -7,6 +7,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq import recall_audit
 from adjudication.mcq.models import (
     OPTION_LABELS,
     McqAssemblyRun,
@@ -17,7 +18,6 @@ from adjudication.mcq.models import (
     McqScreening,
     McqScreeningRun,
 )
-from adjudication.mcq import recall_audit
 from adjudication.mcq.screening import REVIEW_RULES
 from core.plurals import counted
 from core.roles import Role, user_roles
