@@ -12,6 +12,11 @@ each rule's flag is compared with the same item-level decision.
 The screening paired with a decision is the latest screening of that version with a
 verdict made before the decision; the first decision on a version counts (a version is
 decided once in the workflow). Figures: :func:`agreement.flag_agreement.flag_agreement`.
+
+Recall needs reviewers' decisions on passed items, which only a recall audit
+(:mod:`adjudication.mcq.recall_audit`) gives. The weighted figures count a flagged
+record once and a drawn passed record ``pool/sample`` times (the inverse of its chance of
+review): :func:`agreement.flag_agreement.weighted_flag_agreement`.
 Guide: docs/lab-admin/validity-judges.md.
 """
 
