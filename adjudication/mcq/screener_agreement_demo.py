@@ -45,7 +45,7 @@ def _experts_find_a_defect(i: int, concern: str | None, drawn_rank: int | None) 
 
 def _targets() -> list[McqItem]:
     untouched = (
-        McqItem.objects.filter(status=McqItem.Status.FINAL, reference__isnull=False)
+        McqItem.objects.filter(status=McqItem.Status.FINAL)
         .exclude(source="demo")
         .exclude(Q(screenings__isnull=False) | Q(review_decisions__isnull=False))
         .exclude(label_audits__isnull=False)
