@@ -175,3 +175,91 @@ def flag_agreement_table(
         figures = flag_agreement(judge, expert, n_boot=n_boot, seed=seed, ci_level=ci_level)
         out[name] = {"enough": True, **figures.as_dict()}
     return out
+
+
+@dataclass(frozen=True)
+class WeightedFlagAgreement:
+    """The figures of records that stand for different numbers of records (a sampling
+    weight each, e.g. the inverse of its chance of being reviewed): the counts are sums of
+    weights, so the figures estimate those of the whole population the records were drawn
+    from. ``n`` is the number of records, ``total`` the sum of their weights."""
+
+    n: int
+    total: float
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    kappa: BootstrapEstimate | None
+    precision: BootstrapEstimate | None
+    recall: BootstrapEstimate | None
+    undefined: dict
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        for name in ("kappa", "precision", "recall"):
+            value = getattr(self, name)
+            out[name] = None if value is None else asdict(value)
+        return out
+
+
+def weighted_flag_agreement(
+    judge_flags,
+    expert_flags,
+    weights,
+    *,
+    n_boot: int,
+    seed: int | np.random.Generator | None,
+    ci_level: float = 0.95,
+) -> WeightedFlagAgreement:
+    """:func:`flag_agreement` with a sampling weight per record (inverse-probability
+    weighting): each cell of the 2×2 table is the sum of its records' weights, and κ,
+    precision and recall are computed from those sums (as scikit-learn's
+    ``cohen_kappa_score``, ``precision_score`` and ``recall_score`` with
+    ``sample_weight``). The interval resamples the records with their weights (a
+    percentile bootstrap over records; it treats the weights as fixed)."""
+    n_boot, ci_level = check_bootstrap_args(n_boot, seed, ci_level)
+    judge = _as_flags(judge_flags, "judge_flags")
+    expert = _as_flags(expert_flags, "expert_flags")
+    w = np.asarray(weights, dtype=np.float64)
+    if judge.shape != expert.shape or w.shape != judge.shape:
+        raise AgreementInputError(
+            f"judge_flags, expert_flags and weights have {judge.size}, {expert.size} and "
+            f"{w.size} entries; they must describe the same records"
+        )
+    if judge.size == 0:
+        raise AgreementInputError("there are no records to compare")
+    if not np.isfinite(w).all() or (w <= 0).any():
+        raise AgreementInputError("every weight must be a finite number above 0")
+    cells = np.column_stack(
+        [judge & expert, judge & (1 - expert), (1 - judge) & expert, (1 - judge) & (1 - expert)]
+    )
+    rows = cells * w[:, None]
+    counts = rows.sum(axis=0)
+    replicates = None
+    if n_boot:
+        key = np.column_stack([judge, expert, w])
+        replicates = resampled_row_sums(rows, n_boot, seed, key=key)
+    figures, undefined = {}, {}
+    for name, (function, why) in FIGURES.items():
+        value = float(function(*counts))
+        if np.isnan(value):
+            figures[name] = None
+            undefined[name] = why
+            continue
+        boot = None if replicates is None else function(*replicates.T)
+        try:
+            figures[name] = bootstrap_estimate(value, boot, ci_level)
+        except UndefinedStatisticError:
+            figures[name] = BootstrapEstimate(value, None, None, ci_level, n_boot, n_boot)
+    tp, fp, fn, tn = (float(c) for c in counts)
+    return WeightedFlagAgreement(
+        n=int(judge.size),
+        total=float(w.sum()),
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        tn=tn,
+        undefined=undefined,
+        **figures,
+    )

@@ -118,6 +118,7 @@ HELP = {
     "mcq:runs": "reviewers/item-review.md#flow",
     "mcq:screening-run": "reviewers/item-review.md#flow",
     "mcq:screener-agreement": "lab-admin/validity-judges.md#screener",
+    "mcq:recall-audit": "lab-admin/validity-judges.md#recall-audit",
     "audit:classifier-agreement": ("lab-admin/validity-judges.md#classifier"),
     # The human baseline: the participant's pages, then the admin's
     "baseline": "lab-admin/human-baseline.md#pages",

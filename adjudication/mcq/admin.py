@@ -5,6 +5,7 @@ from adjudication.mcq.models import (
     McqItem,
     McqItemVersion,
     McqOption,
+    McqRecallAudit,
     McqReviewDecision,
     McqScreening,
     McqScreeningCall,
@@ -91,3 +92,10 @@ class McqReviewDecisionAdmin(ReadOnlyAdmin):
     list_filter = ["action"]
     search_fields = ["item__question_id", "reviewer__username"]
     list_select_related = ["item", "reviewer"]
+
+
+@admin.register(McqRecallAudit)
+class McqRecallAuditAdmin(ReadOnlyAdmin):
+    """Draws of passed items sent back to item review (the screener's recall)."""
+
+    list_display = ["__str__", "created_at", "created_by", "seed", "rate", "min_items"]

@@ -20,6 +20,7 @@ __all__ = [
     "McqItem",
     "McqItemVersion",
     "McqOption",
+    "McqRecallAudit",
     "McqReviewDecision",
     "McqScreening",
     "McqScreeningCall",
@@ -211,6 +212,38 @@ class McqScreeningRun(LlmRun):
         return f"screening run {self.pk} ({self.status})"
 
 
+class McqRecallAudit(models.Model):
+    """One seeded random draw of items the screener passed, sent back to item review so
+    the screener's recall can be measured (issue 37): the item reviewers review them
+    blind, among the flagged ones. Each drawn screening points here; every passed item of
+    the pool had the same chance ``sample_size / pool_size`` of being drawn, so a drawn
+    item stands for ``pool_size / sample_size`` passed items in the recall estimate."""
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    seed = models.BigIntegerField()
+    # The draw's settings: the share of the pool drawn and the fewest items drawn (all of
+    # the pool when it holds fewer).
+    rate = models.FloatField()
+    min_items = models.PositiveIntegerField()
+    # Passed items in the final set, at the version screened, not drawn before.
+    pool_size = models.PositiveIntegerField()
+    sample_size = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"recall audit of {self.sample_size} of {self.pool_size} passed items"
+
+    @property
+    def weight(self) -> float:
+        """How many passed items of the pool one drawn item stands for."""
+        return self.pool_size / self.sample_size if self.sample_size else 0.0
+
+
 class McqScreening(LlmUnit):
     """One LLM screening of one item version under the App. D.3.1 guideline: a unit of
     a :class:`McqScreeningRun`.
@@ -266,6 +299,14 @@ class McqScreening(LlmUnit):
     # The judge's attempts behind the stored result (not the framework's take-up count).
     attempts = models.PositiveSmallIntegerField(default=0)
     output = models.JSONField(null=True, blank=True)
+    # A passed screening drawn into a recall audit: its item went back to item review.
+    recall_audit = models.ForeignKey(
+        McqRecallAudit,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="screenings",
+    )
     # One entry per attempt that was rejected: what was wrong with it.
     attempt_errors = models.JSONField(default=list, blank=True)
     needs_human_review = models.BooleanField(default=False)

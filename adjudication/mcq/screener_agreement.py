@@ -12,6 +12,11 @@ each rule's flag is compared with the same item-level decision.
 The screening paired with a decision is the latest screening of that version with a
 verdict made before the decision; the first decision on a version counts (a version is
 decided once in the workflow). Figures: :func:`agreement.flag_agreement.flag_agreement`.
+
+Recall needs reviewers' decisions on passed items, which only a recall audit
+(:mod:`adjudication.mcq.recall_audit`) gives. The weighted figures count a flagged
+record once and a drawn passed record ``pool/sample`` times (the inverse of its chance of
+review): :func:`agreement.flag_agreement.weighted_flag_agreement`.
 Guide: docs/lab-admin/validity-judges.md.
 """
 
@@ -19,9 +24,9 @@ from __future__ import annotations
 
 from django.db.models import Count, Max
 
-from adjudication.mcq.models import McqReviewDecision, McqScreening
+from adjudication.mcq.models import McqItem, McqRecallAudit, McqReviewDecision, McqScreening
 from adjudication.mcq.screening import RULE_IDS
-from agreement.flag_agreement import flag_agreement_table
+from agreement.flag_agreement import flag_agreement_table, weighted_flag_agreement
 from core.protocol import CI_LEVEL, N_BOOTSTRAP, PROTOCOL_SEED
 from core.reports.services import Inputs, ReportView, register, report_for
 
@@ -38,9 +43,11 @@ def inputs(key: str = "") -> Inputs:
         n=Count("pk"), last=Max("finished_at"), top=Max("pk")
     )
     decisions = McqReviewDecision.objects.aggregate(n=Count("pk"), last=Max("pk"))
+    audits = McqRecallAudit.objects.aggregate(n=Count("pk"), last=Max("pk"))
     identity = {
         "screenings": screenings,
         "decisions": decisions,
+        "recall_audits": audits,
         "bootstrap": [N_BOOTSTRAP, CI_LEVEL, SEED, MIN_PAIRS],
     }
     described = (
@@ -69,7 +76,9 @@ def records() -> tuple[list[dict], dict]:
         item_version_id__in=list(first), outcome__in=VERDICTS
     ).order_by("item_version_id", "created_at", "pk")
     by_version: dict[int, list] = {}
-    for s in screenings.values("item_version_id", "outcome", "output", "created_at"):
+    fields = ("item_version_id", "outcome", "output", "created_at")
+    audit = ("recall_audit_id", "recall_audit__pool_size", "recall_audit__sample_size")
+    for s in screenings.values(*fields, *audit):
         by_version.setdefault(s["item_version_id"], []).append(s)
     out = []
     left_out = {"no_screening_verdict": 0}
@@ -81,17 +90,70 @@ def records() -> tuple[list[dict], dict]:
             left_out["no_screening_verdict"] += 1
             continue
         screening = before[-1]
+        flagged = screening["outcome"] == McqScreening.Outcome.FLAGGED
         out.append(
             {
                 "version": version_id,
-                "screener": screening["outcome"] == McqScreening.Outcome.FLAGGED,
+                "screener": flagged,
                 "reviewers": decision["action"] != RETAIN,
                 "rules": rule_flags(screening["output"]),
+                "weight": sampling_weight(screening, flagged),
             }
         )
     left_out["decisions"] = len(decisions)
     left_out["versions_decided"] = len(first)
     return out, left_out
+
+
+def sampling_weight(screening: dict, flagged: bool) -> float | None:
+    """How many screened item versions a record stands for in the recall estimate: a
+    flagged item always reaches review (1); a passed item only when a recall audit drew
+    it, with the chance sample/pool (weight pool/sample). A passed item reviewed outside
+    any draw has no known chance: None (left out of the weighted figures)."""
+    if flagged:
+        return 1.0
+    if screening["recall_audit_id"] is None:
+        return None
+    return screening["recall_audit__pool_size"] / screening["recall_audit__sample_size"]
+
+
+def weighted_figures(rows: list[dict]) -> dict | None:
+    """The inverse-probability-weighted figures of the records a known chance brought to
+    review (flagged, or passed and drawn); None when no drawn passed item was decided."""
+    design = [r for r in rows if r["weight"] is not None]
+    passed = [r for r in design if not r["screener"]]
+    out = {"n": len(design), "n_passed": len(passed), "enough": False}
+    if not passed:
+        return None
+    if len(design) < MIN_PAIRS:
+        return out
+    figures = weighted_flag_agreement(
+        [r["screener"] for r in design],
+        [r["reviewers"] for r in design],
+        [r["weight"] for r in design],
+        n_boot=N_BOOTSTRAP,
+        seed=SEED,
+        ci_level=CI_LEVEL,
+    )
+    return {**out, **figures.as_dict(), "enough": True}
+
+
+def audit_counts() -> dict:
+    """The recall audits so far: draws, passed items drawn, and how many of those the
+    reviewers decided (at the version drawn) or still have in review."""
+    drawn = McqScreening.objects.filter(recall_audit__isnull=False)
+    decided = McqReviewDecision.objects.filter(
+        item_version_id__in=drawn.values("item_version_id")
+    ).values("item_version_id")
+    return {
+        "draws": McqRecallAudit.objects.count(),
+        "drawn": drawn.count(),
+        "drawn_decided": drawn.filter(item_version_id__in=decided).count(),
+        "drawn_waiting": McqItem.objects.filter(
+            pk__in=drawn.exclude(item_version_id__in=decided).values("item_id"),
+            status=McqItem.Status.FLAGGED,
+        ).count(),
+    }
 
 
 def compute(key: str = "") -> dict:
@@ -109,6 +171,9 @@ def compute(key: str = "") -> dict:
         "groups": [{"name": name, **figures} for name, figures in table.items()],
         "left_out": left_out,
         "passed_reviewed": sum(1 for r in rows if not r["screener"]),
+        "passed_outside_audit": sum(1 for r in rows if not r["screener"] and r["weight"] is None),
+        "weighted": weighted_figures(rows),
+        "audit": audit_counts(),
         "min_pairs": MIN_PAIRS,
         "n_boot": N_BOOTSTRAP,
         "ci_level": CI_LEVEL,

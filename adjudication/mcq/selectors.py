@@ -7,6 +7,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.urls import reverse
 
 from adjudication.arbitration.models import ReferenceResponse
+from adjudication.mcq import recall_audit
 from adjudication.mcq.models import (
     OPTION_LABELS,
     McqAssemblyRun,
@@ -65,10 +66,15 @@ def item_review_queue(*, status: str | None = None) -> list[QueueRow]:
         .annotate(option_count=Count("options"))
         .order_by("status", "question_id")
     )
-    return [
-        QueueRow(item, item.screenings_newest_first[0] if item.screenings_newest_first else None)
-        for item in items
-    ]
+    # While a recall audit is open, no verdict of an item in review is shown (a drawn,
+    # passed item must look like a flagged one).
+    blind_now = recall_audit.blind()
+    rows = []
+    for item in items:
+        latest = item.screenings_newest_first[0] if item.screenings_newest_first else None
+        hidden = recall_audit.hides(item, latest, blind_now=blind_now)
+        rows.append(QueueRow(item, None if hidden else latest))
+    return rows
 
 
 def item_status_counts() -> dict[str, int]:
@@ -133,6 +139,8 @@ class ItemReviewPage:
     versions: list[McqItemVersion]
     decisions: list[McqReviewDecision]
     replacement_references: list[ReferenceResponse]
+    # The screener's verdicts are hidden (a recall audit is open, the item is in review).
+    blind: bool = False
 
     @property
     def assessments(self) -> dict[str, dict]:
@@ -182,6 +190,11 @@ def item_review_page(*, item_id: int) -> ItemReviewPage | None:
     if item is None:
         return None
     screenings = list(item.screenings.order_by("-created_at"))
+    blind = bool(screenings) and recall_audit.hides(
+        item, screenings[0], blind_now=recall_audit.blind()
+    )
+    if blind:  # no verdict of this item is shown while it is in a blind review
+        screenings = [s for s in screenings if s.outcome not in recall_audit.VERDICTS]
     used = set(item.options.values_list("source_reference_id", flat=True))
     replacements = list(
         ReferenceResponse.objects.filter(scenario_id=item.scenario_id, superseded_at__isnull=True)
@@ -193,8 +206,9 @@ def item_review_page(*, item_id: int) -> ItemReviewPage | None:
     return ItemReviewPage(
         item=item,
         options=list(item.options.order_by("label")),
-        screening=screenings[0] if screenings else None,
+        screening=None if blind else (screenings[0] if screenings else None),
         screenings=screenings,
+        blind=blind,
         versions=list(item.versions.select_related("created_by").order_by("-number")),
         decisions=list(item.review_decisions.select_related("reviewer").order_by("-decided_at")),
         replacement_references=replacements,

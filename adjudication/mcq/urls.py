@@ -35,4 +35,9 @@ urlpatterns = [
         screener_agreement_views.screener_agreement_report,
         name="screener-agreement",
     ),
+    path(
+        "screening/recall-audit/",
+        screener_agreement_views.recall_audit_draw,
+        name="recall-audit",
+    ),
 ]

@@ -6,11 +6,13 @@ reason). A second demo audit run uses exactly that: one stand-in character, crit
 only, at a duplication threshold of 0.40, which flags many of its memories (a settings
 version of its own; the settings in force before are restored as the next version, so
 the lab's current settings do not change). Its cases go
-to the memory reviewers without automated rewriting, the offline demo classifier gives
-its verdict on criterion 4 for each, and the demo's memory reviewers decide them: they
-confirm a case the classifier flagged and every fourth of the others, and the reviewing
-team overrides the rest as false positives. The decisions are scripted; the report
-computed from them is real. Idempotent: a second call finds the run and returns it.
+to the memory reviewers without automated rewriting, a scripted offline classifier gives
+its verdict on criterion 4 for each (a duplicate on every third case: the offline demo
+model flags too few memories for a report), and the demo's memory reviewers decide them:
+they uphold the classifier's flags but one in five and find a duplicate in one in five
+of the others; the reviewing team overrides the rest as false positives. The decisions
+are scripted; the report computed from them is real. Idempotent: a second call finds
+the run and returns it.
 """
 
 from django.contrib.auth import get_user_model
@@ -18,10 +20,10 @@ from django.db import transaction
 
 from annotation.corpus.models import Memory
 from audit.memory_quality.criteria import SEMANTIC_DUPLICATION
-from audit.memory_quality.models import AuditRun, ClassifierResult, MemoryCase
+from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services import classifier, configuration, repair_loop, review, runs
 from core.roles import Role
-from llm import ProviderConfig
+from llm import CallResult, ProviderConfig
 
 DEMO_NOTE = "Demo: the LLM classifier against the memory reviewers (duplication only)"
 SETTINGS_NOTE = (
@@ -31,6 +33,33 @@ SETTINGS_NOTE = (
 #: The demo run's duplication threshold: within the stand-ins' own range of cosines.
 DEMO_THRESHOLD = 0.40
 OFFLINE_DEMO = ProviderConfig(kind="offline_demo", model="offline-demo")
+
+
+def classifier_flags(i: int) -> bool:
+    """The scripted classifier's verdict on the i-th case of the run: a duplicate."""
+    return i % 3 == 0
+
+
+def reviewers_confirm(i: int) -> bool:
+    """The scripted reviewers' decision on the i-th case: they uphold the classifier's
+    flags but one in five, and find a duplicate in one in five of the others."""
+    return (i % 5 != 4) if classifier_flags(i) else (i % 5 == 1)
+
+
+def _scripted_verdict(defect: bool) -> CallResult:
+    return CallResult(
+        provider="offline_demo",
+        model="offline-demo",
+        prompt_hash="",
+        ok=True,
+        parsed={
+            "defect": defect,
+            "evidence": "",
+            "rationale": "[offline demo classifier] scripted verdict: "
+            + ("the memory repeats another one." if defect else "the episodes differ."),
+        },
+        demo=True,
+    )
 
 
 def _character_key() -> str | None:
@@ -88,21 +117,17 @@ def demo_classifier_agreement(*, users: dict) -> AuditRun | None:
                 repair_loop._escalate(
                     locked, note="Demo: sent to the memory reviewers without automated rewriting."
                 )
-        classifier.classifier_check(
+    for i, case in enumerate(cases):
+        classifier._classifier_record(
             run_id=run.pk,
-            memory_pk=case.memory_id,
+            memory=Memory.objects.get(pk=case.memory_id),
             criterion=SEMANTIC_DUPLICATION,
-            provider=OFFLINE_DEMO,
+            result=_scripted_verdict(classifier_flags(i)),
         )
-    flagged = set(
-        ClassifierResult.objects.filter(
-            run=run, verdict__in=[ClassifierResult.Verdict.CONFIRMS, ClassifierResult.Verdict.ADDS]
-        ).values_list("memory_id", flat=True)
-    )
     for i, case in enumerate(cases):
         if MemoryCase.objects.get(pk=case.pk).status != MemoryCase.Status.REVIEW:
             continue
-        if case.memory_id in flagged or i % 4 == 0:
+        if reviewers_confirm(i):
             review.case_review_decide(
                 case_id=case.pk,
                 reviewer=reviewers[0],

@@ -98,3 +98,45 @@ def test_the_table_withholds_figures_below_the_minimum_and_keeps_the_counts():
         int(((j == 0) & (e == 1)).sum()),
         int(((j == 0) & (e == 0)).sum()),
     ]
+
+
+@pytest.mark.parametrize("n", [15, 300])  # 300 takes the multinomial sampler
+def test_weighted_figures_equal_scikit_learn_with_sample_weights_and_the_resamples(n):
+    from agreement.flag_agreement import weighted_flag_agreement
+
+    judge, expert = flags(n, seed=n + 1)
+    # Passed records stand for 4 or 7 records each (drawn from pools of two sizes).
+    rng = np.random.default_rng(n)
+    weight = np.where(judge == 1, 1.0, rng.choice([4.0, 7.0], size=n))
+    result = weighted_flag_agreement(judge, expert, weight, n_boot=200, seed=SEED)
+    assert (result.n, result.total) == (n, pytest.approx(weight.sum()))
+    assert result.fn == pytest.approx(weight[(judge == 0) & (expert == 1)].sum())
+    assert result.recall.estimate == pytest.approx(
+        recall_score(expert, judge, sample_weight=weight)
+    )
+    assert result.precision.estimate == pytest.approx(
+        precision_score(expert, judge, sample_weight=weight)
+    )
+    assert result.kappa.estimate == pytest.approx(
+        cohen_kappa_score(judge, expert, sample_weight=weight)
+    )
+    resamples = bootstrap_unit_indices(np.column_stack([judge, expert, weight]), 200, SEED)
+    recalls = []
+    for rows in resamples:
+        j, e, w = judge[rows], expert[rows], weight[rows]
+        recalls.append(recall_score(e, j, sample_weight=w) if e.sum() else np.nan)
+    low, high = percentile_ci(recalls)
+    assert (result.recall.ci_low, result.recall.ci_high) == (
+        pytest.approx(low),
+        pytest.approx(high),
+    )
+
+
+def test_weights_must_be_positive_and_one_per_record():
+    from agreement import AgreementInputError
+    from agreement.flag_agreement import weighted_flag_agreement
+
+    with pytest.raises(AgreementInputError, match="above 0"):
+        weighted_flag_agreement([1, 0], [1, 1], [1.0, 0.0], n_boot=0, seed=SEED)
+    with pytest.raises(AgreementInputError, match="same records"):
+        weighted_flag_agreement([1, 0], [1, 1], [1.0], n_boot=0, seed=SEED)

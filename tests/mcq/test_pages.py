@@ -55,7 +55,7 @@ def test_the_item_page_runs_constant_queries(client, references, person, django_
     client.force_login(reviewer)
     url = reverse("mcq:item", args=[item.pk])
     client.get(url)
-    with django_assert_num_queries(12) as few:  # 11, and the reviewer's revise draft
+    with django_assert_num_queries(13) as few:  # 11, the revise draft, the recall audit
         client.get(url)
     for n in range(3):
         item.refresh_from_db()

@@ -374,6 +374,7 @@ ACCESS = {
     # Judges checked against experts (issue 37): the screener's and the classifier's
     # verdicts beside the reviewers' decisions, admins only.
     "mcq:screener-agreement": only(ADMIN),
+    "mcq:recall-audit": only(ADMIN),
     "audit:classifier-agreement": only(ADMIN),
     # The human baseline: participants take it; admins run it.
     "baseline:join": PUBLIC,

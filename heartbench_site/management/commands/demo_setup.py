@@ -16,6 +16,7 @@ from adjudication.consensus.demo import demo_comparisons
 from adjudication.export.demo import demo_export
 from adjudication.judging.demo import demo_judge_run
 from adjudication.mcq.demo import seed_mcq_demo
+from adjudication.mcq.screener_agreement_demo import demo_screener_agreement
 from annotation.blinding.demo import demo_blinding
 from annotation.character_drafting.demo import demo_drafting
 from annotation.corpus.distinctness_report import demo_distinctness
@@ -123,6 +124,7 @@ class Command(BaseCommand):
         invitation = seed_team_demo(admin=users[Role.ADMIN.value])  # the team page (#36)
         # The memory classifier against the memory reviewers (issue 37): its records.
         demo_classifier_agreement(users=users)
+        demo_screener_agreement(users=users)  # the screener against the item reviewers
         # The statistics pages' stored figures, once the work queued above has run (on
         # commit: at once outside a transaction).
         transaction.on_commit(compute_demo_reports)
