@@ -20,6 +20,7 @@ from audit.memory_quality.services.runs import audit_run_execute, audit_run_star
 from core.roles import Role
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig
+from llm.testing.fact_check import other_requests
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
 from .conftest import CLEAN, CLEAN_REWRITE, CONTEXT, DRIFT, hand_written
@@ -97,7 +98,7 @@ def test_the_repair_prompt_carries_the_frozen_profile_and_the_generation_constra
     repair_model.enqueue({"content_full": CLEAN_REWRITE})
     run_audit(admin_user, django_capture_on_commit_callbacks)
 
-    [request] = repair_model.requests
+    [request] = other_requests(repair_model.requests)
     system = request.system
     for text in (
         "N_HIGH anxious conservator",

@@ -156,7 +156,10 @@ def test_repair_succeeds_on_the_second_attempt(
     assert (first.call.provider, first.call.model) == ("openai", "fake-repair")
     assert (first.call.kind, first.call.run_id, first.call.ok) == ("repair", run.pk, True)
     unit = run.units.get(character=case.character)  # the calls' tokens count to the unit
-    assert unit.tokens_in == first.call.tokens_in + second.call.tokens_in > 0
+    check = second.fact_check  # the kept rewrite was fact-checked (on by default)
+    assert check.status == "passed" and check.missing_count == 0
+    calls = (first.call, second.call, check.extract_call, check.check_call)
+    assert unit.tokens_in == sum(call.tokens_in for call in calls) > 0
     memory.refresh_from_db()
     assert memory.content_full == CLEAN_REWRITE
     # Only the defective field was regenerated; the versions are kept.
@@ -166,7 +169,7 @@ def test_repair_succeeds_on_the_second_attempt(
     assert versions[1].repair_attempt == second
     assert versions[1].fields["context"] == versions[0].fields["context"]
     sent = repair_model.requests
-    assert len(sent) == 2
+    assert len(sent) == 4  # two repairs, then the kept one's fact extraction and check
     assert set(sent[0].body["response_format"]["json_schema"]["schema"]["properties"]) == {
         "content_full"
     }

@@ -9,6 +9,7 @@ import pytest
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.runs import audit_run_start
 from core.tasks import enqueue_on_commit
+from llm.testing.fact_check import other_requests
 
 from .conftest import CLEAN_REWRITE, DRIFT, hand_written
 
@@ -56,4 +57,6 @@ def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_
     assert [a.passed for a in case.attempts.order_by("number")] == [False, True]
     memory.refresh_from_db()
     assert memory.content_full == CLEAN_REWRITE
-    assert len(fake_server.requests) == 2
+    assert len(other_requests(fake_server.requests)) == 2
+    check = case.attempts.get(number=2).fact_check  # on by default: the kept rewrite
+    assert (check.status, check.missing_count) == ("passed", 0)
