@@ -19,6 +19,12 @@ of App. B.6 as well as the patterns.
 The stand-ins share one template per character, so TF-IDF would call them all
 duplicates of each other; the demo's settings version turns criterion 4 off and says so.
 Idempotent: a second call finds the demo run and returns it.
+
+``demo_fact_check_case`` adds a second, small run (issue #37's fact check, on by
+default): a fourth stand-in memory gets a planted hindsight marker and three planted
+facts that the offline provider's rewrite leaves out (``llm.demo.audit.DROPPED_FACT``).
+Each rewrite clears the marker but loses those facts, so the fact check sends it back
+three times and the memory reviewer finds the case with the missing facts named.
 """
 
 from django.db import transaction
@@ -29,6 +35,7 @@ from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, records, repair_loop, review, runs
 from core.roles import Role
 from llm import ProviderConfig
+from llm.demo.audit import DROPPED_FACT
 
 DEMO_NOTE = "Demo audit of the stand-in memories (three planted defects)"
 DEMO_SETTINGS_NOTE = "Demo: criterion 4 off; the stand-in memories share one template per character"
@@ -115,6 +122,60 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
             decision=MemoryCase.Decision.CONFIRMED,
             reason="Adult retrospective appraisal in a child-age memory (demo).",
         )
+    run.refresh_from_db()
+    return run
+
+
+FACT_CHECK_NOTE = "Demo audit: a rewrite that lost facts of its memory (fact check)"
+LOST_FACTS = (
+    f"I wrote the bus number on the back of my left hand {DROPPED_FACT}.",
+    f"My brother held the door open with his foot {DROPPED_FACT}.",
+    f"The kitchen radio read out the weather report twice {DROPPED_FACT}.",
+)
+HINDSIGHT = f"Years later I understood why the room had gone so quiet {PLANTED}."
+
+
+def _repair_in_process(run: AuditRun) -> None:
+    for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
+        again = True  # each call runs one step and says whether another one is due
+        while again:
+            again = repair_loop.repair_attempt_run(
+                case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False
+            )
+
+
+def demo_fact_check_case(*, users: dict) -> AuditRun | None:
+    """A finished run whose one case awaits the memory reviewer after its rewrites lost
+    planted facts; None when the demo has no memory for it (or no earlier demo run)."""
+    existing = AuditRun.objects.filter(note=FACT_CHECK_NOTE).first()
+    if existing is not None:
+        return existing
+    first = AuditRun.objects.filter(note=DEMO_NOTE).first()
+    if first is None:
+        return None
+    planted = set(first.cases.values_list("character_id", flat=True))
+    memory = (
+        Memory.objects.filter(is_demo_standin=True)
+        .exclude(character_id__in=planted)
+        .order_by("character__key", "sequence")
+        .first()
+    )
+    if memory is None:
+        return None
+    records.demo_defect_plant(
+        memory_id=memory.memory_id,
+        field="content_full",
+        text=" ".join(LOST_FACTS) + " " + HINDSIGHT,
+        note="Demo: planted hindsight marker and facts its rewrite drops (criterion 1)",
+    )
+    run = runs.audit_run_start(
+        created_by=users[Role.ADMIN.value],
+        note=FACT_CHECK_NOTE,
+        character_keys=[memory.character.key],
+        settings_version=first.settings_version,
+    )
+    runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
+    _repair_in_process(run)
     run.refresh_from_db()
     return run
 
