@@ -31,11 +31,12 @@ from django.db import transaction
 
 from annotation.corpus.models import Memory
 from annotation.profile_review.demo import demo_accounts
-from audit.memory_quality.models import AuditRun, MemoryCase
+from audit.memory_quality.models import MEMORY_TEXT_FIELDS, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, records, repair_loop, review, runs
 from core.roles import Role
 from llm import ProviderConfig
 from llm.demo.audit import DROPPED_FACT
+from llm.testing.fact_check import sentences
 
 DEMO_NOTE = "Demo audit of the stand-in memories (three planted defects)"
 DEMO_SETTINGS_NOTE = "Demo: criterion 4 off; the stand-in memories share one template per character"
@@ -127,12 +128,32 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
 
 
 FACT_CHECK_NOTE = "Demo audit: a rewrite that lost facts of its memory (fact check)"
-LOST_FACTS = (
-    f"I wrote the bus number on the back of my left hand {DROPPED_FACT}.",
-    f"My brother held the door open with his foot {DROPPED_FACT}.",
-    f"The kitchen radio read out the weather report twice {DROPPED_FACT}.",
+#: Facts the demo's rewrite drops: enough of them (``_lost_facts``) to put the omitted
+#: share over the default 10 % limit whatever the stand-in memory's length.
+LOST_FACTS = tuple(
+    f"{fact} {DROPPED_FACT}."
+    for fact in (
+        "I wrote the bus number on the back of my left hand",
+        "My brother held the door open with his foot",
+        "The kitchen radio read out the weather report twice",
+        "A blue bicycle leaned against the fence by the gate",
+        "Someone had left a half-eaten apple on the windowsill",
+        "The clock above the stove was ten minutes fast",
+        "I folded the letter into four and put it in my shoe",
+        "Our neighbour's dog barked at every car that passed",
+        "The tap in the bathroom dripped all afternoon",
+        "I had a plaster on my right knee from the day before",
+        "The curtains in the front room were drawn halfway",
+        "My sister hummed the same tune over and over",
+    )
 )
 HINDSIGHT = f"Years later I understood why the room had gone so quiet {PLANTED}."
+
+
+def _lost_facts(memory) -> tuple[str, ...]:
+    """The planted facts for ``memory``: a fifth of the facts it will hold, at least 3."""
+    held = len(sentences(" ".join(getattr(memory, f) for f in MEMORY_TEXT_FIELDS)))
+    return LOST_FACTS[: min(len(LOST_FACTS), max(3, held // 4 + 1))]
 
 
 def _repair_in_process(run: AuditRun) -> None:
@@ -165,7 +186,7 @@ def demo_fact_check_case(*, users: dict) -> AuditRun | None:
     records.demo_defect_plant(
         memory_id=memory.memory_id,
         field="content_full",
-        text=" ".join(LOST_FACTS) + " " + HINDSIGHT,
+        text=" ".join(_lost_facts(memory)) + " " + HINDSIGHT,
         note="Demo: planted hindsight marker and facts its rewrite drops (criterion 1)",
     )
     run = runs.audit_run_start(

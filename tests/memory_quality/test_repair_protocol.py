@@ -23,7 +23,7 @@ from llm import ProviderConfig
 from llm.testing.fact_check import other_requests
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
-from .conftest import CLEAN, CLEAN_REWRITE, CONTEXT, DRIFT, hand_written
+from .conftest import CLEAN, CLEAN_REWRITE, CONTEXT, DRIFT, FAITHFUL_REWRITE, hand_written
 
 pytestmark = pytest.mark.django_db
 
@@ -95,7 +95,7 @@ def test_the_repair_prompt_carries_the_frozen_profile_and_the_generation_constra
         content_full=DRIFT,
         source="generated: run 4, batch 2, slot 7, memory prompt v1, fake-memory",
     )
-    repair_model.enqueue({"content_full": CLEAN_REWRITE})
+    repair_model.enqueue({"content_full": FAITHFUL_REWRITE})
     run_audit(admin_user, django_capture_on_commit_callbacks)
 
     [request] = other_requests(repair_model.requests)
@@ -127,8 +127,8 @@ def test_each_defect_gets_its_own_three_attempts(
     memory = hand_written(content_full=DRIFT, context=" ".join(["rain"] * 40))
     repair_model.enqueue(
         {"content_full": STILL_DRIFTING},
-        {"content_full": CLEAN_REWRITE + " From then on I carried a book."},
-        {"content_full": CLEAN_REWRITE},
+        {"content_full": FAITHFUL_REWRITE + " From then on I carried a book."},
+        {"content_full": FAITHFUL_REWRITE},
         {"context": CONTEXT},
     )
     run = run_audit(admin_user, django_capture_on_commit_callbacks)
@@ -144,7 +144,7 @@ def test_each_defect_gets_its_own_three_attempts(
         ([3], ["context"], True),
     ]
     memory.refresh_from_db()
-    assert (memory.content_full, memory.context) == (CLEAN_REWRITE, CONTEXT)
+    assert (memory.content_full, memory.context) == (FAITHFUL_REWRITE, CONTEXT)
     page = case_page(person(Role.MEMORY_REVIEWER), case)
     defects = page.split('data-testid="repair-defects"', 1)[1].split("</ul>", 1)[0]
     assert 'data-criterion="1"' in defects and 'data-criterion="3"' in defects
