@@ -28,6 +28,7 @@ three times and the memory reviewer finds the case with the missing facts named.
 """
 
 from django.db import transaction
+from django.db.models.functions import Length
 
 from annotation.corpus.models import Memory
 from annotation.profile_review.demo import demo_accounts
@@ -175,10 +176,10 @@ def demo_fact_check_case(*, users: dict) -> AuditRun | None:
     if first is None:
         return None
     planted = set(first.cases.values_list("character_id", flat=True))
-    memory = (
+    memory = (  # the shortest: its facts and the planted ones stay within one extraction
         Memory.objects.filter(is_demo_standin=True)
         .exclude(character_id__in=planted)
-        .order_by("character__key", "sequence")
+        .order_by(Length("content_full"), "character__key", "sequence")
         .first()
     )
     if memory is None:

@@ -67,6 +67,11 @@ def _memory_sentences(memory: dict) -> list[str]:
     return [s for field in FIELDS for s in sentences((memory or {}).get(field, ""))]
 
 
+#: What the extraction's schema allows (``fact_prompts.EXTRACT_SCHEMA``): so many facts,
+#: each so long; a longer sentence is cut (the cut part is still found verbatim).
+MAX_FACTS, MAX_FACT_CHARS = 80, 500
+
+
 def extract_facts(original: dict, excluded: list[str]) -> list[str]:
     flagged = [normal(p) for p in excluded if normal(p)]
     facts, seen = [], set()
@@ -75,8 +80,8 @@ def extract_facts(original: dict, excluded: list[str]) -> list[str]:
         if not key or key in seen or any(p in key for p in flagged):
             continue
         seen.add(key)
-        facts.append(sentence)
-    return facts
+        facts.append(sentence[:MAX_FACT_CHARS])
+    return facts[:MAX_FACTS]
 
 
 def _is_negation_of(fact: str, sentence: str) -> bool:
