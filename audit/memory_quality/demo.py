@@ -21,10 +21,11 @@ duplicates of each other; the demo's settings version turns criterion 4 off and 
 Idempotent: a second call finds the demo run and returns it.
 
 ``demo_fact_check_case`` adds a second, small run (issue #37's fact check, on by
-default): a fourth stand-in memory gets a planted hindsight marker and three planted
-facts that the offline provider's rewrite leaves out (``llm.demo.audit.DROPPED_FACT``).
-Each rewrite clears the marker but loses those facts, so the fact check sends it back
-three times and the memory reviewer finds the case with the missing facts named.
+default): a fourth stand-in memory (the shortest) gets a planted hindsight marker and
+planted facts (a fifth of its facts, at least three) that the offline rewrite leaves
+out (``llm.demo.audit.DROPPED_FACT``). Each rewrite clears the marker but loses those
+facts, so the fact check sends it back three times and the memory reviewer finds the
+case with the missing facts named.
 """
 
 from django.db import transaction
