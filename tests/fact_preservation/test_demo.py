@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from audit.memory_quality.demo import DEMO_NOTE, FACT_CHECK_NOTE, LOST_FACTS
 from audit.memory_quality.models import AuditRun, FactCheck, MemoryCase
@@ -41,7 +42,7 @@ def test_the_demo_has_a_case_whose_rewrites_lost_facts_for_the_reviewer(demo):
     page = client.get(reverse("audit:case-detail", args=[case.pk])).content.decode()
     assert page.count('data-testid="missing-facts"') == 3
     for fact in planted:
-        assert fact in page
+        assert escape(fact) in page
 
 
 def test_the_main_demo_runs_repair_passed_its_fact_check(demo):
