@@ -160,7 +160,7 @@ def test_a_defect_still_flagged_after_its_attempts_goes_to_a_person(
 
     case = MemoryCase.objects.get(run=run)
     assert case.status == MemoryCase.Status.REVIEW and case.escalated
-    assert "criterion 1 on content_full" in case.repair_note
+    assert "criterion 1 on the full account" in case.repair_note
     assert len(repair_model.requests) == 3  # the other defect is not tried in vain
 
 
