@@ -19,16 +19,26 @@ of App. B.6 as well as the patterns.
 The stand-ins share one template per character, so TF-IDF would call them all
 duplicates of each other; the demo's settings version turns criterion 4 off and says so.
 Idempotent: a second call finds the demo run and returns it.
+
+``demo_fact_check_case`` adds a second, small run (issue #37's fact check, on by
+default): a fourth stand-in memory (the shortest) gets a planted hindsight marker and
+planted facts (a fifth of its facts, at least three) that the offline rewrite leaves
+out (``llm.demo.audit.DROPPED_FACT``). Each rewrite clears the marker but loses those
+facts, so the fact check sends it back three times and the memory reviewer finds the
+case with the missing facts named.
 """
 
 from django.db import transaction
+from django.db.models.functions import Length
 
 from annotation.corpus.models import Memory
 from annotation.profile_review.demo import demo_accounts
-from audit.memory_quality.models import AuditRun, MemoryCase
+from audit.memory_quality.models import MEMORY_TEXT_FIELDS, AuditRun, MemoryCase
 from audit.memory_quality.services import configuration, records, repair_loop, review, runs
 from core.roles import Role
 from llm import ProviderConfig
+from llm.demo.audit import DROPPED_FACT
+from llm.testing.fact_check import sentences
 
 DEMO_NOTE = "Demo audit of the stand-in memories (three planted defects)"
 DEMO_SETTINGS_NOTE = "Demo: criterion 4 off; the stand-in memories share one template per character"
@@ -115,6 +125,80 @@ def demo_memory_audit(*, users: dict) -> AuditRun | None:
             decision=MemoryCase.Decision.CONFIRMED,
             reason="Adult retrospective appraisal in a child-age memory (demo).",
         )
+    run.refresh_from_db()
+    return run
+
+
+FACT_CHECK_NOTE = "Demo audit: a rewrite that lost facts of its memory (fact check)"
+#: Facts the demo's rewrite drops: enough of them (``_lost_facts``) to put the omitted
+#: share over the default 10 % limit whatever the stand-in memory's length.
+LOST_FACTS = tuple(
+    f"{fact} {DROPPED_FACT}."
+    for fact in (
+        "I wrote the bus number on the back of my left hand",
+        "My brother held the door open with his foot",
+        "The kitchen radio read out the weather report twice",
+        "A blue bicycle leaned against the fence by the gate",
+        "Someone had left a half-eaten apple on the windowsill",
+        "The clock above the stove was ten minutes fast",
+        "I folded the letter into four and put it in my shoe",
+        "Our neighbour's dog barked at every car that passed",
+        "The tap in the bathroom dripped all afternoon",
+        "I had a plaster on my right knee from the day before",
+        "The curtains in the front room were drawn halfway",
+        "My sister hummed the same tune over and over",
+    )
+)
+HINDSIGHT = f"Years later I understood why the room had gone so quiet {PLANTED}."
+
+
+def _lost_facts(memory) -> tuple[str, ...]:
+    """The planted facts for ``memory``: a fifth of the facts it will hold, at least 3."""
+    held = len(sentences(" ".join(getattr(memory, f) for f in MEMORY_TEXT_FIELDS)))
+    return LOST_FACTS[: min(len(LOST_FACTS), max(3, held // 4 + 1))]
+
+
+def _repair_in_process(run: AuditRun) -> None:
+    for case in MemoryCase.objects.filter(run=run, status=MemoryCase.Status.REPAIRING):
+        again = True  # each call runs one step and says whether another one is due
+        while again:
+            again = repair_loop.repair_attempt_run(
+                case_id=case.pk, provider=OFFLINE_DEMO, dispatch=False
+            )
+
+
+def demo_fact_check_case(*, users: dict) -> AuditRun | None:
+    """A finished run whose one case awaits the memory reviewer after its rewrites lost
+    planted facts; None when the demo has no memory for it (or no earlier demo run)."""
+    existing = AuditRun.objects.filter(note=FACT_CHECK_NOTE).first()
+    if existing is not None:
+        return existing
+    first = AuditRun.objects.filter(note=DEMO_NOTE).first()
+    if first is None:
+        return None
+    planted = set(first.cases.values_list("character_id", flat=True))
+    memory = (  # the shortest: its facts and the planted ones stay within one extraction
+        Memory.objects.filter(is_demo_standin=True)
+        .exclude(character_id__in=planted)
+        .order_by(Length("content_full"), "character__key", "sequence")
+        .first()
+    )
+    if memory is None:
+        return None
+    records.demo_defect_plant(
+        memory_id=memory.memory_id,
+        field="content_full",
+        text=" ".join(_lost_facts(memory)) + " " + HINDSIGHT,
+        note="Demo: planted hindsight marker and facts its rewrite drops (criterion 1)",
+    )
+    run = runs.audit_run_start(
+        created_by=users[Role.ADMIN.value],
+        note=FACT_CHECK_NOTE,
+        character_keys=[memory.character.key],
+        settings_version=first.settings_version,
+    )
+    runs.audit_run_execute(run_id=run.pk, dispatch_repairs=False, provider=OFFLINE_DEMO)
+    _repair_in_process(run)
     run.refresh_from_db()
     return run
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .audit import audit_classifier, memory_repair
+from .audit import audit_classifier, fact_extract, fact_verdicts, memory_repair
 from .judge import comparison_judgment
 from .material import (
     DEMO_LABEL,
@@ -154,6 +154,10 @@ def prompt_kind(schema: Any) -> str:
         return "memory_generation"
     if props and props <= {"context", "content_summary", "content_full"}:
         return "memory_repair"
+    if props == {"facts"}:
+        return "fact_extract"
+    if {"verdicts", "invented"} <= props:
+        return "fact_check"
     if {"defect", "rationale"} <= props:
         return "audit_classifier"
     if {"selected", "justification"} <= props:
@@ -493,6 +497,8 @@ BUILDERS: dict[str, Callable[[Prompt], Any]] = {
     "evaluation_answer": _evaluation_answer,
     "scenario_expansion": _scenario_expansion,
     "memory_repair": memory_repair,
+    "fact_extract": fact_extract,
+    "fact_check": fact_verdicts,
     "memory_generation": _memory_generation,
     "audit_classifier": audit_classifier,
     "distractor_selection": _distractor_selection,

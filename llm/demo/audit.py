@@ -1,5 +1,7 @@
 """The demo answers of the memory audit's prompts (seed 000 App. B.6): a repair whose
-fields pass the re-audit, and a classifier verdict that judges the memory's text.
+fields pass the re-audit and keep the original's facts, a classifier verdict that judges
+the memory's text, and the two calls of a repair's fact check (issue #37), answered from
+the memory text as the fake provider answers them (``llm.testing.fact_check``).
 ``p`` is ``demo_answers.Prompt``. Pure: no Django."""
 
 from __future__ import annotations
@@ -7,6 +9,8 @@ from __future__ import annotations
 import random
 import re
 from typing import Any
+
+from llm.testing import fact_check
 
 from .material import (
     DEMO_LABEL,
@@ -29,8 +33,39 @@ def _sized(rng: random.Random, seed_words: list[str], low: int, high: int) -> st
     return f"{DEMO_LABEL} {' '.join(words)}."
 
 
+#: A sentence of a memory's narrative carrying this marker is one the demo's repair
+#: leaves out, so the demo can show a rewrite its fact check sends back.
+DROPPED_FACT = "(planted demo fact)"
+_QUOTED = re.compile(r"“([^”]+)”")
+
+
+def _narrative(p: Any, memory: dict, spec: dict) -> str:
+    """The original narrative without its flagged sentences (those holding a passage the
+    findings quote, or a planted dropped fact) and with one sentence of the moment added,
+    so the re-audit judges a new text; every other sentence (fact) kept verbatim."""
+    findings = p.user.split("## The defect to repair", 1)[-1]
+    for prompt in (p.system, p.user):  # the repair instruction names the matched phrases
+        if "## Repair instruction" in prompt:
+            findings += prompt.split("## Repair instruction", 1)[1]
+    quotes = [q.lower() for q in _QUOTED.findall(findings) if q.strip()]
+    words = content_words(str(memory.get("content_summary", "")), 60)
+    kept = [
+        s
+        for s in fact_check.sentences(str(memory.get("content_full", "")))
+        if DROPPED_FACT not in s and not any(q in s.lower() for q in quotes)
+    ]
+    kept.append(f"{DEMO_LABEL} I am here, and I notice {' '.join(pick_words(p.rng, words, 3))}.")
+    text = " ".join(kept)
+    low, high = int(spec.get("minLength", 0)), int(spec.get("maxLength", 10_000))
+    sentences = p.rng.sample(NARRATIVE, len(NARRATIVE))
+    while len(text) < max(low, 200):
+        text += " " + (sentences.pop() if sentences else p.rng.choice(NARRATIVE))
+    return text[:high]
+
+
 def memory_repair(p: Any) -> Any:
-    """Fields within the audit's word and length limits, from the memory's own words."""
+    """Fields within the audit's word and length limits, from the memory's own words; a
+    regenerated narrative keeps the original's sentences but the flagged ones."""
     props = p.schema.get("properties") or {}
     memory = memory_json(p.user)
     words = content_words(
@@ -42,15 +77,19 @@ def memory_repair(p: Any) -> Any:
     if "content_summary" in props:
         out["content_summary"] = _sized(p.rng, words, 20, 40)
     if "content_full" in props:
-        spec = props["content_full"]
-        sentences = p.rng.sample(NARRATIVE, len(NARRATIVE))
-        text = f"{DEMO_LABEL} I am here, and I notice {' '.join(pick_words(p.rng, words, 3))}."
-        low, high = int(spec.get("minLength", 0)), int(spec.get("maxLength", 10_000))
-        target = min(high, max(low, 1500))
-        while len(text) < target:
-            text += " " + (sentences.pop() if sentences else p.rng.choice(NARRATIVE))
-        out["content_full"] = text[:high]
+        out["content_full"] = _narrative(p, memory, props["content_full"])
     return out
+
+
+def fact_extract(p: Any) -> Any:
+    """The original's facts: its sentences but the flagged ones."""
+    return fact_check.answer_prompt(p.schema, p.user)
+
+
+def fact_verdicts(p: Any) -> Any:
+    """Each fact present when the rewrite holds it verbatim; the rewrite's new sentences
+    invented."""
+    return fact_check.answer_prompt(p.schema, p.user)
 
 
 # What the demo classifier reads as a defect beyond the audit's pattern lists: phrases a

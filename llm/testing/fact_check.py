@@ -11,6 +11,8 @@ request, so a test can plant a fact and see a rewrite that drops it caught.
   ("not", "never", "no") added or taken away; missing otherwise. Invented are the
   rewrite's sentences the original does not contain, other than those contradictions.
 
+The fake server answers these calls itself by default (``FakeProviderServer.fact_checks``),
+before its queues and responder, so a test scripting repair rewrites scripts only those.
 ``FactCheckResponder(fallback)`` answers these calls and hands every other request to
 ``fallback`` (a responder, a callable taking the request), so a test's repair model can
 answer rewrites as before. The headings it reads are the prompt module's; no Django.
@@ -65,6 +67,11 @@ def _memory_sentences(memory: dict) -> list[str]:
     return [s for field in FIELDS for s in sentences((memory or {}).get(field, ""))]
 
 
+#: What the extraction's schema allows (``fact_prompts.EXTRACT_SCHEMA``): so many facts,
+#: each so long; a longer sentence is cut (the cut part is still found verbatim).
+MAX_FACTS, MAX_FACT_CHARS = 80, 500
+
+
 def extract_facts(original: dict, excluded: list[str]) -> list[str]:
     flagged = [normal(p) for p in excluded if normal(p)]
     facts, seen = [], set()
@@ -73,8 +80,8 @@ def extract_facts(original: dict, excluded: list[str]) -> list[str]:
         if not key or key in seen or any(p in key for p in flagged):
             continue
         seen.add(key)
-        facts.append(sentence)
-    return facts
+        facts.append(sentence[:MAX_FACT_CHARS])
+    return facts[:MAX_FACTS]
 
 
 def _is_negation_of(fact: str, sentence: str) -> bool:
@@ -114,6 +121,40 @@ def check_facts(facts: list[dict], original: dict, repaired: dict) -> dict:
     return {"verdicts": verdicts, "invented": invented}
 
 
+def answer_prompt(schema: Any, user: str) -> dict | None:
+    """The answer to a fact check call (its JSON schema and user prompt), or None when
+    the prompt is not one of the fact check's."""
+    properties = (schema or {}).get("properties", {}) if isinstance(schema, dict) else {}
+    if "facts" in properties and ORIGINAL_HEADING in user:
+        original = _section(user, ORIGINAL_HEADING)
+        excluded = _section(user, EXCLUDED_HEADING) or []
+        return {"facts": extract_facts(original, excluded)}
+    if "verdicts" in properties and FACTS_HEADING in user:
+        return check_facts(
+            _section(user, FACTS_HEADING),
+            _section(user, ORIGINAL_HEADING),
+            _section(user, REPAIRED_HEADING),
+        )
+    return None
+
+
+def answer(req: ReceivedRequest) -> dict | None:
+    """``answer_prompt`` for a request the fake server received."""
+    user = "\n".join(text for role, text in req.turns() if role == "user")
+    return answer_prompt(req.schema(), user)
+
+
+def is_fact_check(req: ReceivedRequest) -> bool:
+    """Whether the fake server received ``req`` as one of a fact check's calls."""
+    properties = (req.schema() or {}).get("properties", {})
+    return "facts" in properties or {"verdicts", "invented"} <= set(properties)
+
+
+def other_requests(requests: list[ReceivedRequest]) -> list[ReceivedRequest]:
+    """``requests`` without the fact check's calls (a test counting its repair calls)."""
+    return [req for req in requests if not is_fact_check(req)]
+
+
 class FactCheckResponder:
     """Answers the fact check's calls; anything else goes to ``fallback``."""
 
@@ -121,18 +162,9 @@ class FactCheckResponder:
         self.fallback = fallback
 
     def __call__(self, req: ReceivedRequest) -> Any:
-        properties = (req.schema() or {}).get("properties", {})
-        user = "\n".join(text for role, text in req.turns() if role == "user")
-        if "facts" in properties and ORIGINAL_HEADING in user:
-            original = _section(user, ORIGINAL_HEADING)
-            excluded = _section(user, EXCLUDED_HEADING) or []
-            return {"facts": extract_facts(original, excluded)}
-        if "verdicts" in properties and FACTS_HEADING in user:
-            return check_facts(
-                _section(user, FACTS_HEADING),
-                _section(user, ORIGINAL_HEADING),
-                _section(user, REPAIRED_HEADING),
-            )
+        answered = answer(req)
+        if answered is not None:
+            return answered
         if self.fallback is None:
             raise LookupError("the fact check responder has no fallback for this request")
         return self.fallback(req)

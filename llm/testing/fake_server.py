@@ -10,8 +10,10 @@ Routes (the client appends these to its base URL; `base_url(kind)` gives the bas
     POST /v1beta/models/{model}:generateContent     Gemini
     POST /v1/embeddings, /compat/v1/embeddings      OpenAI-compatible embeddings
 
-What it answers, in order: the route's queue, then the shared queue (`enqueue`), then
-the responder callable, then a 500 saying nothing was scripted. A queue item or a
+What it answers, in order: a repair's fact check calls, from the memory text they carry
+(`llm.testing.fact_check`; `fact_checks=False` leaves them to the script), then the
+route's queue, then the shared queue (`enqueue`), then the responder callable, then a
+500 saying nothing was scripted. A queue item or a
 responder's return value is a `Reply` (model output, wrapped in the route's envelope),
 a `Fault` (an HTTP-level misbehaviour) or any JSON-able value (shorthand for
 `Reply(value=...)`); they and the helpers that script them (`json_reply`,
@@ -52,6 +54,7 @@ from urllib.parse import parse_qs, urlsplit
 from llm.demo.answers import FLAG_SHARE_VARIABLE, SEED_VARIABLE, DemoSettings
 from llm.demo.client import demo_output
 from llm.testing.embedding_vectors import embeddings_body
+from llm.testing.fact_check import answer as fact_check_answer
 from llm.testing.provider_formats import (
     ROUTES,
     ReceivedRequest,
@@ -115,8 +118,12 @@ class FakeProviderServer:
         latency_s: float = 0.0,
         responder: Responder | None = None,
         api_key: str | None = None,
+        fact_checks: bool = True,
     ) -> None:
         self.host = host
+        # A repair's fact check calls are answered from the memory text (before the
+        # queues and the responder) unless a test turns this off to script them.
+        self.fact_checks = fact_checks
         self.requested_port = port
         self.latency_s = latency_s
         self.responder = responder
@@ -230,6 +237,10 @@ class FakeProviderServer:
             if isinstance(item, Fault | Reply):
                 return item
             return Reply(value=item if item is not None else embeddings_body(req.body))
+        if self.fact_checks:
+            checked = fact_check_answer(req)
+            if checked is not None:
+                return Reply(value=checked)
         with self._lock:
             for key in (req.route, None):
                 queue = self._queues.get(key)

@@ -78,6 +78,7 @@ def test_an_unusable_check_keeps_nothing_and_counts_as_an_attempt(
         return answer
 
     repair_model.responder = skips_a_fact
+    repair_model.fact_checks = False  # the fake server leaves the check's calls to the script
     run = run_audit(admin_user, django_capture_on_commit_callbacks)
 
     case = MemoryCase.objects.get(run=run)

@@ -203,10 +203,31 @@ def test_the_limits_are_settings(
     assert memory.content_full == DROPPED
 
 
-def test_off_by_default_the_loop_is_as_before(
-    settings, admin_user, repair_model, eager_celery, django_capture_on_commit_callbacks
+@pytest.mark.parametrize("value", [None, ""])
+def test_on_by_default_a_rewrite_that_drops_a_fact_is_not_kept(
+    settings, value, admin_user, repair_model, eager_celery, django_capture_on_commit_callbacks
 ):
+    """Unset (or set empty), the check is part of the loop: the planted fact's loss is
+    caught with no setting named."""
     del settings.HEARTBENCH_AUDIT_FACT_CHECK
+    if value is not None:
+        settings.HEARTBENCH_AUDIT_FACT_CHECK = value
+    memory = hand_written(content_full=DRIFT)
+    repair_model.script(*[{"content_full": DROPPED}] * 3)
+    run = run_audit(admin_user, django_capture_on_commit_callbacks)
+
+    case = MemoryCase.objects.get(run=run)
+    assert case.status == MemoryCase.Status.REVIEW and "lost facts" in case.repair_note
+    assert [c.missing for c in checks_of(case)] == [[PLANTED]] * 3
+    memory.refresh_from_db()
+    assert memory.content_full == DRIFT
+
+
+@pytest.mark.parametrize("value", ["0", "off", False])
+def test_turned_off_the_loop_is_as_before(
+    settings, value, admin_user, repair_model, eager_celery, django_capture_on_commit_callbacks
+):
+    settings.HEARTBENCH_AUDIT_FACT_CHECK = value
     hand_written(content_full=DRIFT)
     repair_model.script({"content_full": DROPPED})
     run = run_audit(admin_user, django_capture_on_commit_callbacks)

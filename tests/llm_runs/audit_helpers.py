@@ -50,7 +50,12 @@ def provider(server, kind="openai", model="fake-repair"):
     )
 
 
-def configure(settings, server, *, classifier=False):
+def configure(settings, server, *, classifier=False, fact_check=False):
+    """The repair (and, with ``classifier``, the classifier) model on ``server``, priced.
+    The fact check is off unless ``fact_check``: these tests count and price the repair
+    and classifier calls; the fact check's calls under a budget and in the estimate are
+    tests/fact_preservation's (test_fact_check_budget, test_fact_check_estimate)."""
+    settings.HEARTBENCH_AUDIT_FACT_CHECK = fact_check
     settings.HEARTBENCH_AUDIT_REPAIR_PROVIDER = provider(server)
     settings.HEARTBENCH_AUDIT_REPAIR_PRICE_IN, settings.HEARTBENCH_AUDIT_REPAIR_PRICE_OUT = (
         REPAIR_PRICES

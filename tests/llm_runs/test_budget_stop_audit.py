@@ -37,8 +37,11 @@ def server():
 
 
 def repair_env(server) -> dict:
-    # Prices high enough that one repair costs more than a cent.
+    # Prices high enough that one repair costs more than a cent. The fact check is off:
+    # this test counts repair calls (tests/fact_preservation/test_fact_check_budget.py
+    # holds the check's calls at a budget).
     return {
+        "HEARTBENCH_AUDIT_FACT_CHECK": "0",
         "HEARTBENCH_AUDIT_REPAIR_KIND": "openai",
         "HEARTBENCH_AUDIT_REPAIR_BASE_URL": server.base_url("openai"),
         "HEARTBENCH_AUDIT_REPAIR_MODEL": "fake-repair",
@@ -81,6 +84,7 @@ def test_an_audit_run_stops_at_its_budget_and_a_resume_finishes_it(
     celery_worker_factory, server, settings
 ):
     settings.HEARTBENCH_AUDIT_REPAIR_PROVIDER = None  # the worker's environment has it
+    settings.HEARTBENCH_AUDIT_FACT_CHECK = False  # as in the worker's
     worker = celery_worker_factory(extra_env=repair_env(server), name="audit-budget")
     flagged_corpus(["CHAR_01", "CHAR_02", "CHAR_03"], clean=False)
     run = audit_run_start(created_by=UserFactory(roles=[Role.ADMIN]), budget_usd="0.01")

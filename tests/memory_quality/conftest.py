@@ -24,11 +24,20 @@ CLEAN = (
     "book to read while waiting."
 )
 DRIFT = CLEAN + " Years later I understood that she had been working two jobs."
+# Another clean episode (its own facts): a memory of its own, or a rewrite that loses
+# DRIFT's facts.
 CLEAN_REWRITE = (
     "The rain hammered the library windows and I traced one drop with my finger. "
     '"Still waiting, kid?" the librarian asked, and I nodded, my throat tight. I did not '
     "know where my mother was; maybe the bus was late. My knees bounced under the table "
     "until her umbrella appeared at the door. That night I fell asleep quickly."
+)
+# The faithful repair of DRIFT: the marker gone, every other sentence (fact) of the
+# original kept verbatim and one added, so it passes the fact check that is part of the
+# loop by default (the fake server answers it from the memory text:
+# ``llm.testing.fact_check``).
+FAITHFUL_REWRITE = (
+    CLEAN + " My knees bounced under the table until her umbrella appeared at the door."
 )
 
 

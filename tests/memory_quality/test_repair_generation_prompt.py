@@ -5,6 +5,7 @@ provider servers (one writes the memories, the other repairs them)."""
 
 import pytest
 
+from annotation.corpus.models import Memory
 from annotation.memory_generation.services.runs import run_create, run_start
 from audit.memory_quality import repair
 from audit.memory_quality.models import MemoryCase, RepairAttempt
@@ -12,13 +13,19 @@ from audit.memory_quality.services.runs import audit_run_start
 from core.tasks import enqueue_on_commit
 from heartbench_site.celery import app
 from llm.structured import schema_instruction
+from llm.testing.fact_check import other_requests
 from tests.memory_generation.fixtures_runs import frozen_profile, plan_for, slot_of
-
-from .conftest import CLEAN_REWRITE
 
 pytestmark = pytest.mark.django_db
 
 DRIFT = " Years later I understood what that evening had really meant."
+
+
+def faithful_rewrite() -> dict:
+    """The generated memory's narrative without the planted drift: every fact kept, so
+    the rewrite passes the fact check that is part of the loop by default."""
+    [memory] = Memory.objects.all()
+    return {"content_full": memory.content_full.replace(DRIFT, "")}
 
 
 @pytest.fixture
@@ -55,14 +62,14 @@ def test_a_repair_sends_the_stored_generation_prompt_then_the_repair_instruction
     generation_system = generation.system.split("\n\nReply with a single JSON value", 1)[0]
     generation_user = slot["user"]
 
-    repair_model.enqueue({"content_full": CLEAN_REWRITE})
+    repair_model.enqueue(faithful_rewrite())
     with django_capture_on_commit_callbacks(execute=True):
         audit = audit_run_start(created_by=admin)
         enqueue_on_commit("audit.run_memory_audit", audit.pk, what="the audit run")
 
     [case] = MemoryCase.objects.filter(run=audit)
     assert case.status == MemoryCase.Status.REPAIRED
-    [request] = repair_model.requests
+    [request] = other_requests(repair_model.requests)
     assert request.system.startswith(generation_system + "\n\nReply with a single JSON")
     assert request.system.count("Reply with a single JSON value") == 1
     assert (
@@ -151,12 +158,12 @@ def test_a_slot_answered_at_a_later_round_is_repaired_on_its_first_rounds_prompt
     original, asked_again = slot_of(first)["user"], slot_of(second)["user"]
     assert asked_again.startswith(original) and asked_again != original
 
-    repair_model.enqueue({"content_full": CLEAN_REWRITE})
+    repair_model.enqueue(faithful_rewrite())
     with django_capture_on_commit_callbacks(execute=True):
         audit = audit_run_start(created_by=admin_user)
         enqueue_on_commit("audit.run_memory_audit", audit.pk, what="the audit run")
 
-    [request] = repair_model.requests
+    [request] = other_requests(repair_model.requests)
     [(_, user)] = request.turns()
     assert user.startswith(original)
     assert user[len(original) :].lstrip("\n").startswith("# Repair of the memory written for")

@@ -20,9 +20,10 @@ from audit.memory_quality.services.runs import audit_run_execute, audit_run_star
 from core.roles import Role
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig
+from llm.testing.fact_check import other_requests
 from tests.factories import CharacterFactory, ProfileVersionFactory
 
-from .conftest import CLEAN, CLEAN_REWRITE, CONTEXT, DRIFT, hand_written
+from .conftest import CLEAN, CLEAN_REWRITE, CONTEXT, DRIFT, FAITHFUL_REWRITE, hand_written
 
 pytestmark = pytest.mark.django_db
 
@@ -94,10 +95,10 @@ def test_the_repair_prompt_carries_the_frozen_profile_and_the_generation_constra
         content_full=DRIFT,
         source="generated: run 4, batch 2, slot 7, memory prompt v1, fake-memory",
     )
-    repair_model.enqueue({"content_full": CLEAN_REWRITE})
+    repair_model.enqueue({"content_full": FAITHFUL_REWRITE})
     run_audit(admin_user, django_capture_on_commit_callbacks)
 
-    [request] = repair_model.requests
+    [request] = other_requests(repair_model.requests)
     system = request.system
     for text in (
         "N_HIGH anxious conservator",
@@ -126,8 +127,8 @@ def test_each_defect_gets_its_own_three_attempts(
     memory = hand_written(content_full=DRIFT, context=" ".join(["rain"] * 40))
     repair_model.enqueue(
         {"content_full": STILL_DRIFTING},
-        {"content_full": CLEAN_REWRITE + " From then on I carried a book."},
-        {"content_full": CLEAN_REWRITE},
+        {"content_full": FAITHFUL_REWRITE + " From then on I carried a book."},
+        {"content_full": FAITHFUL_REWRITE},
         {"context": CONTEXT},
     )
     run = run_audit(admin_user, django_capture_on_commit_callbacks)
@@ -143,7 +144,7 @@ def test_each_defect_gets_its_own_three_attempts(
         ([3], ["context"], True),
     ]
     memory.refresh_from_db()
-    assert (memory.content_full, memory.context) == (CLEAN_REWRITE, CONTEXT)
+    assert (memory.content_full, memory.context) == (FAITHFUL_REWRITE, CONTEXT)
     page = case_page(person(Role.MEMORY_REVIEWER), case)
     defects = page.split('data-testid="repair-defects"', 1)[1].split("</ul>", 1)[0]
     assert 'data-criterion="1"' in defects and 'data-criterion="3"' in defects
@@ -159,7 +160,7 @@ def test_a_defect_still_flagged_after_its_attempts_goes_to_a_person(
 
     case = MemoryCase.objects.get(run=run)
     assert case.status == MemoryCase.Status.REVIEW and case.escalated
-    assert "criterion 1 on content_full" in case.repair_note
+    assert "criterion 1 on the full account" in case.repair_note
     assert len(repair_model.requests) == 3  # the other defect is not tried in vain
 
 

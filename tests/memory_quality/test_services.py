@@ -25,7 +25,7 @@ from core.roles import Role
 from core.tasks import enqueue_on_commit
 from tests.factories import CharacterFactory
 
-from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, hand_written
+from .conftest import CLEAN, CLEAN_REWRITE, DRIFT, FAITHFUL_REWRITE, hand_written
 
 pytestmark = pytest.mark.django_db
 
@@ -139,8 +139,8 @@ def test_repair_succeeds_on_the_second_attempt(
     admin_user, repair_model, eager_celery, django_capture_on_commit_callbacks
 ):
     memory = hand_written(content_full=DRIFT)
-    still_drifting = CLEAN_REWRITE + " I didn't know then how much it mattered."
-    repair_model.enqueue({"content_full": still_drifting}, {"content_full": CLEAN_REWRITE})
+    still_drifting = FAITHFUL_REWRITE + " I didn't know then how much it mattered."
+    repair_model.enqueue({"content_full": still_drifting}, {"content_full": FAITHFUL_REWRITE})
     run = run_audit(admin_user, capture=django_capture_on_commit_callbacks)
 
     case = MemoryCase.objects.get(run=run)
@@ -156,9 +156,12 @@ def test_repair_succeeds_on_the_second_attempt(
     assert (first.call.provider, first.call.model) == ("openai", "fake-repair")
     assert (first.call.kind, first.call.run_id, first.call.ok) == ("repair", run.pk, True)
     unit = run.units.get(character=case.character)  # the calls' tokens count to the unit
-    assert unit.tokens_in == first.call.tokens_in + second.call.tokens_in > 0
+    check = second.fact_check  # the kept rewrite was fact-checked (on by default)
+    assert check.status == "passed" and check.missing_count == 0
+    calls = (first.call, second.call, check.extract_call, check.check_call)
+    assert unit.tokens_in == sum(call.tokens_in for call in calls) > 0
     memory.refresh_from_db()
-    assert memory.content_full == CLEAN_REWRITE
+    assert memory.content_full == FAITHFUL_REWRITE
     # Only the defective field was regenerated; the versions are kept.
     versions = list(MemoryVersion.objects.filter(memory=memory).order_by("number"))
     assert [v.origin for v in versions] == ["original", "repair"]
@@ -166,7 +169,7 @@ def test_repair_succeeds_on_the_second_attempt(
     assert versions[1].repair_attempt == second
     assert versions[1].fields["context"] == versions[0].fields["context"]
     sent = repair_model.requests
-    assert len(sent) == 2
+    assert len(sent) == 4  # two repairs, then the kept one's fact extraction and check
     assert set(sent[0].body["response_format"]["json_schema"]["schema"]["properties"]) == {
         "content_full"
     }

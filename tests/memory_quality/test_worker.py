@@ -9,8 +9,9 @@ import pytest
 from audit.memory_quality.models import AuditRun, MemoryCase
 from audit.memory_quality.services.runs import audit_run_start
 from core.tasks import enqueue_on_commit
+from llm.testing.fact_check import other_requests
 
-from .conftest import CLEAN_REWRITE, DRIFT, hand_written
+from .conftest import DRIFT, FAITHFUL_REWRITE, hand_written
 
 
 def wait_for(predicate, timeout=60.0):
@@ -29,8 +30,8 @@ def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_
     admin = person(Role.ADMIN)
     memory = hand_written(content_full=DRIFT)
     fake_server.enqueue(
-        {"content_full": CLEAN_REWRITE + " Years later it still stung."},
-        {"content_full": CLEAN_REWRITE},
+        {"content_full": FAITHFUL_REWRITE + " Years later it still stung."},
+        {"content_full": FAITHFUL_REWRITE},
     )
     celery_worker_factory(
         extra_env={
@@ -55,5 +56,7 @@ def test_a_worker_audits_and_repairs_on_attempt_two(celery_worker_factory, fake_
     case = MemoryCase.objects.get(run=run)
     assert [a.passed for a in case.attempts.order_by("number")] == [False, True]
     memory.refresh_from_db()
-    assert memory.content_full == CLEAN_REWRITE
-    assert len(fake_server.requests) == 2
+    assert memory.content_full == FAITHFUL_REWRITE
+    assert len(other_requests(fake_server.requests)) == 2
+    check = case.attempts.get(number=2).fact_check  # on by default: the kept rewrite
+    assert (check.status, check.missing_count) == ("passed", 0)

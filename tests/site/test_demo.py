@@ -173,7 +173,8 @@ def test_the_demo_memory_audit_has_items_at_each_telling_stage(demo):
     # The repaired one shows its defect with the attempts it took (App. B.6: per defect).
     [defect] = run.cases.get(status="repaired").defects.all()
     assert (defect.criterion, defect.status, defect.attempts_used) == (3, "repaired", 1)
-    planted = MemoryVersion.objects.filter(origin="demo_defect")
+    # (The fact check's demo run plants a fourth: tests/fact_preservation/test_demo.py.)
+    planted = MemoryVersion.objects.filter(origin="demo_defect", memory__audit_cases__run=run)
     assert planted.count() == 3 and all(v.memory.is_demo_standin for v in planted)
     assert all(PLANTED in " ".join(v.fields.values()) for v in planted)
     # The override needs the whole reviewing team (three by default): the demo has three

@@ -17,7 +17,8 @@ memory goes to a memory reviewer with the lost facts named. A check that cannot 
 "The original" is the memory as its case found it: before the case's first kept repair.
 Its facts are extracted once per case and flagged passages; later attempts reuse them.
 Criterion 4 (semantic duplication) is not checked: its repair writes a distinct episode
-by design. The whole check is off unless ``HEARTBENCH_AUDIT_FACT_CHECK`` is on.
+by design. The check is part of the loop by default; ``HEARTBENCH_AUDIT_FACT_CHECK=0``
+turns it off.
 
 The guide: docs/lab-admin/validity-fact-preservation.md.
 """
@@ -71,7 +72,7 @@ SETTINGS = {
     "max_contradicted": "HEARTBENCH_AUDIT_FACT_CHECK_MAX_CONTRADICTED",
     "max_invented": "HEARTBENCH_AUDIT_FACT_CHECK_MAX_INVENTED",
 }
-_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
+_TRUE, _FALSE = {"1", "true", "yes", "on", ""}, {"0", "false", "no", "off"}
 
 
 def _setting(name: str):
@@ -82,7 +83,8 @@ def _setting(name: str):
 
 
 def enabled() -> bool:
-    """``HEARTBENCH_AUDIT_FACT_CHECK``: on (1/true/yes/on) or off (the default)."""
+    """``HEARTBENCH_AUDIT_FACT_CHECK``: on (the default; unset, empty, 1/true/yes/on) or
+    off (0/false/no/off)."""
     value = _setting(ENABLE_SETTING)
     if isinstance(value, bool):
         return value

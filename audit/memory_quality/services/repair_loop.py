@@ -41,6 +41,7 @@ from audit.memory_quality.services.records import (
     memory_change,
 )
 from audit.memory_quality.services.spending import audit_llm_call_held
+from core.display import memory_field_label
 from core.plurals import counted
 from core.tasks import enqueue_on_commit
 from llm import ProviderConfig, make_client
@@ -380,7 +381,10 @@ def _exhaust(case: MemoryCase, spent: list[RepairDefect], *, limit: int, why: st
     for defect in spent:
         defect.status = RepairDefect.Status.EXHAUSTED
         defect.save(update_fields=["status"])
-    names = ", ".join(f"criterion {d.criterion} on {d.field}" for d in spent)
+    # The note is read on the case page: the field as a reader names it.
+    names = ", ".join(
+        f"criterion {d.criterion} on the {memory_field_label(d.field).lower()}" for d in spent
+    )
     note = f"Still flagged after {counted(limit, 'automated repair attempt')}: {names}."
     if why:
         note = f"Not repaired after {counted(limit, 'automated repair attempt')}: {names}; {why}."

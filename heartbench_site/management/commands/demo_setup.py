@@ -29,7 +29,11 @@ from annotation.profile_review.demo import demo_profile_reviews
 from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.hygiene.demo import demo_release_hygiene
 from audit.memory_quality.classifier_agreement_demo import demo_classifier_agreement
-from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
+from audit.memory_quality.demo import (
+    demo_fact_check_case,
+    demo_memory_audit,
+    demo_memory_reviewers,
+)
 from audit.observers.demo import demo_observer_run
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
@@ -103,6 +107,7 @@ class Command(BaseCommand):
         demo_blinding(users=users)  # leak flags (one open, one cleaned), family guesses
         demo_judge_run(user=users[Role.ADMIN.value])  # on the pairs judged, after commit
         demo_memory_audit(users=users)
+        demo_fact_check_case(users=users)  # a rewrite that lost facts (issue 37)
         accounts += demo_memory_reviewers()
         demo_observer_run(user=users[Role.ADMIN.value])  # observer reports (issue 37)
         # Corpus construction on the platform: a finished drafting job (two drafted
