@@ -86,7 +86,7 @@ class HygieneFlag(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "Awaiting a memory reviewer"
         DISMISSED = "dismissed", "Dismissed as fine"
-        CONFIRMED = "confirmed", "Confirmed: sent for repair"
+        CONFIRMED = "confirmed", "Confirmed: to be rewritten"
 
     UNRESOLVED = (Status.OPEN, Status.CONFIRMED)
 
@@ -140,7 +140,7 @@ class HygieneDecision(models.Model):
 
     class Decision(models.TextChoices):
         DISMISS = "dismiss", "Dismiss: the text is fine"
-        CONFIRM = "confirm", "Confirm: send the text for repair"
+        CONFIRM = "confirm", "Confirm: the text must be rewritten"
 
     flag = models.ForeignKey(HygieneFlag, on_delete=models.CASCADE, related_name="decisions")
     decision = models.CharField(max_length=16, choices=Decision.choices)

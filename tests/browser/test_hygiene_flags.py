@@ -92,9 +92,9 @@ def test_a_reviewer_confirms_one_flag_and_dismisses_another_on_the_keyboard(
     assert rows.count() == flagged["open"] >= 2
 
     open_flag_by_keyboard(page, EMAIL)
-    decide_by_keyboard(page, "Confirm: send the text for repair")
+    decide_by_keyboard(page, "Confirm: the text must be rewritten")
     success = page.locator(".alert-success").inner_text()
-    assert "Decision recorded: confirmed: sent for repair." in success
+    assert "Decision recorded: confirmed: to be rewritten." in success
     assert page.get_by_test_id("hygiene-flag-row").count() == flagged["open"] - 1
     assert row_of(page, EMAIL).count() == 0
 
@@ -110,7 +110,7 @@ def test_a_reviewer_confirms_one_flag_and_dismisses_another_on_the_keyboard(
 
     # The whole list shows what happened to each.
     page.goto(f"{live_server.url}/audit/hygiene/?status=all")
-    assert "Confirmed: sent for repair" in row_of(page, EMAIL).inner_text()
+    assert "Confirmed: to be rewritten" in row_of(page, EMAIL).inner_text()
     assert "Dismissed as fine" in row_of(page, PHONE).inner_text()
     decisions = HygieneDecision.objects.order_by("pk")
     assert [(d.flag_id, d.decision) for d in decisions] == [
