@@ -28,7 +28,7 @@ from annotation.scenario_review.demo import demo_scenario_reviews
 from audit.hygiene.demo import demo_release_hygiene
 from audit.memory_quality.classifier_agreement_demo import demo_classifier_agreement
 from audit.memory_quality.demo import demo_memory_audit, demo_memory_reviewers
-from audit.observers.demo import demo_observer_run
+from audit.observers.demo import demo_human_observer, demo_observer_run
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
 from core.roles import ROLE_LABELS, Role
@@ -56,6 +56,7 @@ DEMO_ACCOUNTS = (
     ("auditor", Role.AUDIT_EXPERT, "auditor-demo-pass"),
     ("adjudicator", Role.AUDIT_ADJUDICATOR, "adjudicator-demo-pass"),
     ("participant", Role.BASELINE_PARTICIPANT, "participant-demo-pass"),
+    ("observer", Role.OBSERVER, "observer-demo-pass"),
     ("admin", Role.ADMIN, "admin-demo-pass"),
 )
 
@@ -103,6 +104,7 @@ class Command(BaseCommand):
         demo_memory_audit(users=users)
         accounts += demo_memory_reviewers()
         demo_observer_run(user=users[Role.ADMIN.value])  # observer reports (issue 37)
+        demo_human_observer(observer=users[Role.OBSERVER.value])  # one open task, after it
         # Corpus construction on the platform: a finished drafting job (two drafted
         # stand-ins in profile review) and a generated stand-in whose memories wait for
         # the next audit run.
