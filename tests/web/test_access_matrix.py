@@ -137,6 +137,7 @@ ACCESS = {
             "audit:observers:cancel",
             "audit:observers:resume",
             "audit:observers:report",
+            "audit:observers:people",
             # Memory quota allocation (App. B.4).
             "memory_generation:index",
             "memory_generation:weights",
@@ -493,6 +494,11 @@ ACCESS = {
     **dict.fromkeys(["corpus:generation-resume"], only(ADMIN)),
     # Costs (issue #36, wt-memgen): cancelling or resuming a drafting job; admins.
     **dict.fromkeys(["drafting:job-cancel", "drafting:job-resume"], only(ADMIN)),
+    # Human observers (issue 37): a person holding the observer role, their own tasks only.
+    **dict.fromkeys(
+        ["audit:observers:tasks", "audit:observers:task", "audit:observers:task-draft"],
+        only(R.OBSERVER),
+    ),
 } | STATISTICS_ACCESS  # the statistics pages' tidy tables (issue #23)
 
 # Field names that carry a key or its provenance; they must never reach a baseline
@@ -527,7 +533,7 @@ def url_values(user):
     from annotation.generation.models import GenerationRun, GenerationUnit
     from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
     from audit.memory_quality.models import AuditRun, MemoryCase
-    from audit.observers.models import ObserverRun
+    from audit.observers.models import ObserverRun, ObserverUnit
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
     from humanbaseline.models import BaselineStudy, Participation, SubsetSelection
@@ -557,6 +563,16 @@ def url_values(user):
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
         # Observer runs (issue 37, admin only): the demo's run, else any id.
         "observer_run_id": ObserverRun.objects.order_by("pk").values_list("pk", flat=True).first()
+        or 1,
+        # A human observer's task (issue 37): the observer's own; any other id is a 404.
+        "task_id": (
+            ObserverUnit.objects.filter(observer_kind="human", observer=user.get_username())
+            if user is not None
+            else ObserverUnit.objects.none()
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
         or 1,
         "flag_id": 1,  # admin only: any id does (a missing flag is a 404)
         "uidb64": "MQ",  # issue #36, password reset: a reset link of no use (refused)
@@ -650,6 +666,16 @@ def forbidden_values():
             "texts": {t for t in profile_texts | annotations if len(t) >= 20},
         },
         EXPERT: {"patterns": [re.compile(rf"\b{f}\b") for f in KEY_FIELDS], "texts": set()},
+        # Issue 37: an observer rates from memories' narratives, blind to the design.
+        R.OBSERVER: {
+            "patterns": family_words
+            + [
+                re.compile(r"\bMEM_\w+"),
+                re.compile(r"\bCHAR_\d+"),
+                re.compile(r"\b[OCEAN]_(HIGH|LOW)\b"),
+            ],
+            "texts": {t for t in profile_texts | annotations if len(t) >= 20},
+        },
     }
 
 
