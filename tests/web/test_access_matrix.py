@@ -950,3 +950,17 @@ def test_every_page_form_refuses_text_one_over_its_limit(populated):
     assert unclear == []
     assert changed(before, after) == []
     assert len(answers) > 25
+
+
+def test_the_demo_observer_has_one_open_task_of_their_own(populated):
+    """Issue 37: the demo's observer account rates one character of the demo observer
+    run, so the walk above reaches (and scans) a real task page."""
+    from audit.observers.models import ObserverUnit
+
+    observer = populated[R.OBSERVER]
+    tasks = ObserverUnit.objects.filter(observer_kind="human", observer=observer.username)
+    assert tasks.count() == 1 and tasks.get().status == ObserverUnit.Status.PENDING
+    client = Client()
+    client.force_login(observer)
+    page = client.get(reverse("audit:observers:task", kwargs={"task_id": tasks.get().pk}))
+    assert page.status_code == 200 and "Person 1" in page.content.decode()
