@@ -18,7 +18,8 @@ unit as one for a worker, and a person is not one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -28,6 +29,7 @@ from audit.observers import sampling, stored_reports
 from audit.observers.models import ObserverRating, ObserverRun, ObserverUnit
 from audit.observers.services import FLOW, ObserverRunError
 from core import drafts
+from core.display import human_label
 from core.plurals import counted
 from core.roles import Role, user_roles
 
@@ -181,9 +183,17 @@ class Statement:
     value: str
 
 
+SLUG = re.compile(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b")
+
+
 def passages(unit: ObserverUnit) -> list[sampling.Shown]:
-    """What the person reads: the run's material texts, as a model observer reads them."""
-    return sampling.shown_texts(unit.run.target, list(unit.material))
+    """What the person reads: the run's material texts, as a model observer reads them,
+    a life stage in a heading in words ("school_age (6 years old)" → "School age (6
+    years old)"); never the material's ids."""
+    return [
+        replace(piece, id="", heading=SLUG.sub(lambda m: human_label(m.group()), piece.heading))
+        for piece in sampling.shown_texts(unit.run.target, list(unit.material))
+    ]
 
 
 def statements(unit: ObserverUnit, values: dict) -> list[Statement]:

@@ -357,3 +357,11 @@ def test_the_report_counts_the_person_beside_the_model(admin):
     page = admin.get(reverse("audit:observers:report", kwargs={"observer_run_id": run.pk}))
     text = page.content.decode()
     assert 'data-people="1"' in text and "1 model, 1 person" in text
+
+
+def test_a_passage_heading_names_the_life_stage_in_words():
+    run = finished_run()
+    unit = human.human_observers_assign(run_id=run.pk, users=[observer()])[0]
+    Memory.objects.filter(memory_id=unit.material[0]).update(timeline="school_age (6 years old)")
+    (first, *_rest) = human.passages(unit)
+    assert first.heading == "School age (6 years old)" and first.id == ""
