@@ -20,6 +20,7 @@ class Role(StrEnum):
     AUDIT_EXPERT = "audit_expert"
     AUDIT_ADJUDICATOR = "audit_adjudicator"
     BASELINE_PARTICIPANT = "baseline_participant"
+    OBSERVER = "observer"
     ADMIN = "admin"
 
     @property
@@ -35,12 +36,15 @@ ROLE_LABELS = {
     Role.AUDIT_EXPERT: "Audit expert",
     Role.AUDIT_ADJUDICATOR: "Audit adjudicator",
     Role.BASELINE_PARTICIPANT: "Baseline participant",
+    Role.OBSERVER: "Observer",
     Role.ADMIN: "Admin",
 }
 
 # Who may read the construction corpus (profiles, memories, scenarios). Baseline
-# participants never see profiles or psychological annotations (App. J).
-CORPUS_READERS = frozenset(Role) - {Role.BASELINE_PARTICIPANT}
+# participants never see profiles or psychological annotations (App. J). An observer rates
+# characters from their memories alone (issue 37): profiles, memory ids (which carry the
+# design) and construction labels would tell them what the ratings are compared with.
+CORPUS_READERS = frozenset(Role) - {Role.BASELINE_PARTICIPANT, Role.OBSERVER}
 
 # Who may import corpus files and run the pipeline's jobs.
 CORPUS_ADMINS = frozenset({Role.ADMIN})

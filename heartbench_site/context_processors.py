@@ -25,6 +25,7 @@ ARBITRATION_ROLES = (Role.ARBITRATOR, Role.ADMIN)
 MEMORY_AUDIT_ROLES = (Role.MEMORY_REVIEWER, Role.ARBITRATOR, Role.ADMIN)
 LABEL_AUDIT_ROLES = (Role.AUDIT_EXPERT, Role.AUDIT_ADJUDICATOR, Role.ADMIN)
 BASELINE_ROLES = (Role.BASELINE_PARTICIPANT, Role.ADMIN)
+OBSERVER_ROLES = (Role.OBSERVER,)
 ADMINS = (Role.ADMIN,)
 
 
@@ -119,6 +120,14 @@ NAV_GROUPS: tuple[tuple[str, tuple[NavLink, ...]], ...] = (
                 lambda name: name.startswith("audit:") and not name.startswith("audit:labels:"),
             ),
             _link("Label audit", "audit:labels:home", LABEL_AUDIT_ROLES, _prefix("audit:labels:")),
+            # An observer's own tasks (issue 37); the admin's observer pages are elsewhere.
+            _link(
+                "Observer tasks",
+                "audit:observers:tasks",
+                OBSERVER_ROLES,
+                _prefix("audit:observers:task"),
+                "nav-observer-tasks",
+            ),
         ),
     ),
     ("Baseline", (_link("Baseline", "baseline:home", BASELINE_ROLES, _prefix("baseline:")),)),

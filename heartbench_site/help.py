@@ -33,6 +33,7 @@ ROLE_GUIDES = {
     Role.MEMORY_REVIEWER: "audit-experts/index.md#memory-reviewers",
     Role.AUDIT_EXPERT: "audit-experts/index.md#steps",
     Role.AUDIT_ADJUDICATOR: "audit-experts/label-audit.md#adjudication",
+    Role.OBSERVER: "observer/index.md#queue",
     Role.ADMIN: "lab-admin/pipeline.md#pipeline-page",
 }
 GUIDES_INDEX = "index.md#guides"
@@ -88,6 +89,8 @@ HELP = {
     "audit:observers": "lab-admin/validity-observers.md#observer-runs",
     "audit:observers:inventories": "lab-admin/validity-observers.md#inventory-file",
     "audit:observers:report": "lab-admin/validity-observers.md#reading-the-report",
+    "audit:observers:people": "lab-admin/validity-observers.md#human-observers",
+    "audit:observers:task": "observer/index.md#steps",
     "audit:labels:create": "audit-experts/label-audit.md#creating",
     "audit:labels:expert-queue": "audit-experts/index.md#queue",
     "audit:labels:select": "audit-experts/index.md#steps",

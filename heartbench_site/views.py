@@ -29,6 +29,7 @@ from annotation.generation.selectors import generation_running_count
 from annotation.profile_review.selectors import profile_home_queues
 from annotation.scenario_review.selectors import scenario_home_queues
 from audit.memory_quality.selectors import audit_home_queues
+from audit.observers.human import observer_home_queues
 from audit.reference_labels.selectors import label_audit_home_queues
 from core.protocol import BASELINE_SUBSET_SIZE
 from core.roles import (
@@ -141,6 +142,15 @@ ROLE_QUEUES: dict[Role, tuple[Queue, ...]] = {
             live="baseline_study",
         ),
     ),
+    Role.OBSERVER: (
+        Queue(
+            "Observer tasks",
+            "Read a few passages a person wrote about their life, then say how well each "
+            "statement describes them.",
+            "No one to rate yet",
+            live="observer_tasks",
+        ),
+    ),
     Role.ADMIN: (
         Queue(
             "MCQ assembly and item review",
@@ -188,6 +198,7 @@ HOME_QUEUE_SOURCES = (
     mcq_home_queues,
     label_audit_home_queues,
     baseline_home_queues,
+    observer_home_queues,
     evaluation_home_queues,
     export_home_queues,
 )

@@ -78,3 +78,26 @@ def _launch(user) -> ObserverRun | None:
     key = stored_reports.key_for(run.pk)
     transaction.on_commit(lambda: compute_if_stale(stored_reports.KIND, key))
     return run
+
+
+def demo_human_observer(*, observer) -> None:
+    """Once the demo observer run has finished: ``observer`` (the demo's observer
+    account) is asked to rate its first character, one open task. Idempotent."""
+    transaction.on_commit(lambda: _ask_person(observer, wait=True))
+
+
+def _ask_person(observer, *, wait: bool) -> None:
+    from audit.observers.human import ASSIGNABLE, human_observers_assign
+
+    run = ObserverRun.objects.filter(note=DEMO_NOTE).order_by("pk").first()
+    if run is None:
+        return
+    if run.status not in ASSIGNABLE:
+        # Inside an outer transaction (the tests' demo build) the run's units run in the
+        # commit callbacks queued after this one: ask again behind them, once.
+        if wait:
+            transaction.on_commit(lambda: _ask_person(observer, wait=False))
+        return
+    first = run.units.order_by("character__key").values_list("character_id", flat=True).first()
+    if first is not None:
+        human_observers_assign(run_id=run.pk, users=[observer], character_ids=[first])

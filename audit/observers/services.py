@@ -287,6 +287,15 @@ def observer_run_resume(*, run_id: int, on_unavailable=None, budget_usd=KEEP_BUD
         statuses = (UnitStatus.CANCELLED, UnitStatus.PENDING)
     elif run.status == RunStatus.FINISHED_WITH_FAILURES:
         statuses = (UnitStatus.FAILED,)
+        people = FLOW.units(run.pk).filter(
+            observer_kind=ObserverUnit.Kind.HUMAN, status=UnitStatus.PENDING
+        )
+        if people.exists():
+            # A running run would hand the people's waiting tasks to the workers.
+            raise ObserverRunError(
+                f"Observer run {run.pk} has people's tasks still open; retry its failed "
+                "model units once they have submitted."
+            )
     else:
         raise FLOW.refusal(run, "a cancelled run or one that finished with failures can resume")
     unit_ids = list(
@@ -335,8 +344,8 @@ def _claim(unit_id: int) -> ObserverUnit | None:
             .select_related("run__inventory")
             .get(pk=unit_id)
         )
-        if unit.is_terminal:
-            return None
+        if unit.is_terminal or unit.observer_kind == ObserverUnit.Kind.HUMAN:
+            return None  # a person's task is theirs to submit, never a worker's
         run_status = ObserverRun.objects.values_list("status", flat=True).get(pk=unit.run_id)
         if run_status in (RunStatus.CANCELLING, RunStatus.CANCELLED):
             unit.status = UnitStatus.CANCELLED

@@ -296,6 +296,8 @@ def _report_rows(result) -> list[dict]:
                 "name": display.character_name(character["key"]),
                 "anchor": character["anchor"],
                 "observers": len(character["observers"]),
+                "models": sum(o.startswith("llm:") for o in character["observers"]),
+                "people": sum(o.startswith("human:") for o in character["observers"]),
                 "cells": [
                     {
                         "trait": t,

@@ -75,6 +75,11 @@ MAIN_PAGES = {
         ("baseline", "/baseline/", []),
         ("baseline-study", "/baseline/", [r"^/baseline/s/\d+/"]),
     ],
+    Role.OBSERVER: [
+        ("home", "/", []),
+        ("observer-tasks", "/audit/observers/tasks/", []),
+        ("observer-task", "/audit/observers/tasks/", [r"^/audit/observers/tasks/\d+/$"]),
+    ],
     Role.ADMIN: [
         ("home", "/", []),
         ("pipeline", "/pipeline/", []),

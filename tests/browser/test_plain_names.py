@@ -57,6 +57,7 @@ WORKING_ROLES = (
     Role.AUDIT_EXPERT,
     Role.AUDIT_ADJUDICATOR,
     Role.BASELINE_PARTICIPANT,
+    Role.OBSERVER,
 )
 
 #: How far each role's walk goes: enough for every view a role reaches (the admin reaches

@@ -53,6 +53,7 @@ ROLE_SECTIONS = {
         "fixing",
         "memory-reviewers",
     ],
+    "observer/index.html": ["queue", "steps", "keyboard", "blinding", "after-submit", "fixing"],
     "lab-admin/upgrades/index.html": ["before", "steps", "docker-compose", "after", "rollback"],
     "lab-admin/worker-hosts/index.html": ["same-machine", "another-machine", "checking"],
 }

@@ -137,6 +137,7 @@ ACCESS = {
             "audit:observers:cancel",
             "audit:observers:resume",
             "audit:observers:report",
+            "audit:observers:people",
             # Memory quota allocation (App. B.4).
             "memory_generation:index",
             "memory_generation:weights",
@@ -494,6 +495,11 @@ ACCESS = {
     **dict.fromkeys(["corpus:generation-resume"], only(ADMIN)),
     # Costs (issue #36, wt-memgen): cancelling or resuming a drafting job; admins.
     **dict.fromkeys(["drafting:job-cancel", "drafting:job-resume"], only(ADMIN)),
+    # Human observers (issue 37): a person holding the observer role, their own tasks only.
+    **dict.fromkeys(
+        ["audit:observers:tasks", "audit:observers:task", "audit:observers:task-draft"],
+        only(R.OBSERVER),
+    ),
 } | STATISTICS_ACCESS  # the statistics pages' tidy tables (issue #23)
 
 # Field names that carry a key or its provenance; they must never reach a baseline
@@ -528,7 +534,7 @@ def url_values(user):
     from annotation.generation.models import GenerationRun, GenerationUnit
     from annotation.memory_generation.models import MemoryBatch, MemoryPlan, MemoryRun
     from audit.memory_quality.models import AuditRun, MemoryCase
-    from audit.observers.models import ObserverRun
+    from audit.observers.models import ObserverRun, ObserverUnit
     from audit.reference_labels.models import LabelAudit, LabelAuditItem
     from evaluation.models import EvaluationPrediction, EvaluationRun
     from humanbaseline.models import BaselineStudy, Participation, SubsetSelection
@@ -558,6 +564,16 @@ def url_values(user):
         "plan_id": MemoryPlan.objects.order_by("pk").values_list("pk", flat=True).first() or 1,
         # Observer runs (issue 37, admin only): the demo's run, else any id.
         "observer_run_id": ObserverRun.objects.order_by("pk").values_list("pk", flat=True).first()
+        or 1,
+        # A human observer's task (issue 37): the observer's own; any other id is a 404.
+        "task_id": (
+            ObserverUnit.objects.filter(observer_kind="human", observer=user.get_username())
+            if user is not None
+            else ObserverUnit.objects.none()
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
         or 1,
         "flag_id": 1,  # admin only: any id does (a missing flag is a 404)
         "uidb64": "MQ",  # issue #36, password reset: a reset link of no use (refused)
@@ -651,6 +667,16 @@ def forbidden_values():
             "texts": {t for t in profile_texts | annotations if len(t) >= 20},
         },
         EXPERT: {"patterns": [re.compile(rf"\b{f}\b") for f in KEY_FIELDS], "texts": set()},
+        # Issue 37: an observer rates from memories' narratives, blind to the design.
+        R.OBSERVER: {
+            "patterns": family_words
+            + [
+                re.compile(r"\bMEM_\w+"),
+                re.compile(r"\bCHAR_\d+"),
+                re.compile(r"\b[OCEAN]_(HIGH|LOW)\b"),
+            ],
+            "texts": {t for t in profile_texts | annotations if len(t) >= 20},
+        },
     }
 
 
@@ -925,3 +951,17 @@ def test_every_page_form_refuses_text_one_over_its_limit(populated):
     assert unclear == []
     assert changed(before, after) == []
     assert len(answers) > 25
+
+
+def test_the_demo_observer_has_one_open_task_of_their_own(populated):
+    """Issue 37: the demo's observer account rates one character of the demo observer
+    run, so the walk above reaches (and scans) a real task page."""
+    from audit.observers.models import ObserverUnit
+
+    observer = populated[R.OBSERVER]
+    tasks = ObserverUnit.objects.filter(observer_kind="human", observer=observer.username)
+    assert tasks.count() == 1 and tasks.get().status == ObserverUnit.Status.PENDING
+    client = Client()
+    client.force_login(observer)
+    page = client.get(reverse("audit:observers:task", kwargs={"task_id": tasks.get().pk}))
+    assert page.status_code == 200 and "Person 1" in page.content.decode()

@@ -102,6 +102,9 @@ def url_arguments(corpus, user):
         "plan_id": 1,
         # Observer runs (issue 37, admin only): any id does for the walk.
         "observer_run_id": 1,
+        # A human observer's task (issue 37): test_an_observer_never_receives... passes the
+        # observer's own; elsewhere any id does (another person's task is a 404).
+        "task_id": corpus["task"].pk if "task" in corpus else 1,
         "character_key": character.key,
         # Candidate screening (admin only): any id does for the walk.
         "flag_id": 1,
@@ -343,3 +346,51 @@ def test_the_family_question_is_unreachable_and_no_family_is_named_before_final(
         judge(a, family="claude")
     assert client.get(guess).status_code == 200
     assert guess in client.get(reverse("comparison:queue")).content.decode()
+
+
+# --- Human observers (issue 37): an observer reads memories' narratives, nothing else ------
+
+OBSERVER_REACHABLE = (BASELINE_REACHABLE - {"baseline:home"}) | {
+    "audit:observers:tasks",
+    "audit:observers:task",
+}
+
+
+def test_an_observer_never_receives_a_corpus_secret_but_the_narrative(make_user, secret_corpus):
+    """An observer with a task on the secret character walks the whole URLconf: no key,
+    profile field, design value, label, memory id or annotation reaches them; the memory's
+    narrative (what they rate from) is on their own task page only."""
+    from audit.observers.demo import shipped_inventory
+    from audit.observers.models import ObserverRun, ObserverUnit
+
+    observer = make_user(Role.OBSERVER)
+    character, memory = secret_corpus["character"], secret_corpus["memory"]
+    run = ObserverRun.objects.create(
+        inventory=shipped_inventory(),
+        families=["claude"],
+        prompt_version="observer-1",
+        status=ObserverRun.Status.FINISHED,
+    )
+    task = ObserverUnit.objects.create(
+        run=run,
+        character=character,
+        profile_version=character.versions.order_by("number").first(),
+        observer_kind=ObserverUnit.Kind.HUMAN,
+        observer=observer.get_username(),
+        material=[memory.memory_id],
+    )
+    client = Client()
+    client.force_login(observer)
+    urls = every_url(secret_corpus | {"task": task}, observer)
+    narrative = SECRETS["memory content_full"]
+    reachable, seen_narrative = set(), set()
+    for (requested, headers), (name, response) in fetch_everything(client, urls).items():
+        body = response.content.decode(errors="replace")
+        found = [what for what in leaks(body, requested) if what != "memory content_full"]
+        assert not found, f"{requested} {headers} ({response.status_code}) leaks {found}"
+        if narrative in body:
+            seen_narrative.add(name)
+        if response.status_code == 200:
+            reachable.add(name)
+    assert reachable == OBSERVER_REACHABLE
+    assert seen_narrative == {"audit:observers:task"}

@@ -114,6 +114,8 @@ HOME_QUERIES = {
     Role.AUDIT_EXPERT: 3 + 1,
     Role.AUDIT_ADJUDICATOR: 3 + 1,
     Role.BASELINE_PARTICIPANT: 3 + 1,
+    # An observer's own open tasks, one count (issue 37).
+    Role.OBSERVER: 3 + 1,
 }
 
 

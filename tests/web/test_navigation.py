@@ -92,6 +92,7 @@ def test_an_admin_with_every_role_sees_the_pipeline_stages_in_order():
         (Role.MEMORY_REVIEWER, ["Corpus", "Audit"]),
         (Role.AUDIT_EXPERT, ["Corpus", "Audit"]),
         (Role.BASELINE_PARTICIPANT, ["Baseline"]),
+        (Role.OBSERVER, ["Audit"]),  # their own tasks only (issue 37)
     ],
     ids=str,
 )

@@ -34,7 +34,7 @@ from audit.memory_quality.demo import (
     demo_memory_audit,
     demo_memory_reviewers,
 )
-from audit.observers.demo import demo_observer_run
+from audit.observers.demo import demo_human_observer, demo_observer_run
 from audit.reference_labels.demo import seed_label_audit_demo
 from core.release import find_release_dir
 from core.roles import ROLE_LABELS, Role
@@ -62,6 +62,7 @@ DEMO_ACCOUNTS = (
     ("auditor", Role.AUDIT_EXPERT, "auditor-demo-pass"),
     ("adjudicator", Role.AUDIT_ADJUDICATOR, "adjudicator-demo-pass"),
     ("participant", Role.BASELINE_PARTICIPANT, "participant-demo-pass"),
+    ("observer", Role.OBSERVER, "observer-demo-pass"),
     ("admin", Role.ADMIN, "admin-demo-pass"),
 )
 
@@ -110,6 +111,7 @@ class Command(BaseCommand):
         demo_fact_check_case(users=users)  # a rewrite that lost facts (issue 37)
         accounts += demo_memory_reviewers()
         demo_observer_run(user=users[Role.ADMIN.value])  # observer reports (issue 37)
+        demo_human_observer(observer=users[Role.OBSERVER.value])  # one open task, after it
         # Corpus construction on the platform: a finished drafting job (two drafted
         # stand-ins in profile review) and a generated stand-in whose memories wait for
         # the next audit run.
