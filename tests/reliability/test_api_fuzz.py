@@ -174,9 +174,10 @@ def test_no_generated_request_crashes_the_api(corpus, live_server, client, role)
     else:
         user = UserFactory(username=f"fuzz-{role.value}", roles=[role])
     token = Token.objects.create(user=user).key
-    participant = role == Role.BASELINE_PARTICIPANT
-    # Each role fuzzes the schema it is served; a participant is served none, so it
-    # tries every operation of the admin's.
+    # Participants and observers reach no API but their own identity: they are served no
+    # schema, so they try every operation of the admin's.
+    participant = role in (Role.BASELINE_PARTICIPANT, Role.OBSERVER)
+    # Each role fuzzes the schema it is served.
     client.force_login(
         UserFactory(username="schema-reader", roles=[Role.ADMIN]) if participant else user
     )
