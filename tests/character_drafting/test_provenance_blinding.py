@@ -19,7 +19,7 @@ from django.urls import reverse
 from annotation.character_drafting import design
 from annotation.character_drafting.models import DraftingJob
 from annotation.character_drafting.services import jobs, redraft
-from core.roles import Role
+from core.roles import CORPUS_READERS, Role
 from llm import ProviderConfig
 from tests.blinding import control_scan, scan_responses
 from tests.factories import UserFactory
@@ -108,7 +108,9 @@ def test_no_role_but_admin_reads_the_drafting_model(roles, drafted_by_claude):
         client, urls, exposures, query_variants=QUERY_VARIANTS, header_variants=HEADER_VARIANTS
     ).items():
         assert not found, f"{roles} {requested} {headers} ({status}) exposes {found}"
-    if Role.BASELINE_PARTICIPANT in roles and len(roles) == 1:
+    if not set(roles) & CORPUS_READERS:  # a participant or an observer: no corpus at all
+        page = client.get(reverse("corpus:character-detail", kwargs={"key": "CHAR_03"}))
+        assert page.status_code in (302, 403), roles
         return
     # A corpus reader still reads the profile and where it came from, minus the model.
     job = drafted_by_claude["v2"].source.split("by drafting job ")[1].split()[0]
