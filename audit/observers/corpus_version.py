@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from adjudication.arbitration.models import ReferenceResponse
 from audit.memory_quality.corpus import finalized_runs_by_character
 from audit.observers import sampling
+from audit.observers.selectors import frozen_profiles
 from core.display import character_name
 
 SHOWN_DIGITS = 12
@@ -92,8 +93,6 @@ def record_corpus_version(run) -> None:
 def _current_state(run) -> dict:
     """The state as it is now: each character's latest frozen profile version (not the
     one the run compared), its latest audit, its shown passages' texts now."""
-    from audit.observers.services import frozen_profiles
-
     characters = _run_characters(run)
     latest = frozen_profiles([c[0] for c in characters])
     now = []

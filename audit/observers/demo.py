@@ -11,7 +11,7 @@ from pathlib import Path
 from django.db import transaction
 
 from annotation.corpus.models import Character
-from audit.observers import sampling, services, stored_reports
+from audit.observers import sampling, selectors, services, stored_reports
 from audit.observers.models import ObserverInventory, ObserverRun
 from core.protocol import PROTOCOL_SEED
 from core.reports.services import compute_if_stale
@@ -54,7 +54,7 @@ def _launch(user) -> ObserverRun | None:
             "HEARTBENCH_<FAMILY>_KIND=offline_demo (settings/local.py does)."
         )
     inventory = shipped_inventory(user)
-    frozen = services.frozen_profiles()
+    frozen = selectors.frozen_profiles()
     characters = [
         character.pk
         for character in Character.objects.filter(pk__in=list(frozen)).order_by("key")

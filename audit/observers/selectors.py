@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404
 
+from annotation.corpus.models import ProfileVersion
 from audit.observers.models import ObserverInventory, ObserverRun, ObserverUnit
 
 UnitStatus = ObserverUnit.Status
@@ -78,3 +79,15 @@ def observer_unit_page(*, run_id: int, page_number=None, per_page: int = 50):
 
 def inventory_list():
     return ObserverInventory.objects.select_related("loaded_by").order_by("-loaded_at", "-pk")
+
+
+def frozen_profiles(character_ids=None) -> dict[int, ProfileVersion]:
+    """character id → its latest frozen profile version (whose design vector the ratings
+    are compared with)."""
+    rows = ProfileVersion.objects.filter(frozen_at__isnull=False).select_related("character")
+    if character_ids is not None:
+        rows = rows.filter(character_id__in=list(character_ids))
+    latest: dict[int, ProfileVersion] = {}
+    for version in rows.order_by("character_id", "number"):
+        latest[version.character_id] = version
+    return latest

@@ -19,7 +19,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from annotation.corpus.models import Character, ProfileVersion
+from annotation.corpus.models import Character
 from annotation.generation.models import ModelFamily
 from audit.observers import prompts, sampling
 from audit.observers.corpus_version import record_corpus_version
@@ -32,6 +32,7 @@ from audit.observers.models import (
     ObserverRun,
     ObserverUnit,
 )
+from audit.observers.selectors import frozen_profiles
 from core.llm_runs.services import RunFlow, record_call
 from core.llm_runs.spending import parse_budget
 from core.plurals import counted
@@ -120,18 +121,6 @@ FLOW = RunFlow(
     label="Observer run",
     providers=run_providers,
 )
-
-
-def frozen_profiles(character_ids=None) -> dict[int, ProfileVersion]:
-    """character id → its latest frozen profile version (whose design vector the ratings
-    are compared with)."""
-    rows = ProfileVersion.objects.filter(frozen_at__isnull=False).select_related("character")
-    if character_ids is not None:
-        rows = rows.filter(character_id__in=list(character_ids))
-    latest: dict[int, ProfileVersion] = {}
-    for version in rows.order_by("character_id", "number"):
-        latest[version.character_id] = version
-    return latest
 
 
 # --- runs --------------------------------------------------------------------------------
